@@ -1,0 +1,56 @@
+# Top-level Makefile of the ABB simulator and test bench.
+#
+#   make deps     install missing Debian packages (as root; else prints the apt-get line)
+#   make all      build the RTL model, the simulator, libabb, tools and tests
+#   make demo     deps + all, then a readout on the simulated board (MB/s table)
+#   make test     deps + all, then every CUnit suite (ABB_DEVICE selects the backend)
+#   make lint     Verilator -Wall, Icarus -g2012, Yosys on the RTL; regmap-check
+#   make regmap   regenerate the register-map outputs from rtl-model/abb_regs.def
+#   make wave     a traced DMA on the simulator, written to build/wave.fst
+#   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools
+#   make clean
+#
+# Each directory contributes a fragment (rtl-model/rtl.mk, sim/sim.mk,
+# host/host.mk, testbench/testbench.mk); everything is built below build/.
+
+SHELL   := /bin/bash
+B       := build
+PREFIX  ?= /usr/local
+
+CC      ?= cc
+CXX     ?= c++
+CFLAGS  ?= -O2 -g
+CXXFLAGS ?= -O2 -g
+WARN    := -Wall -Wextra -Wno-unused-parameter
+
+# Debian packages the project needs (checked by `make deps`).
+DEB_PKGS := build-essential pkg-config verilator libsystemc-dev libpci-dev \
+            pciutils libcunit1-dev iverilog yosys gnuplot-nox
+
+.PHONY: all deps demo test lint regmap regmap-check wave install clean bench
+
+all:
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "deps: installing$$missing"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
+	      { echo "deps: apt-get install failed for:$$missing" >&2; exit 1; }; \
+	  else \
+	    echo "deps: missing packages; run as root:" >&2; \
+	    echo "  apt-get install -y$$missing" >&2; exit 1; \
+	  fi; \
+	fi
+
+include rtl-model/rtl.mk
+include sim/sim.mk
+include host/host.mk
+include testbench/testbench.mk
+
+clean:
+	rm -rf $(B)

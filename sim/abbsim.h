@@ -1,0 +1,131 @@
+/*
+ * abbsim.h - C interface of the simulated ABB platform (libabbsim.so).
+ *
+ * The simulated board (Verilator model of rtl-model/, PCIe hard-IP model,
+ * link, root complex, host memory behind an IOMMU) lives once per process:
+ * SystemC has one kernel per process. abbsim_open() builds it on first use
+ * and hot-resets it on every later open. libabb's sim backend dlopen()s
+ * this library, so programs built for the real board never load SystemC.
+ *
+ * Time model (lockstep): simulated time advances only while some thread is
+ * blocked in one of the waiting calls below (mmio_read, wait_irq, advance,
+ * wait_idle) and stands still otherwise. A single-threaded caller gets the
+ * same cycle numbers on every run. Every function is thread-safe.
+ *
+ * Every int function returns 0 (or a count) on success and a negative errno
+ * on failure; on failure abbsim_last_error() gives a readable message for the
+ * calling thread. Nothing here exits or aborts the process.
+ */
+#ifndef ABBSIM_H
+#define ABBSIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ABBSIM_ABI_VERSION 1
+
+/* Link and platform parameters. abbsim_params_default() fills the ABB in a
+ * Gen1 x4 slot; abbsim_params_from_env() then applies ABB_SIM_* variables. */
+struct abbsim_params {
+	unsigned gen;            /* PCIe generation 1..3 (ABB_SIM_GEN, default 1) */
+	unsigned lanes;          /* 1,2,4,8,16 (ABB_SIM_LANES, default 4) */
+	unsigned mps;            /* max payload bytes 128..4096 (ABB_SIM_MPS, 128) */
+	unsigned mrrs;           /* max read request bytes 128..4096 (ABB_SIM_MRRS, 512) */
+	unsigned rcb;            /* read completion boundary 64|128 (ABB_SIM_RCB, 64) */
+	unsigned clk_mhz;        /* user clock (ABB_SIM_CLK_MHZ, 125) */
+	unsigned link_latency_ns;/* one-way link + hard-IP latency (ABB_SIM_LINK_NS, 200) */
+	unsigned mem_latency_ns; /* root-complex memory read latency (ABB_SIM_MEM_NS, 300) */
+	unsigned reorder;        /* 1: completions of different tags interleave at random (ABB_SIM_REORDER, 0) */
+	uint64_t seed;           /* seed for reordering (ABB_SIM_SEED, 1) */
+	unsigned mem_bytes;      /* BAR1 board memory size, power of 2, 64 KiB..16 MiB (ABB_SIM_MEM_SIZE, 1 MiB) */
+	unsigned iova_scatter;   /* 1: every mapped page gets its own, non-adjacent IOVA (ABB_SIM_IOVA=scatter) */
+	unsigned watchdog_s;     /* wall-clock seconds one wait may take before it fails with -ETIME (ABB_SIM_WATCHDOG_S, 120) */
+};
+
+void abbsim_params_default(struct abbsim_params *p);
+/* Applies ABB_SIM_* environment variables; -EINVAL with a message naming the
+ * variable and the accepted values when one is invalid. */
+int abbsim_params_from_env(struct abbsim_params *p);
+/* Checks a parameter set (ranges, powers of two, combinations). */
+int abbsim_params_check(const struct abbsim_params *p);
+
+/* Builds (first call) or hot-resets the board with these parameters and
+ * enumerates it as Linux would (BAR sizing and assignment, memory space,
+ * bus master, MSI, MPS/MRRS). -EBUSY if already open (close first). */
+int abbsim_open(const struct abbsim_params *p);
+void abbsim_close(void);
+
+/* Config space of the endpoint, byte offset, 1/2/4-byte accesses. */
+int abbsim_cfg_read(unsigned off, unsigned size, uint32_t *val);
+int abbsim_cfg_write(unsigned off, unsigned size, uint32_t val);
+/* Writes the 4 KiB config space in the text format of `lspci -xxxx`. */
+int abbsim_cfg_dump(const char *path);
+
+/* PIO. bar 0 or 1, off a byte offset in the BAR. A read blocks (device time
+ * advances) until its completions arrived; a write is posted: it is queued
+ * on the link and time does not advance. Reads and writes of one thread are
+ * ordered as on PCIe (a read never passes an earlier write). */
+int abbsim_mmio_read(unsigned bar, uint64_t off, void *buf, size_t len);
+int abbsim_mmio_write(unsigned bar, uint64_t off, const void *buf, size_t len);
+
+/* IOMMU. Makes [ptr, ptr+len) reachable by the device. The device-visible
+ * addresses come back as segments (contiguous IOVA pieces, in buffer order);
+ * with iova_scatter every page is its own segment. Returns the number of
+ * segments (> maxsegs: -ENOSPC, nothing mapped; call with maxsegs =
+ * abbsim_iommu_max_segs(ptr, len) ). ptr need not be page aligned. */
+struct abbsim_seg {
+	uint64_t iova;
+	uint64_t len;
+};
+size_t abbsim_iommu_max_segs(const void *ptr, size_t len);
+int abbsim_iommu_map(void *ptr, size_t len, struct abbsim_seg *segs, size_t maxsegs);
+/* Unmaps the mapping that abbsim_iommu_map made for ptr. -ENOENT if none. */
+int abbsim_iommu_unmap(void *ptr);
+
+/* Faults recorded by the IOMMU (device access to unmapped addresses). */
+struct abbsim_fault {
+	uint64_t iova;
+	uint32_t len;
+	uint32_t is_write;       /* 1: dropped memory write, 0: read answered UR */
+	uint64_t cycle;
+};
+/* Copies up to max faults (oldest first) and returns how many were recorded
+ * since the last call; the record is cleared. */
+int abbsim_faults(struct abbsim_fault *out, size_t max);
+
+/* Interrupts. MSIs received by the root complex are counted. wait_irq blocks
+ * until the count exceeds *seen or timeout_ns of device time passed (-ETIMEDOUT);
+ * timeout_ns < 0 waits without a device-time limit (the wall-clock watchdog
+ * still applies). On return *seen is the current count. */
+int abbsim_wait_irq(uint64_t *seen, int64_t timeout_ns);
+uint64_t abbsim_irq_count(void);
+
+/* Time. */
+int abbsim_advance(int64_t ns);          /* let device time run for ns */
+uint64_t abbsim_now_ps(void);            /* device time in picoseconds */
+uint64_t abbsim_cycles(void);            /* user-clock cycles since open */
+
+/* Tracing: FST waveform of a cycle window and a decoded TLP log. Also set by
+ * ABB_TRACE=file.fst, ABB_TRACE_FROM / ABB_TRACE_TO (cycles), ABB_TLP_LOG=file
+ * at open. from/to are cycles; to == 0 means until close. */
+int abbsim_trace_fst(const char *path, uint64_t from_cycle, uint64_t to_cycle);
+int abbsim_tlp_log(const char *path);
+
+/* Statistics of the link, per direction (0 = down: root complex to device,
+ * 1 = up: device to root complex). */
+struct abbsim_link_stats {
+	uint64_t tlps, payload_bytes, wire_bytes, busy_ps;
+};
+int abbsim_link_stats(unsigned dir, struct abbsim_link_stats *st);
+
+const char *abbsim_last_error(void);
+unsigned abbsim_abi_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
