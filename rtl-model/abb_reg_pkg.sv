@@ -40,7 +40,7 @@ package abb_reg_pkg;
   // Transmit control; model: stored, no effect
   localparam logic [15:0] REG_TX_CR = 16'h0078;
   localparam logic [31:0] REG_TX_CR_RESET = 32'h00000000;
-  // FPGA reconfiguration port; model: reads 0, writes ignored
+  // FPGA reconfiguration port; model: reads 0, writes ignored (no reconfiguration in the model)
   localparam logic [15:0] REG_ICAP = 16'h007c;
   localparam logic [31:0] REG_ICAP_RESET = 32'h00000000;
   // Interrupt generator control: write ARM to start the latency timer, ACK to acknowledge, RESET to reset; reads 1 while armed
@@ -60,7 +60,7 @@ package abb_reg_pkg;
   localparam logic [31:0] REG_TXF_DATA_RESET = 32'h00000000;
   // TX FIFO control-status; model: [15:0] free entries
   localparam logic [15:0] REG_TXF_CSR = 16'h4018;
-  localparam logic [31:0] REG_TXF_CSR_RESET = 32'h00000000;
+  localparam logic [31:0] REG_TXF_CSR_RESET = 32'h00000010;
   // RX FIFO data port; model: reading pops one word (0 when empty)
   localparam logic [15:0] REG_RXF_DATA = 16'h4020;
   localparam logic [31:0] REG_RXF_DATA_RESET = 32'h00000000;

@@ -24,7 +24,7 @@
 /* Global error register (model: sticky error causes, write 1 to clear) (w1c) */
 #define ABB_REG_GER 0x0018u
 #define ABB_REG_GER_RESET 0x00000000u
-/* Global status register (model: live configuration and busy bits) (ro) */
+/* Global status register (model: live configuration and busy bits) (rov) */
 #define ABB_REG_GSR 0x0020u
 #define ABB_REG_GSR_RESET 0x00000000u
 /* Global control register (rw) */
@@ -40,58 +40,58 @@
 /* Transmit control; model: stored, no effect (rw) */
 #define ABB_REG_TX_CR 0x0078u
 #define ABB_REG_TX_CR_RESET 0x00000000u
-/* FPGA reconfiguration port; model: reads 0, writes ignored (rw) */
+/* FPGA reconfiguration port; model: reads 0, writes ignored (no reconfiguration in the model) (ro) */
 #define ABB_REG_ICAP 0x007cu
 #define ABB_REG_ICAP_RESET 0x00000000u
-/* Interrupt generator control: write ARM to start the latency timer, ACK to acknowledge, RESET to reset; reads 1 while armed (rw) */
+/* Interrupt generator control: write ARM to start the latency timer, ACK to acknowledge, RESET to reset; reads 1 while armed (rov) */
 #define ABB_REG_IGEN_CTRL 0x0080u
 #define ABB_REG_IGEN_CTRL_RESET 0x00000000u
 /* Interrupt generator latency in 4 ns units (rw) */
 #define ABB_REG_IGEN_LAT 0x0084u
 #define ABB_REG_IGEN_LAT_RESET 0x00000000u
-/* Interrupt generator assert count (ro) */
+/* Interrupt generator assert count (rov) */
 #define ABB_REG_IGEN_ASSERT 0x0088u
 #define ABB_REG_IGEN_ASSERT_RESET 0x00000000u
-/* Interrupt generator deassert count (ro) */
+/* Interrupt generator deassert count (rov) */
 #define ABB_REG_IGEN_DEASSERT 0x008cu
 #define ABB_REG_IGEN_DEASSERT_RESET 0x00000000u
 /* TX FIFO data port; model: the optical link is looped back into the RX FIFO (wo) */
 #define ABB_REG_TXF_DATA 0x4010u
 #define ABB_REG_TXF_DATA_RESET 0x00000000u
-/* TX FIFO control-status; model: [15:0] free entries (ro) */
+/* TX FIFO control-status; model: [15:0] free entries (rov) */
 #define ABB_REG_TXF_CSR 0x4018u
-#define ABB_REG_TXF_CSR_RESET 0x00000000u
-/* RX FIFO data port; model: reading pops one word (0 when empty) (ro) */
+#define ABB_REG_TXF_CSR_RESET 0x00000010u
+/* RX FIFO data port; model: reading pops one word (0 when empty) (rov) */
 #define ABB_REG_RXF_DATA 0x4020u
 #define ABB_REG_RXF_DATA_RESET 0x00000000u
-/* RX FIFO control-status; model: [15:0] words held (ro) */
+/* RX FIFO control-status; model: [15:0] words held (rov) */
 #define ABB_REG_RXF_CSR 0x4028u
 #define ABB_REG_RXF_CSR_RESET 0x00000000u
 /* Model-only: reads "ABBM" on the simulation model; host code never depends on this range (ro) */
 #define ABB_REG_DIAG_ID 0x1000u
 #define ABB_REG_DIAG_ID_RESET 0x4d424241u
-/* Model-only: [7:0] board memory address bits, [15:8] DMA read tags (ro) */
+/* Model-only: [7:0] board memory address bits, [15:8] DMA read tags (rov) */
 #define ABB_REG_DIAG_PARAM 0x1004u
 #define ABB_REG_DIAG_PARAM_RESET 0x00000000u
-/* Model-only: user-clock cycles since reset, low word (ro) */
+/* Model-only: user-clock cycles since reset, low word (rov) */
 #define ABB_REG_DIAG_CYC_LO 0x1008u
 #define ABB_REG_DIAG_CYC_LO_RESET 0x00000000u
-/* Model-only: user-clock cycles since reset, high word (latched when the low word is read) (ro) */
+/* Model-only: user-clock cycles since reset, high word (latched when the low word is read) (rov) */
 #define ABB_REG_DIAG_CYC_HI 0x100cu
 #define ABB_REG_DIAG_CYC_HI_RESET 0x00000000u
-/* Model-only: memory-write TLPs sent by the upstream channel (ro) */
+/* Model-only: memory-write TLPs sent by the upstream channel (rov) */
 #define ABB_REG_DIAG_C2H_TLP 0x1010u
 #define ABB_REG_DIAG_C2H_TLP_RESET 0x00000000u
-/* Model-only: memory-read requests sent by the downstream channel (ro) */
+/* Model-only: memory-read requests sent by the downstream channel (rov) */
 #define ABB_REG_DIAG_H2C_RDREQ 0x1014u
 #define ABB_REG_DIAG_H2C_RDREQ_RESET 0x00000000u
-/* Model-only: completions received (ro) */
+/* Model-only: completions received (rov) */
 #define ABB_REG_DIAG_CPL 0x1018u
 #define ABB_REG_DIAG_CPL_RESET 0x00000000u
-/* Model-only: descriptors fetched from host memory (ro) */
+/* Model-only: descriptors fetched from host memory (rov) */
 #define ABB_REG_DIAG_DESC 0x101cu
 #define ABB_REG_DIAG_DESC_RESET 0x00000000u
-/* Model-only: interrupt requests sent (ro) */
+/* Model-only: interrupt requests sent (rov) */
 #define ABB_REG_DIAG_MSI 0x1020u
 #define ABB_REG_DIAG_MSI_RESET 0x00000000u
 /* Peripheral (board) address, high word */
