@@ -1,0 +1,159 @@
+// abb_c2h_mover.sv - data mover of the upstream channel (board to host,
+// "DMA read"): reads board memory and sends it as posted memory writes.
+//
+// Each TLP carries min(remaining, Max_Payload_Size, bytes to the next 4 KiB
+// boundary of the host address): no write crosses a 4 KiB boundary. TLPs
+// follow each other without idle beats. With inc_i clear every DW comes
+// from the same board address (a FIFO port). done_o is pulsed after the
+// last beat was accepted by TX, so any later MSI or completion is ordered
+// behind the data.
+
+module abb_c2h_mover #(
+  parameter int AddrBits = 22  // board-memory word-index width
+) (
+  input  logic                clk_i,
+  input  logic                rst_ni,
+  input  logic [15:0]         cfg_req_id_i,
+  input  logic [10:0]         mps_dw_i,     // max payload in DWs
+  input  logic [AddrBits-1:0] mem_mask_i,
+  // command from abb_dma_ctl
+  input  logic                start_i,
+  input  logic [31:0]         pa_i,         // board byte address
+  input  logic [63:0]         ha_i,         // host byte address
+  input  logic [31:0]         len_i,        // bytes, multiple of 4
+  input  logic                inc_i,
+  input  logic                abort_i,
+  output logic                busy_o,
+  output logic                done_o,
+  // board memory read port
+  output logic [AddrBits-1:0] mem_addr0_o,
+  output logic [AddrBits-1:0] mem_addr1_o,
+  input  logic [63:0]         mem_data_i,
+  // TX source
+  output logic                tx_valid_o,
+  input  logic                tx_ready_i,
+  output logic                tx_sop_o,
+  output logic                tx_eop_o,
+  output logic [63:0]         tx_data_o,
+  output logic                tlp_o         // pulse per TLP sent (counter)
+);
+
+  typedef enum logic [1:0] {
+    StIdle,
+    StHdr0,
+    StHdr1,
+    StData
+  } state_e;
+
+  state_e              state_q, state_d;
+  logic [63:0]         ha_q, ha_d;
+  logic [29:0]         rem_q, rem_d;     // DWs not yet put into a TLP
+  logic [AddrBits-1:0] pa_q, pa_d;       // word index of the next DW
+  logic [10:0]         left_q, left_d;   // DWs of the current TLP still to send
+  logic                inc_q, inc_d;
+
+  // payload of the next TLP
+  logic [10:0] to4k, chunk;
+  assign to4k = 11'(12'd1024 - {2'b00, ha_q[11:2]});
+  always_comb begin
+    chunk = mps_dw_i;
+    if (to4k < chunk) chunk = to4k;
+    if (rem_q < 30'(chunk)) chunk = rem_q[10:0];
+  end
+
+  logic hdr4;
+  assign hdr4 = (ha_q[63:32] != 32'h0);
+
+  assign busy_o      = (state_q != StIdle);
+  assign mem_addr0_o = pa_q & mem_mask_i;
+  assign mem_addr1_o = (inc_q ? pa_q + AddrBits'(1) : pa_q) & mem_mask_i;
+  // no header is offered in the cycle the mover decides to stop
+  assign tx_valid_o  = (state_q != StIdle) &&
+                       !(state_q == StHdr0 && (abort_i || rem_q == 30'd0));
+  assign tx_sop_o    = (state_q == StHdr0);
+  assign tx_eop_o    = (state_q == StData) && (left_q <= 11'd2);
+
+  always_comb begin
+    unique case (state_q)
+      StHdr0: tx_data_o = {cfg_req_id_i, 8'h00, (chunk == 11'd1) ? 4'h0 : 4'hf, 4'hf,
+                           {2'b01, hdr4}, 5'b00000, 14'h0, chunk[9:0]};
+      StHdr1: tx_data_o = hdr4 ? {ha_q[31:2], 2'b00, ha_q[63:32]} : {32'h0, ha_q[31:2], 2'b00};
+      StData: tx_data_o = (left_q == 11'd1) ? {32'h0, mem_data_i[31:0]} : mem_data_i;
+      default: tx_data_o = 64'h0;
+    endcase
+  end
+
+  always_comb begin
+    state_d = state_q;
+    ha_d    = ha_q;
+    rem_d   = rem_q;
+    pa_d    = pa_q;
+    left_d  = left_q;
+    inc_d   = inc_q;
+    done_o  = 1'b0;
+    tlp_o   = 1'b0;
+
+    unique case (state_q)
+      StIdle: begin
+        if (start_i) begin
+          ha_d    = ha_i;
+          rem_d   = len_i[31:2];
+          pa_d    = pa_i[AddrBits+1:2];
+          inc_d   = inc_i;
+          state_d = StHdr0;
+        end
+      end
+      StHdr0: begin
+        if (abort_i || rem_q == 30'd0) begin
+          done_o  = 1'b1;
+          state_d = StIdle;
+        end else if (tx_ready_i) begin
+          left_d  = chunk;
+          tlp_o   = 1'b1;
+          state_d = StHdr1;
+        end
+      end
+      StHdr1: begin
+        if (tx_ready_i) begin
+          ha_d    = ha_q + {51'h0, left_q, 2'b00};
+          rem_d   = rem_q - 30'(left_q);
+          state_d = StData;
+        end
+      end
+      StData: begin
+        if (tx_ready_i) begin
+          if (inc_q) pa_d = pa_q + ((left_q >= 11'd2) ? AddrBits'(2) : AddrBits'(1));
+          left_d = (left_q >= 11'd2) ? left_q - 11'd2 : 11'd0;
+          if (left_q <= 11'd2) begin
+            if (rem_q == 30'd0 || abort_i) begin
+              done_o  = 1'b1;
+              state_d = StIdle;
+            end else begin
+              state_d = StHdr0;
+            end
+          end
+        end
+      end
+      default: state_d = StIdle;
+    endcase
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      state_q <= StIdle;
+      ha_q    <= '0;
+      rem_q   <= '0;
+      pa_q    <= '0;
+      left_q  <= '0;
+      inc_q   <= 1'b0;
+    end else begin
+      state_q <= state_d;
+      ha_q    <= ha_d;
+      rem_q   <= rem_d;
+      pa_q    <= pa_d;
+      left_q  <= left_d;
+      inc_q   <= inc_d;
+    end
+  end
+
+endmodule

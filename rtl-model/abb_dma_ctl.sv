@@ -1,0 +1,318 @@
+// abb_dma_ctl.sv - descriptor control of one DMA channel (either direction).
+//
+// Holds the channel's nine-register block (PAH..STA). A CTRL write with V
+// (and not the RESET code) starts the channel with the descriptor in the
+// registers; a descriptor without LAST makes the engine fetch the next one
+// from host memory at next_bda (one 32-byte memory read, tag FetchTag) when
+// the current one is done. Each descriptor is checked before its data moves
+// (see GER DESC_ERR in abb_regs.def); the data itself is moved by the
+// direction's mover (abb_c2h_mover / abb_h2c_mover).
+//
+// Model-defined: a CTRL write while the channel is busy is ignored unless it
+// is the RESET code; other block registers are read-only while busy and read
+// the descriptor being executed. RESET waits for the mover to drain (no TLP
+// is cut, every outstanding read is collected) before STA reads idle.
+
+module abb_dma_ctl
+#(
+  parameter logic [7:0] FetchTag = 8'h80  // tag of this channel's descriptor reads
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  input  logic        soft_reset_i,
+  input  logic        cfg_bus_master_en_i,
+  input  logic [15:0] cfg_req_id_i,
+  input  logic [32:0] mem_bytes_i,     // BAR1 size in bytes
+  // register block access (offset inside the block, bytes)
+  input  logic        we_i,
+  input  logic [5:0]  waddr_i,
+  input  logic [31:0] wdata_i,
+  input  logic [5:0]  raddr_i,
+  output logic [31:0] rdata_o,
+  // descriptor fetch: TX source
+  output logic        tx_valid_o,
+  input  logic        tx_ready_i,
+  output logic        tx_sop_o,
+  output logic        tx_eop_o,
+  output logic [63:0] tx_data_o,
+  // descriptor fetch: completion beats with tag FetchTag
+  input  logic        cpl_valid_i,
+  input  logic [2:0]  cpl_status_i,
+  input  logic [1:0]  cpl_dw_i,
+  input  logic [63:0] cpl_data_i,
+  input  logic        cpl_last_i,
+  // mover
+  output logic        mv_start_o,      // pulse: move mv_len_o bytes
+  output logic [31:0] mv_pa_o,         // board byte address
+  output logic [63:0] mv_ha_o,         // host byte address
+  output logic [31:0] mv_len_o,        // bytes
+  output logic        mv_inc_o,        // increment the board address
+  output logic        mv_abort_o,      // stop at the next safe point
+  input  logic        mv_busy_i,
+  input  logic        mv_done_i,       // pulse: finished (or aborted)
+  input  logic        mv_err_i,        // with mv_done_i: a completion error
+  // events
+  output logic        busy_o,
+  output logic        start_o,         // pulse: channel started
+  output logic        irq_o,           // pulse: set this channel's ISR bit
+  output logic        desc_err_o,      // pulse: invalid descriptor
+  output logic        cpl_err_o,       // pulse: completion with error status
+  output logic        bm_err_o,        // pulse: started without bus mastering
+  output logic        cpl_tag_err_o,   // pulse: completion while no fetch waits
+  output logic        fetch_o          // pulse: a descriptor was fetched
+);
+
+  typedef enum logic [2:0] {
+    StIdle,
+    StCheck,
+    StRun,
+    StFetch0,
+    StFetch1,
+    StFetchWait,
+    StDrain
+  } state_e;
+
+  state_e      state_q, state_d;
+  logic [31:0] pah_q, pah_d, pal_q, pal_d, hah_q, hah_d, hal_q, hal_d;
+  logic [31:0] bdah_q, bdah_d, bdal_q, bdal_d, leng_q, leng_d, ctrl_q, ctrl_d;
+  logic [1:0]  sta_q, sta_d;          // {BUSY, DONE}
+  logic [31:0] pa_q, pa_d;            // board address the next descriptor continues at
+  logic [2:0]  fdw_q, fdw_d;          // descriptor DWs received
+  logic        fpend_q, fpend_d;      // a descriptor read is outstanding
+  logic [2:0]  widx;                  // descriptor DW an incoming lane fills
+  logic        rstp_q, rstp_d;        // RESET seen while the fetch TLP was half sent
+
+  localparam logic [1:0] StaIdle = 2'b00, StaDone = 2'b01, StaBusy = 2'b10, StaErr = 2'b11;
+
+  // descriptor check (the registers hold the descriptor to execute)
+  logic [31:0] pa_eff;
+  logic [32:0] pa_end;
+  logic        desc_ok;
+  assign pa_eff = (ctrl_q & abb_reg_pkg::CTRL_UPA) != 0 ? pal_q : pa_q;
+  assign pa_end = {1'b0, pa_eff} + (((ctrl_q & abb_reg_pkg::CTRL_INC) != 0) ? {1'b0, leng_q} : 33'd4);
+  assign desc_ok = ((ctrl_q & abb_reg_pkg::CTRL_V) != 0) && ((ctrl_q & abb_reg_pkg::CTRL_BAR) != 0) &&
+                   (leng_q != 32'd0) && (leng_q[1:0] == 2'b00) && (hal_q[1:0] == 2'b00) &&
+                   (pa_eff[1:0] == 2'b00) && (pah_q == 32'd0) && (pa_end <= mem_bytes_i);
+
+  logic last;
+  assign last = (ctrl_q & abb_reg_pkg::CTRL_LAST) != 0;
+
+  logic wr_ctrl, is_reset_code;
+  assign wr_ctrl       = we_i && (waddr_i == abb_reg_pkg::CH_CTRL[5:0]);
+  assign is_reset_code = (wdata_i[3:0] == abb_reg_pkg::CTRL_RESET_CODE[3:0]);
+
+  assign mv_pa_o  = pa_eff;
+  assign mv_ha_o  = {hah_q, hal_q};
+  assign mv_len_o = leng_q;
+  assign mv_inc_o = (ctrl_q & abb_reg_pkg::CTRL_INC) != 0;
+  assign busy_o   = (state_q != StIdle);
+
+  // fetch request TLP: MRd of 8 DWs at next_bda (4-DW header above 4 GiB)
+  logic hdr4;
+  assign hdr4 = (bdah_q != 32'd0);
+  assign tx_valid_o = (state_q == StFetch0) || (state_q == StFetch1);
+  assign tx_sop_o   = (state_q == StFetch0);
+  assign tx_eop_o   = (state_q == StFetch1);
+  always_comb begin
+    if (state_q == StFetch0) begin
+      tx_data_o = {cfg_req_id_i, FetchTag, 4'hf, 4'hf,
+                   {2'b00, hdr4}, 5'b00000, 14'h0, 10'd8};
+    end else begin
+      tx_data_o = hdr4 ? {bdal_q, bdah_q} : {32'h0, bdal_q};
+    end
+  end
+
+  always_comb begin
+    rdata_o = 32'h0;
+    unique case (raddr_i)
+      abb_reg_pkg::CH_PAH[5:0]:  rdata_o = pah_q;
+      abb_reg_pkg::CH_PAL[5:0]:  rdata_o = pal_q;
+      abb_reg_pkg::CH_HAH[5:0]:  rdata_o = hah_q;
+      abb_reg_pkg::CH_HAL[5:0]:  rdata_o = hal_q;
+      abb_reg_pkg::CH_BDAH[5:0]: rdata_o = bdah_q;
+      abb_reg_pkg::CH_BDAL[5:0]: rdata_o = bdal_q;
+      abb_reg_pkg::CH_LENG[5:0]: rdata_o = leng_q;
+      abb_reg_pkg::CH_CTRL[5:0]: rdata_o = ctrl_q;
+      abb_reg_pkg::CH_STA[5:0]:  rdata_o = {30'h0, sta_q};
+      default:      rdata_o = 32'h0;
+    endcase
+  end
+
+  always_comb begin
+    state_d = state_q;
+    pah_d = pah_q;  pal_d = pal_q;  hah_d = hah_q;  hal_d = hal_q;
+    bdah_d = bdah_q;  bdal_d = bdal_q;  leng_d = leng_q;  ctrl_d = ctrl_q;
+    sta_d = sta_q;
+    pa_d  = pa_q;
+    fdw_d = fdw_q;
+    widx  = fdw_q;
+    fpend_d = fpend_q;
+    rstp_d  = rstp_q;
+
+    mv_start_o = 1'b0;
+    mv_abort_o = (state_q == StDrain);
+    start_o    = 1'b0;
+    irq_o      = 1'b0;
+    desc_err_o = 1'b0;
+    cpl_err_o  = 1'b0;
+    bm_err_o   = 1'b0;
+    fetch_o    = 1'b0;
+    cpl_tag_err_o = cpl_valid_i && !fpend_q;
+    // the outstanding fetch ends with the completion that brings DW 8 or
+    // with an error completion (in any state: a RESET may have come between)
+    if (cpl_valid_i && (cpl_status_i != 3'b000 || cpl_dw_i == 2'd0 ||
+        (cpl_last_i && ({1'b0, fdw_q} + {2'b0, cpl_dw_i} >= 4'd8)))) begin
+      fpend_d = 1'b0;
+    end
+
+    // host writes to the block (only CTRL's RESET code acts while busy)
+    if (we_i && state_q == StIdle) begin
+      unique case (waddr_i)
+        abb_reg_pkg::CH_PAH[5:0]:  pah_d  = wdata_i;
+        abb_reg_pkg::CH_PAL[5:0]:  pal_d  = wdata_i;
+        abb_reg_pkg::CH_HAH[5:0]:  hah_d  = wdata_i;
+        abb_reg_pkg::CH_HAL[5:0]:  hal_d  = wdata_i;
+        abb_reg_pkg::CH_BDAH[5:0]: bdah_d = wdata_i;
+        abb_reg_pkg::CH_BDAL[5:0]: bdal_d = wdata_i;
+        abb_reg_pkg::CH_LENG[5:0]: leng_d = wdata_i;
+        abb_reg_pkg::CH_CTRL[5:0]: ctrl_d = wdata_i;
+        default: ;
+      endcase
+    end
+
+    unique case (state_q)
+      StIdle: begin
+        if (wr_ctrl && is_reset_code) begin
+          sta_d = StaIdle;
+        end else if (wr_ctrl && (wdata_i & abb_reg_pkg::CTRL_V) != 0) begin
+          start_o = 1'b1;
+          sta_d   = StaBusy;
+          state_d = StCheck;
+        end
+      end
+      StCheck: begin
+        if (!cfg_bus_master_en_i) begin
+          bm_err_o = 1'b1;
+          sta_d    = StaErr;
+          irq_o    = (ctrl_q & abb_reg_pkg::CTRL_EEI) != 0;
+          state_d  = StIdle;
+        end else if (!desc_ok) begin
+          desc_err_o = 1'b1;
+          sta_d      = StaErr;
+          irq_o      = (ctrl_q & abb_reg_pkg::CTRL_EEI) != 0;
+          state_d    = StIdle;
+        end else begin
+          mv_start_o = 1'b1;
+          pa_d       = pa_eff;
+          state_d    = StRun;
+        end
+      end
+      StRun: begin
+        if (mv_done_i) begin
+          pa_d = mv_inc_o ? pa_q + leng_q : pa_q;
+          if (mv_err_i) begin
+            cpl_err_o = 1'b1;
+            sta_d     = StaErr;
+            irq_o     = (ctrl_q & (abb_reg_pkg::CTRL_EEI | abb_reg_pkg::CTRL_ESEI)) != 0;
+            state_d   = StIdle;
+          end else if (last) begin
+            sta_d   = StaDone;
+            irq_o   = (ctrl_q & abb_reg_pkg::CTRL_EDI) != 0;
+            state_d = StIdle;
+          end else if (bdal_q[4:0] != 5'd0) begin
+            desc_err_o = 1'b1;
+            sta_d      = StaErr;
+            irq_o      = (ctrl_q & abb_reg_pkg::CTRL_EEI) != 0;
+            state_d    = StIdle;
+          end else begin
+            state_d = StFetch0;
+          end
+        end
+      end
+      StFetch0: if (tx_ready_i) state_d = StFetch1;
+      StFetch1: begin
+        if (tx_ready_i) begin
+          fdw_d   = 3'd0;
+          fpend_d = 1'b1;
+          rstp_d  = 1'b0;
+          if (rstp_q) state_d = StDrain;
+          else        state_d = StFetchWait;
+        end
+      end
+      StFetchWait: begin
+        if (cpl_valid_i) begin
+          if (cpl_status_i == 3'b000 && cpl_dw_i != 2'd0) begin
+            // DW k of the descriptor: per_addr_h, per_addr_l, host_addr_h,
+            // host_addr_l, next_bda_h, next_bda_l, length, control
+            for (int l = 0; l < 2; l++) begin
+              widx = fdw_q + ((l == 1) ? 3'd1 : 3'd0);
+              if (l == 0 || cpl_dw_i == 2'd2) begin
+                unique case (widx)
+                  3'd0: pah_d  = cpl_data_i[32*l +: 32];
+                  3'd1: pal_d  = cpl_data_i[32*l +: 32];
+                  3'd2: hah_d  = cpl_data_i[32*l +: 32];
+                  3'd3: hal_d  = cpl_data_i[32*l +: 32];
+                  3'd4: bdah_d = cpl_data_i[32*l +: 32];
+                  3'd5: bdal_d = cpl_data_i[32*l +: 32];
+                  3'd6: leng_d = cpl_data_i[32*l +: 32];
+                  default: ctrl_d = cpl_data_i[32*l +: 32];
+                endcase
+              end
+            end
+            fdw_d = fdw_q + 3'(cpl_dw_i);
+          end
+          // the fetch ends with the completion whose data reaches DW 8, or
+          // with an error completion
+          if (cpl_status_i != 3'b000 || cpl_dw_i == 2'd0) begin
+            cpl_err_o = 1'b1;
+            sta_d     = StaErr;
+            irq_o     = (ctrl_q & (abb_reg_pkg::CTRL_EEI | abb_reg_pkg::CTRL_ESEI)) != 0;
+            state_d   = StIdle;
+          end else if (cpl_last_i && ({1'b0, fdw_q} + {2'b0, cpl_dw_i} >= 4'd8)) begin
+            fetch_o = 1'b1;
+            state_d = StCheck;
+          end
+        end
+      end
+      StDrain: begin
+        if (!mv_busy_i && !fpend_q) begin
+          sta_d   = StaIdle;
+          state_d = StIdle;
+        end
+      end
+      default: state_d = StIdle;
+    endcase
+
+    // RESET while busy: drain the mover and any descriptor read in flight
+    // (so its completion is not mistaken for a stray one later). A fetch TLP
+    // whose first beat is out is finished first: the TX arbiter is locked.
+    if (((wr_ctrl && is_reset_code) || soft_reset_i) && state_q != StIdle) begin
+      if (state_q == StFetch1) rstp_d = 1'b1;
+      else state_d = StDrain;
+    end
+    if (soft_reset_i) sta_d = StaIdle;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      state_q <= StIdle;
+      pah_q <= '0;  pal_q <= '0;  hah_q <= '0;  hal_q <= '0;
+      bdah_q <= '0;  bdal_q <= '0;  leng_q <= '0;  ctrl_q <= '0;
+      sta_q <= StaIdle;
+      pa_q  <= '0;
+      fdw_q <= '0;
+      fpend_q <= 1'b0;
+      rstp_q  <= 1'b0;
+    end else begin
+      state_q <= state_d;
+      pah_q <= pah_d;  pal_q <= pal_d;  hah_q <= hah_d;  hal_q <= hal_d;
+      bdah_q <= bdah_d;  bdal_q <= bdal_d;  leng_q <= leng_d;  ctrl_q <= ctrl_d;
+      sta_q <= sta_d;
+      pa_q  <= pa_d;
+      fdw_q <= fdw_d;
+      fpend_q <= fpend_d;
+      rstp_q  <= rstp_d;
+    end
+  end
+
+endmodule

@@ -1,0 +1,254 @@
+// abb_h2c_mover.sv - data mover of the downstream channel (host to board,
+// "DMA write"): reads host memory with memory-read requests and writes the
+// completion data into board memory.
+//
+// Each request asks for min(remaining, Max_Read_Request_Size, bytes to the
+// next 4 KiB boundary); up to NumTags requests (or MRD_CR's limit) are
+// outstanding at once, each with its own tag. Completions of one tag arrive
+// in order (PCIe), so a tag only needs its next board address and the DWs
+// it still expects; completions of different tags may interleave freely.
+// An error completion (UR/CA) stops new requests; the mover still collects
+// every outstanding tag before it reports done, so no late completion can
+// land in a later transfer. With inc_i clear all data goes to one address
+// (a FIFO port): the last DW written stays.
+
+module abb_h2c_mover #(
+  parameter int AddrBits = 22,  // board-memory word-index width
+  parameter int NumTags  = 16   // read tags (0 .. NumTags-1), at most 32
+) (
+  input  logic                clk_i,
+  input  logic                rst_ni,
+  input  logic [15:0]         cfg_req_id_i,
+  input  logic [10:0]         mrrs_dw_i,    // max read request in DWs
+  input  logic [4:0]          tag_limit_i,  // MRD_CR: 0 = NumTags
+  input  logic [AddrBits-1:0] mem_mask_i,
+  // command from abb_dma_ctl
+  input  logic                start_i,
+  input  logic [31:0]         pa_i,
+  input  logic [63:0]         ha_i,
+  input  logic [31:0]         len_i,
+  input  logic                inc_i,
+  input  logic                abort_i,
+  output logic                busy_o,
+  output logic                done_o,
+  output logic                err_o,        // with done_o: a completion had an error status
+  // completion beats for tags below NumTags
+  input  logic                cpl_valid_i,
+  input  logic [7:0]          cpl_tag_i,
+  input  logic [2:0]          cpl_status_i,
+  input  logic [1:0]          cpl_dw_i,
+  input  logic [63:0]         cpl_data_i,
+  output logic                cpl_tag_err_o, // completion for a tag not outstanding
+  // board memory write port
+  output logic [1:0]          mem_we_o,
+  output logic [AddrBits-1:0] mem_waddr0_o,
+  output logic [AddrBits-1:0] mem_waddr1_o,
+  output logic [63:0]         mem_wdata_o,
+  // TX source (memory-read requests)
+  output logic                tx_valid_o,
+  input  logic                tx_ready_i,
+  output logic                tx_sop_o,
+  output logic                tx_eop_o,
+  output logic [63:0]         tx_data_o,
+  output logic                req_o         // pulse per request sent (counter)
+);
+
+  localparam int TagW = $clog2(NumTags);
+
+  typedef enum logic [1:0] {
+    StIdle,
+    StIssue,   // requests go out while tags and data remain
+    StReq1,    // second header beat of a request
+    StWait     // all requested: collect the outstanding completions
+  } state_e;
+
+  state_e              state_q, state_d;
+  logic [63:0]         ha_q, ha_d;
+  logic [29:0]         rem_q, rem_d;
+  logic [AddrBits-1:0] pa_q, pa_d;
+  logic                inc_q, inc_d;
+  logic                err_q, err_d;
+  logic [TagW-1:0]     tag_q, tag_d;     // tag of the request being sent
+  logic [10:0]         len_q, len_d;     // its DWs
+
+  logic [NumTags-1:0]  out_q, out_d;     // tag outstanding
+  logic [AddrBits-1:0] ptr_q [NumTags];  // next board word index per tag
+  logic [10:0]         cnt_q [NumTags];  // DWs still expected per tag
+  // per-tag updates: a request being sent (tag_q) and a completion (ctag)
+  // never touch the same tag in one cycle
+  logic                new_we, cpl_we;
+  logic [AddrBits-1:0] cpl_ptr;
+  logic [10:0]         cpl_cnt;
+
+  // request size
+  logic [10:0] to4k, chunk;
+  assign to4k = 11'(12'd1024 - {2'b00, ha_q[11:2]});
+  always_comb begin
+    chunk = mrrs_dw_i;
+    if (to4k < chunk) chunk = to4k;
+    if (rem_q < 30'(chunk)) chunk = rem_q[10:0];
+  end
+
+  // lowest free tag below the limit
+  logic [5:0]      limit;
+  logic [TagW-1:0] free_tag;
+  logic            free_any;
+  assign limit = (tag_limit_i == 5'd0 || 6'(tag_limit_i) > 6'(NumTags)) ? 6'(NumTags)
+                                                                        : 6'(tag_limit_i);
+  always_comb begin
+    free_tag = '0;
+    free_any = 1'b0;
+    for (int t = NumTags - 1; t >= 0; t--) begin
+      if (!out_q[t] && 6'(t) < limit) begin
+        free_tag = TagW'(t);
+        free_any = 1'b1;
+      end
+    end
+  end
+
+  logic hdr4;
+  assign hdr4 = (ha_q[63:32] != 32'h0);
+  logic want_req;
+  assign want_req = (state_q == StIssue) && free_any && rem_q != 30'd0 && !abort_i && !err_q;
+
+  assign busy_o     = (state_q != StIdle);
+  assign tx_valid_o = want_req || (state_q == StReq1);
+  assign tx_sop_o   = (state_q == StIssue);
+  assign tx_eop_o   = (state_q == StReq1);
+  always_comb begin
+    if (state_q == StReq1) begin
+      tx_data_o = hdr4 ? {ha_q[31:2], 2'b00, ha_q[63:32]} : {32'h0, ha_q[31:2], 2'b00};
+    end else begin
+      tx_data_o = {cfg_req_id_i, 8'(free_tag), (chunk == 11'd1) ? 4'h0 : 4'hf, 4'hf,
+                   {2'b00, hdr4}, 5'b00000, 14'h0, chunk[9:0]};
+    end
+  end
+
+  // completion data into board memory
+  logic [TagW-1:0] ctag;
+  logic            cpl_mine, cpl_ok;
+  assign ctag     = cpl_tag_i[TagW-1:0];
+  assign cpl_mine = cpl_valid_i && out_q[ctag];
+  assign cpl_ok   = cpl_mine && cpl_status_i == 3'b000 && cpl_dw_i != 2'd0 &&
+                    !abort_i && !err_q;
+  assign cpl_tag_err_o = cpl_valid_i && !out_q[ctag];
+  assign mem_wdata_o  = cpl_data_i;
+  assign mem_waddr0_o = ptr_q[ctag] & mem_mask_i;
+  assign mem_waddr1_o = (inc_q ? ptr_q[ctag] + AddrBits'(1) : ptr_q[ctag]) & mem_mask_i;
+  always_comb begin
+    mem_we_o = 2'b00;
+    if (cpl_ok) begin
+      if (cpl_dw_i == 2'd1)  mem_we_o = 2'b01;
+      else if (inc_q)        mem_we_o = 2'b11;
+      else                   mem_we_o = 2'b10;  // fixed address: the later DW stays
+    end
+  end
+
+  always_comb begin
+    state_d = state_q;
+    ha_d    = ha_q;
+    rem_d   = rem_q;
+    pa_d    = pa_q;
+    inc_d   = inc_q;
+    err_d   = err_q;
+    tag_d   = tag_q;
+    len_d   = len_q;
+    out_d   = out_q;
+    new_we  = 1'b0;
+    cpl_we  = 1'b0;
+    cpl_ptr = inc_q ? ptr_q[ctag] + AddrBits'(cpl_dw_i) : ptr_q[ctag];
+    cpl_cnt = cnt_q[ctag] - 11'(cpl_dw_i);
+    done_o  = 1'b0;
+    err_o   = 1'b0;
+    req_o   = 1'b0;
+
+    // completion accounting (any state: late completions of an abort too)
+    if (cpl_mine) begin
+      if (cpl_status_i != 3'b000 || cpl_dw_i == 2'd0) begin
+        err_d = 1'b1;
+        out_d[ctag] = 1'b0;        // an error completion ends the request
+      end else begin
+        cpl_we = 1'b1;
+        if (cnt_q[ctag] <= 11'(cpl_dw_i)) out_d[ctag] = 1'b0;
+      end
+    end
+
+    unique case (state_q)
+      StIdle: begin
+        if (start_i) begin
+          ha_d    = ha_i;
+          rem_d   = len_i[31:2];
+          pa_d    = pa_i[AddrBits+1:2];
+          inc_d   = inc_i;
+          err_d   = 1'b0;
+          state_d = StIssue;
+        end
+      end
+      StIssue: begin
+        if (want_req && tx_ready_i) begin
+          tag_d   = free_tag;
+          len_d   = chunk;
+          req_o   = 1'b1;
+          state_d = StReq1;
+        end else if (rem_q == 30'd0 || abort_i || err_q) begin
+          state_d = StWait;
+        end
+      end
+      StReq1: begin
+        if (tx_ready_i) begin
+          out_d[tag_q] = 1'b1;
+          new_we       = 1'b1;
+          if (inc_q) pa_d = pa_q + AddrBits'(len_q);
+          ha_d    = ha_q + {51'h0, len_q, 2'b00};
+          rem_d   = rem_q - 30'(len_q);
+          state_d = StIssue;
+        end
+      end
+      StWait: begin
+        if (out_q == '0) begin
+          done_o  = 1'b1;
+          err_o   = err_q;
+          state_d = StIdle;
+        end
+      end
+      default: state_d = StIdle;
+    endcase
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      state_q <= StIdle;
+      ha_q    <= '0;
+      rem_q   <= '0;
+      pa_q    <= '0;
+      inc_q   <= 1'b0;
+      err_q   <= 1'b0;
+      tag_q   <= '0;
+      len_q   <= '0;
+      out_q   <= '0;
+    end else begin
+      state_q <= state_d;
+      ha_q    <= ha_d;
+      rem_q   <= rem_d;
+      pa_q    <= pa_d;
+      inc_q   <= inc_d;
+      err_q   <= err_d;
+      tag_q   <= tag_d;
+      len_q   <= len_d;
+      out_q   <= out_d;
+    end
+  end
+
+  // per-tag entries need no reset: a tag's entry is written when it is sent
+  always_ff @(posedge clk_i) begin
+    if (new_we) begin
+      ptr_q[tag_q] <= pa_q;
+      cnt_q[tag_q] <= len_q;
+    end
+    if (cpl_we) begin
+      ptr_q[ctag] <= cpl_ptr;
+      cnt_q[ctag] <= cpl_cnt;
+    end
+  end
+
+endmodule

@@ -1,0 +1,43 @@
+// abb_mem.sv - board memory behind BAR1, organised in 32-bit words (DWs).
+//
+// Two DW lanes per cycle on every port, each lane with its own word index,
+// so a 64-bit beat can be read from or written to any DW-aligned address
+// (a beat need not be 8-byte aligned) without a realignment stage.
+// One write port (RX side: PIO writes and DMA-write completion data, which
+// never coincide: they arrive on the same RX stream) with byte enables; two
+// asynchronous read ports (upstream DMA data, PIO read completions).
+
+module abb_mem #(
+  parameter int AddrBits = 22  // word-index width: 2**AddrBits DWs (22: 16 MiB)
+) (
+  input  logic                clk_i,
+  // write port, lane 0 and lane 1
+  input  logic [1:0]          we_i,
+  input  logic [AddrBits-1:0] waddr0_i,
+  input  logic [AddrBits-1:0] waddr1_i,
+  input  logic [63:0]         wdata_i,
+  input  logic [7:0]          wbe_i,
+  // read port A (upstream DMA)
+  input  logic [AddrBits-1:0] a_addr0_i,
+  input  logic [AddrBits-1:0] a_addr1_i,
+  output logic [63:0]         a_data_o,
+  // read port B (PIO read completions)
+  input  logic [AddrBits-1:0] b_addr0_i,
+  input  logic [AddrBits-1:0] b_addr1_i,
+  output logic [63:0]         b_data_o
+);
+
+  logic [31:0] mem_q [2**AddrBits];
+
+  // A memory array is the one place where always_ff does more than x_q <= x_d.
+  always_ff @(posedge clk_i) begin
+    for (int b = 0; b < 4; b++) begin
+      if (we_i[0] && wbe_i[b])     mem_q[waddr0_i][8*b +: 8] <= wdata_i[8*b +: 8];
+      if (we_i[1] && wbe_i[4 + b]) mem_q[waddr1_i][8*b +: 8] <= wdata_i[32 + 8*b +: 8];
+    end
+  end
+
+  assign a_data_o = {mem_q[a_addr1_i], mem_q[a_addr0_i]};
+  assign b_data_o = {mem_q[b_addr1_i], mem_q[b_addr0_i]};
+
+endmodule

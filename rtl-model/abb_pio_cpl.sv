@@ -1,0 +1,190 @@
+// abb_pio_cpl.sv - answers PIO memory reads (MRd to BAR0/BAR1) with one
+// completion TLP each.
+//
+// BAR0: one DW per request (a register), captured when the request is
+// accepted, so a read side effect (RX FIFO pop) happens exactly once.
+// BAR1: up to Max_Payload_Size, read straight from board memory while the
+// payload beats are sent. Anything else gets a completion without data and
+// status UR (unsupported request).
+
+module abb_pio_cpl #(
+  parameter int AddrBits = 22  // board-memory word-index width
+) (
+  input  logic                clk_i,
+  input  logic                rst_ni,
+  input  logic [15:0]         cfg_req_id_i,  // completer id
+  input  logic [10:0]         mps_dw_i,      // max payload in DWs
+  input  logic [AddrBits-1:0] mem_mask_i,
+  // request from abb_rx
+  input  logic                rd_valid_i,
+  output logic                rd_ready_o,
+  input  logic                rd_bar_i,
+  input  logic [31:0]         rd_addr_i,
+  input  logic [10:0]         rd_len_i,
+  input  logic [3:0]          rd_first_be_i,
+  input  logic [3:0]          rd_last_be_i,
+  input  logic [15:0]         rd_req_id_i,
+  input  logic [7:0]          rd_tag_i,
+  // register read port (abb_regs)
+  output logic                reg_re_o,      // pulse: the register is read now
+  output logic [15:0]         reg_raddr_o,
+  input  logic [31:0]         reg_rdata_i,
+  // board memory read port
+  output logic [AddrBits-1:0] mem_addr0_o,
+  output logic [AddrBits-1:0] mem_addr1_o,
+  input  logic [63:0]         mem_data_i,
+  // TX source
+  output logic                tx_valid_o,
+  input  logic                tx_ready_i,
+  output logic                tx_sop_o,
+  output logic                tx_eop_o,
+  output logic [63:0]         tx_data_o,
+  output logic                ur_o,          // an unsupported request was answered
+  output logic                busy_o
+);
+
+  typedef enum logic [1:0] {
+    StIdle,
+    StHdr0,
+    StHdr1,
+    StData
+  } state_e;
+
+  state_e      state_q, state_d;
+  logic        bar_q, bar_d;
+  logic        ur_q, ur_d;
+  logic [31:0] addr_q, addr_d;   // byte address of the next payload DW
+  logic [10:0] len_q, len_d;     // DWs of the request
+  logic [10:0] left_q, left_d;   // payload DWs still to send
+  logic [31:0] regval_q, regval_d;
+  logic [11:0] bcount_q, bcount_d;
+  logic [6:0]  lowaddr_q, lowaddr_d;
+  logic [15:0] req_id_q, req_id_d;
+  logic [7:0]  tag_q, tag_d;
+
+  // index of the lowest / highest set bit of a byte-enable nibble
+  function automatic logic [1:0] first_set(input logic [3:0] be);
+    first_set = be[0] ? 2'd0 : be[1] ? 2'd1 : be[2] ? 2'd2 : 2'd3;
+  endfunction
+  function automatic logic [1:0] last_set(input logic [3:0] be);
+    last_set = be[3] ? 2'd3 : be[2] ? 2'd2 : be[1] ? 2'd1 : 2'd0;
+  endfunction
+
+  // byte count of the request (PCIe rules for the completion's Byte Count)
+  logic [12:0] req_bytes;
+  always_comb begin
+    if (rd_len_i == 11'd1) begin
+      req_bytes = (rd_first_be_i == 4'h0) ? 13'd1 :
+                  13'(last_set(rd_first_be_i)) - 13'(first_set(rd_first_be_i)) + 13'd1;
+    end else begin
+      req_bytes = {rd_len_i, 2'b00} - 13'(first_set(rd_first_be_i)) -
+                  (13'd3 - 13'(last_set(rd_last_be_i)));
+    end
+  end
+
+  logic req_ok;
+  assign req_ok = rd_bar_i ? (rd_len_i <= mps_dw_i) : (rd_len_i == 11'd1);
+
+  assign rd_ready_o  = (state_q == StIdle);
+  assign reg_raddr_o = rd_addr_i[15:0];
+  assign reg_re_o    = rd_valid_i && rd_ready_o && !rd_bar_i && req_ok;
+  assign busy_o      = (state_q != StIdle);
+
+  assign mem_addr0_o = addr_q[AddrBits+1:2] & mem_mask_i;
+  assign mem_addr1_o = (addr_q[AddrBits+1:2] + AddrBits'(1)) & mem_mask_i;
+
+  always_comb begin
+    state_d   = state_q;
+    bar_d     = bar_q;
+    ur_d      = ur_q;
+    addr_d    = addr_q;
+    len_d     = len_q;
+    left_d    = left_q;
+    regval_d  = regval_q;
+    bcount_d  = bcount_q;
+    lowaddr_d = lowaddr_q;
+    req_id_d  = req_id_q;
+    tag_d     = tag_q;
+    ur_o      = 1'b0;
+
+    tx_valid_o = (state_q != StIdle);
+    tx_sop_o   = (state_q == StHdr0);
+    tx_eop_o   = (state_q == StHdr1 && ur_q) || (state_q == StData && left_q <= 11'd2);
+    tx_data_o  = 64'h0;
+
+    unique case (state_q)
+      StIdle: begin
+        if (rd_valid_i) begin
+          bar_d     = rd_bar_i;
+          ur_d      = !req_ok;
+          ur_o      = !req_ok;
+          addr_d    = rd_addr_i;
+          len_d     = rd_len_i;
+          left_d    = rd_len_i;
+          regval_d  = reg_rdata_i;
+          bcount_d  = req_bytes[11:0];   // 4096 encodes as 0, as PCIe wants
+          lowaddr_d = {rd_addr_i[6:2], first_set(rd_first_be_i)};
+          req_id_d  = rd_req_id_i;
+          tag_d     = rd_tag_i;
+          state_d   = StHdr0;
+        end
+      end
+      StHdr0: begin
+        // DW0: Fmt/Type CplD (Cpl for UR), Length; DW1: completer, status, byte count
+        tx_data_o[31:0]  = {ur_q ? 3'b000 : 3'b010, 5'b01010, 14'h0, ur_q ? 10'd0 : len_q[9:0]};
+        tx_data_o[63:32] = {cfg_req_id_i, ur_q ? 3'b001 : 3'b000, 1'b0, bcount_q};
+        if (tx_ready_i) state_d = StHdr1;
+      end
+      StHdr1: begin
+        tx_data_o[31:0] = {req_id_q, tag_q, 1'b0, lowaddr_q};
+        if (tx_ready_i) begin
+          if (ur_q) state_d = StIdle;
+          else      state_d = StData;
+        end
+      end
+      StData: begin
+        if (bar_q) begin
+          tx_data_o = mem_data_i;
+        end else begin
+          tx_data_o = {32'h0, regval_q};
+        end
+        if (left_q == 11'd1) tx_data_o[63:32] = 32'h0;
+        if (tx_ready_i) begin
+          addr_d = addr_q + 32'd8;
+          left_d = (left_q <= 11'd2) ? 11'd0 : left_q - 11'd2;
+          if (left_q <= 11'd2) state_d = StIdle;
+        end
+      end
+      default: state_d = StIdle;
+    endcase
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      state_q   <= StIdle;
+      bar_q     <= 1'b0;
+      ur_q      <= 1'b0;
+      addr_q    <= '0;
+      len_q     <= '0;
+      left_q    <= '0;
+      regval_q  <= '0;
+      bcount_q  <= '0;
+      lowaddr_q <= '0;
+      req_id_q  <= '0;
+      tag_q     <= '0;
+    end else begin
+      state_q   <= state_d;
+      bar_q     <= bar_d;
+      ur_q      <= ur_d;
+      addr_q    <= addr_d;
+      len_q     <= len_d;
+      left_q    <= left_d;
+      regval_q  <= regval_d;
+      bcount_q  <= bcount_d;
+      lowaddr_q <= lowaddr_d;
+      req_id_q  <= req_id_d;
+      tag_q     <= tag_d;
+    end
+  end
+
+endmodule

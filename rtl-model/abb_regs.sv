@@ -1,0 +1,236 @@
+// abb_regs.sv - BAR0 register file: global registers, interrupt status and
+// MSI requests, the interrupt generator, the looped-back FIFO ports, the
+// model-only diagnostic counters, and the address decode of the two channel
+// register blocks (which live in abb_dma_ctl). Map: abb_regs.def.
+
+module abb_regs
+#(
+  parameter int ClkNs    = 8,   // user-clock period in ns (interrupt-generator timing)
+  parameter int NumTags  = 16,  // DMA-write read tags (reported in DIAG_PARAM)
+  parameter int FifoBits = 4    // log2 of the loop-back FIFO depth
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  // configuration (live, for GSR)
+  input  logic        cfg_bus_master_en_i,
+  input  logic        cfg_msi_en_i,
+  input  logic [2:0]  cfg_max_payload_i,
+  input  logic [2:0]  cfg_max_read_req_i,
+  input  logic [4:0]  mem_bits_i,
+  input  logic [31:0] skip_cycles_i,
+  // write port (from abb_rx)
+  input  logic        we_i,
+  input  logic [15:0] waddr_i,
+  input  logic [31:0] wdata_i,
+  // read port (from abb_pio_cpl); re_i marks the read that is answered
+  input  logic        re_i,
+  input  logic [15:0] raddr_i,
+  output logic [31:0] rdata_o,
+  // channel register blocks
+  output logic        c2h_we_o,
+  output logic        h2c_we_o,
+  output logic [5:0]  ch_waddr_o,
+  output logic [5:0]  c2h_raddr_o,
+  output logic [5:0]  h2c_raddr_o,
+  input  logic [31:0] c2h_rdata_i,
+  input  logic [31:0] h2c_rdata_i,
+  // events
+  input  logic        c2h_busy_i,
+  input  logic        h2c_busy_i,
+  input  logic        c2h_start_i,
+  input  logic        h2c_start_i,
+  input  logic        c2h_irq_i,
+  input  logic        h2c_irq_i,
+  input  logic [4:0]  err_i,          // GER causes, bit order of GER
+  input  logic        cnt_c2h_tlp_i,
+  input  logic        cnt_h2c_req_i,
+  input  logic        cnt_cpl_i,
+  input  logic        cnt_desc_i,
+  // outputs
+  output logic        irq_o,          // pulse: send an MSI
+  output logic        soft_reset_o,   // pulse: GCR SOFT_RESET
+  output logic [4:0]  tag_limit_o,    // MRD_CR[4:0]
+  output logic        busy_o          // interrupt generator armed
+);
+
+  localparam int FifoDepth = 2 ** FifoBits;
+
+  logic [2:0]  isr_q, isr_d;
+  logic [2:0]  ier_q, ier_d;
+  logic [2:0]  pend_q;                 // isr & ier of the last cycle
+  logic [4:0]  ger_q, ger_d;
+  logic [31:1] gcr_q, gcr_d;
+  logic [31:0] mrd_cr_q, mrd_cr_d, tx_cr_q, tx_cr_d;
+  logic        ig_armed_q, ig_armed_d;
+  logic [31:0] ig_lat_q, ig_lat_d, ig_left_q, ig_left_d;
+  logic [31:0] ig_asrt_q, ig_asrt_d, ig_dsrt_q, ig_dsrt_d;
+  logic [63:0] cyc_q, cyc_d;
+  logic [31:0] cyc_hi_q, cyc_hi_d;
+  logic [31:0] n_c2h_q, n_c2h_d, n_req_q, n_req_d, n_cpl_q, n_cpl_d, n_desc_q, n_desc_d;
+  logic [31:0] n_msi_q, n_msi_d;
+  logic [31:0]         fifo_q [FifoDepth];
+  logic [FifoBits:0]   f_wr_q, f_wr_d, f_rd_q, f_rd_d;
+  logic [FifoBits:0]   f_used;
+
+  assign f_used = f_wr_q - f_rd_q;
+
+  // channel block decode
+  logic w_c2h, w_h2c, r_c2h, r_h2c;
+  assign w_c2h = (waddr_i >= abb_reg_pkg::BLK_C2H) && (waddr_i <= abb_reg_pkg::BLK_C2H + 16'(abb_reg_pkg::CH_STA));
+  assign w_h2c = (waddr_i >= abb_reg_pkg::BLK_H2C) && (waddr_i <= abb_reg_pkg::BLK_H2C + 16'(abb_reg_pkg::CH_STA));
+  assign r_c2h = (raddr_i >= abb_reg_pkg::BLK_C2H) && (raddr_i <= abb_reg_pkg::BLK_C2H + 16'(abb_reg_pkg::CH_STA));
+  assign r_h2c = (raddr_i >= abb_reg_pkg::BLK_H2C) && (raddr_i <= abb_reg_pkg::BLK_H2C + 16'(abb_reg_pkg::CH_STA));
+  assign c2h_we_o    = we_i && w_c2h;
+  assign h2c_we_o    = we_i && w_h2c;
+  assign ch_waddr_o  = w_c2h ? 6'(waddr_i - abb_reg_pkg::BLK_C2H) : 6'(waddr_i - abb_reg_pkg::BLK_H2C);
+  assign c2h_raddr_o = 6'(raddr_i - abb_reg_pkg::BLK_C2H);
+  assign h2c_raddr_o = 6'(raddr_i - abb_reg_pkg::BLK_H2C);
+
+  logic [31:0] gsr;
+  assign gsr = {14'h0, h2c_busy_i, c2h_busy_i, 5'h0, cfg_max_read_req_i, 1'b0,
+                cfg_max_payload_i, 2'b00, cfg_msi_en_i, cfg_bus_master_en_i};
+
+  always_comb begin
+    rdata_o = 32'h0;
+    if (r_c2h) begin
+      rdata_o = c2h_rdata_i;
+    end else if (r_h2c) begin
+      rdata_o = h2c_rdata_i;
+    end else begin
+      unique case (raddr_i)
+        abb_reg_pkg::REG_VERSION:       rdata_o = abb_reg_pkg::VERSION_ID;
+        abb_reg_pkg::REG_ISR:           rdata_o = {29'h0, isr_q};
+        abb_reg_pkg::REG_IER:           rdata_o = {29'h0, ier_q};
+        abb_reg_pkg::REG_GER:           rdata_o = {27'h0, ger_q};
+        abb_reg_pkg::REG_GSR:           rdata_o = gsr;
+        abb_reg_pkg::REG_GCR:           rdata_o = {gcr_q, 1'b0};
+        abb_reg_pkg::REG_MRD_CR:        rdata_o = mrd_cr_q;
+        abb_reg_pkg::REG_TX_CR:         rdata_o = tx_cr_q;
+        abb_reg_pkg::REG_IGEN_CTRL:     rdata_o = {31'h0, ig_armed_q};
+        abb_reg_pkg::REG_IGEN_LAT:      rdata_o = ig_lat_q;
+        abb_reg_pkg::REG_IGEN_ASSERT:   rdata_o = ig_asrt_q;
+        abb_reg_pkg::REG_IGEN_DEASSERT: rdata_o = ig_dsrt_q;
+        abb_reg_pkg::REG_TXF_CSR:       rdata_o = 32'(FifoDepth) - 32'(f_used);
+        abb_reg_pkg::REG_RXF_DATA:      rdata_o = (f_used != '0) ? fifo_q[f_rd_q[FifoBits-1:0]] : 32'h0;
+        abb_reg_pkg::REG_RXF_CSR:       rdata_o = 32'(f_used);
+        abb_reg_pkg::REG_DIAG_ID:       rdata_o = abb_reg_pkg::REG_DIAG_ID_RESET;
+        abb_reg_pkg::REG_DIAG_PARAM:    rdata_o = {16'h0, 8'(NumTags), 3'h0, mem_bits_i};
+        abb_reg_pkg::REG_DIAG_CYC_LO:   rdata_o = cyc_q[31:0];
+        abb_reg_pkg::REG_DIAG_CYC_HI:   rdata_o = cyc_hi_q;
+        abb_reg_pkg::REG_DIAG_C2H_TLP:  rdata_o = n_c2h_q;
+        abb_reg_pkg::REG_DIAG_H2C_RDREQ: rdata_o = n_req_q;
+        abb_reg_pkg::REG_DIAG_CPL:      rdata_o = n_cpl_q;
+        abb_reg_pkg::REG_DIAG_DESC:     rdata_o = n_desc_q;
+        abb_reg_pkg::REG_DIAG_MSI:      rdata_o = n_msi_q;
+        default:           rdata_o = 32'h0;
+      endcase
+    end
+  end
+
+  logic [2:0] pend;
+  assign pend  = isr_q & ier_q;
+  // an MSI whenever a bit of ISR & IER becomes set
+  assign irq_o = cfg_msi_en_i && ((pend & ~pend_q) != 3'b000);
+  assign soft_reset_o = we_i && waddr_i == abb_reg_pkg::REG_GCR && (wdata_i & abb_reg_pkg::GCR_SOFT_RESET) != 0;
+  assign tag_limit_o  = mrd_cr_q[4:0];
+  assign busy_o       = ig_armed_q;
+
+  always_comb begin
+    isr_d = isr_q;  ier_d = ier_q;  ger_d = ger_q;  gcr_d = gcr_q;
+    mrd_cr_d = mrd_cr_q;  tx_cr_d = tx_cr_q;
+    ig_armed_d = ig_armed_q;  ig_lat_d = ig_lat_q;  ig_left_d = ig_left_q;
+    ig_asrt_d = ig_asrt_q;  ig_dsrt_d = ig_dsrt_q;
+    cyc_d = cyc_q + 64'd1 + {32'h0, skip_cycles_i};
+    cyc_hi_d = cyc_hi_q;
+    n_c2h_d  = n_c2h_q + 32'(cnt_c2h_tlp_i);
+    n_req_d  = n_req_q + 32'(cnt_h2c_req_i);
+    n_cpl_d  = n_cpl_q + 32'(cnt_cpl_i);
+    n_desc_d = n_desc_q + 32'(cnt_desc_i);
+    n_msi_d  = n_msi_q + 32'(irq_o);
+    f_wr_d = f_wr_q;  f_rd_d = f_rd_q;
+
+    // interrupt generator: counts down in 4 ns units
+    if (ig_armed_q) begin
+      if (ig_left_q <= 32'(ClkNs / 4)) begin
+        ig_armed_d = 1'b0;
+        isr_d[2]   = 1'b1;
+        ig_asrt_d  = ig_asrt_q + 32'd1;
+      end else begin
+        ig_left_d = ig_left_q - 32'(ClkNs / 4);
+      end
+    end
+
+    if (c2h_start_i) isr_d[0] = 1'b0;
+    if (h2c_start_i) isr_d[1] = 1'b0;
+    if (c2h_irq_i)   isr_d[0] = 1'b1;
+    if (h2c_irq_i)   isr_d[1] = 1'b1;
+    ger_d = ger_d | err_i;
+
+    if (we_i) begin
+      unique case (waddr_i)
+        abb_reg_pkg::REG_ISR:    isr_d = isr_d & ~wdata_i[2:0];
+        abb_reg_pkg::REG_IER:    ier_d = wdata_i[2:0];
+        abb_reg_pkg::REG_GER:    ger_d = ger_d & ~wdata_i[4:0];
+        abb_reg_pkg::REG_GCR:    gcr_d = wdata_i[31:1];
+        abb_reg_pkg::REG_MRD_CR: mrd_cr_d = wdata_i;
+        abb_reg_pkg::REG_TX_CR:  tx_cr_d = wdata_i;
+        abb_reg_pkg::REG_IGEN_LAT: ig_lat_d = wdata_i;
+        abb_reg_pkg::REG_IGEN_CTRL: begin
+          if (wdata_i[7:0] == abb_reg_pkg::IGEN_RESET[7:0]) begin
+            ig_armed_d = 1'b0;
+            ig_asrt_d  = 32'd0;
+            ig_dsrt_d  = 32'd0;
+            isr_d[2]   = 1'b0;
+          end else if (wdata_i[7:0] == abb_reg_pkg::IGEN_ACK[7:0]) begin
+            isr_d[2]   = 1'b0;
+            ig_dsrt_d  = ig_dsrt_q + 32'd1;
+          end else if (wdata_i[7:0] == abb_reg_pkg::IGEN_ARM[7:0]) begin
+            ig_armed_d = 1'b1;
+            ig_left_d  = ig_lat_q;
+          end
+        end
+        abb_reg_pkg::REG_TXF_DATA: if (f_used != (FifoBits + 1)'(FifoDepth)) f_wr_d = f_wr_q + 1'b1;
+        default: ;
+      endcase
+    end
+
+    if (re_i && raddr_i == abb_reg_pkg::REG_RXF_DATA && f_used != '0) f_rd_d = f_rd_q + 1'b1;
+    if (re_i && raddr_i == abb_reg_pkg::REG_DIAG_CYC_LO) cyc_hi_d = cyc_q[63:32];
+
+    if (soft_reset_o) begin
+      isr_d = 3'b000;
+      ger_d = 5'h00;
+      ig_armed_d = 1'b0;
+      ig_asrt_d  = 32'd0;
+      ig_dsrt_d  = 32'd0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      isr_q <= '0;  ier_q <= '0;  pend_q <= '0;  ger_q <= '0;  gcr_q <= '0;
+      mrd_cr_q <= '0;  tx_cr_q <= '0;
+      ig_armed_q <= 1'b0;  ig_lat_q <= '0;  ig_left_q <= '0;
+      ig_asrt_q <= '0;  ig_dsrt_q <= '0;
+      cyc_q <= '0;  cyc_hi_q <= '0;
+      n_c2h_q <= '0;  n_req_q <= '0;  n_cpl_q <= '0;  n_desc_q <= '0;  n_msi_q <= '0;
+      f_wr_q <= '0;  f_rd_q <= '0;
+    end else begin
+      isr_q <= isr_d;  ier_q <= ier_d;  pend_q <= pend;  ger_q <= ger_d;  gcr_q <= gcr_d;
+      mrd_cr_q <= mrd_cr_d;  tx_cr_q <= tx_cr_d;
+      ig_armed_q <= ig_armed_d;  ig_lat_q <= ig_lat_d;  ig_left_q <= ig_left_d;
+      ig_asrt_q <= ig_asrt_d;  ig_dsrt_q <= ig_dsrt_d;
+      cyc_q <= cyc_d;  cyc_hi_q <= cyc_hi_d;
+      n_c2h_q <= n_c2h_d;  n_req_q <= n_req_d;  n_cpl_q <= n_cpl_d;  n_desc_q <= n_desc_d;
+      n_msi_q <= n_msi_d;
+      f_wr_q <= f_wr_d;  f_rd_q <= f_rd_d;
+    end
+  end
+
+  // FIFO storage (no reset needed: the pointers say what is valid)
+  always_ff @(posedge clk_i) begin
+    if (we_i && waddr_i == abb_reg_pkg::REG_TXF_DATA && f_used != (FifoBits + 1)'(FifoDepth))
+      fifo_q[f_wr_q[FifoBits-1:0]] <= wdata_i;
+  end
+
+endmodule

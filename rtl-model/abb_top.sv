@@ -1,0 +1,266 @@
+// abb_top.sv - the ABB DMA engine: BAR0 registers, BAR1 board memory, the
+// upstream (board to host, channel 1, "DMA read") and downstream (host to
+// board, channel 0, "DMA write") descriptor engines, TLP parsing and
+// generation. The PCIe hard block is outside: see TLP-STREAM.md.
+
+module abb_top #(
+  parameter int MemBitsMax = 24,  // log2 of the largest BAR1 (board memory) in bytes
+  parameter int NumTags    = 16,  // outstanding DMA-write read requests
+  parameter int ClkNs      = 8    // user-clock period (interrupt-generator timing)
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  input  logic        cfg_bus_master_en_i,
+  input  logic [2:0]  cfg_max_payload_i,
+  input  logic [2:0]  cfg_max_read_req_i,
+  input  logic [15:0] cfg_req_id_i,
+  input  logic        cfg_msi_en_i,
+  input  logic [4:0]  cfg_mem_bits_i,
+  input  logic        rx_valid_i,
+  output logic        rx_ready_o,
+  input  logic        rx_sop_i,
+  input  logic        rx_eop_i,
+  input  logic [63:0] rx_data_i,
+  input  logic        rx_bar_i,
+  output logic        tx_valid_o,
+  input  logic        tx_ready_i,
+  output logic        tx_sop_o,
+  output logic        tx_eop_o,
+  output logic [63:0] tx_data_o,
+  output logic        irq_o,
+  output logic        idle_o,
+  input  logic [31:0] skip_cycles_i
+);
+
+  localparam int AddrBits = MemBitsMax - 2;  // board-memory word-index width
+
+  // elaboration-time parameter checks
+  if (MemBitsMax < 16 || MemBitsMax > 28) begin : g_bad_mem
+    initial $fatal(1, "MemBitsMax must be 16..28");
+  end
+  if (NumTags < 2 || NumTags > 32 || (NumTags & (NumTags - 1)) != 0) begin : g_bad_tags
+    initial $fatal(1, "NumTags must be a power of two, 2..32");
+  end
+  if (ClkNs < 4 || ClkNs % 4 != 0) begin : g_bad_clk
+    initial $fatal(1, "ClkNs must be a multiple of 4");
+  end
+
+  // ---- configuration -------------------------------------------------------
+  logic [4:0]          mem_bits;
+  logic [AddrBits-1:0] mem_mask;
+  logic [32:0]         mem_bytes;
+  logic [10:0]         mps_dw, mrrs_dw;
+  assign mem_bits  = (cfg_mem_bits_i == 5'd0) ? 5'd20 :
+                     (cfg_mem_bits_i > 5'(MemBitsMax)) ? 5'(MemBitsMax) :
+                     (cfg_mem_bits_i < 5'd16) ? 5'd16 : cfg_mem_bits_i;
+  assign mem_bytes = 33'd1 << mem_bits;
+  assign mem_mask  = AddrBits'((mem_bytes >> 2) - 33'd1);
+  assign mps_dw    = 11'd32 << ((cfg_max_payload_i > 3'd5) ? 3'd5 : cfg_max_payload_i);
+  assign mrrs_dw   = 11'd32 << ((cfg_max_read_req_i > 3'd5) ? 3'd5 : cfg_max_read_req_i);
+
+  // ---- RX ------------------------------------------------------------------
+  logic                reg_we;
+  logic [15:0]         reg_waddr;
+  logic [31:0]         reg_wdata;
+  logic [1:0]          rx_mem_we;
+  logic [AddrBits-1:0] rx_mem_a0, rx_mem_a1;
+  logic [63:0]         rx_mem_d;
+  logic [7:0]          rx_mem_be;
+  logic                rd_valid, rd_ready, rd_bar;
+  logic [31:0]         rd_addr;
+  logic [10:0]         rd_len;
+  logic [3:0]          rd_fbe, rd_lbe;
+  logic [15:0]         rd_req_id;
+  logic [7:0]          rd_tag;
+  logic                cpl_valid, cpl_last;
+  logic [7:0]          cpl_tag;
+  logic [2:0]          cpl_status;
+  logic [1:0]          cpl_dw;
+  logic [63:0]         cpl_data;
+  logic                bad_tlp, cpl_seen, rx_busy;
+
+  abb_rx #(.AddrBits(AddrBits)) u_rx (
+    .clk_i, .rst_ni,
+    .rx_valid_i, .rx_ready_o, .rx_sop_i, .rx_eop_i, .rx_data_i, .rx_bar_i,
+    .mem_mask_i   (mem_mask),
+    .reg_we_o     (reg_we),    .reg_waddr_o (reg_waddr), .reg_wdata_o (reg_wdata),
+    .mem_we_o     (rx_mem_we), .mem_waddr0_o(rx_mem_a0), .mem_waddr1_o(rx_mem_a1),
+    .mem_wdata_o  (rx_mem_d),  .mem_wbe_o   (rx_mem_be),
+    .rd_valid_o   (rd_valid),  .rd_ready_i  (rd_ready),  .rd_bar_o    (rd_bar),
+    .rd_addr_o    (rd_addr),   .rd_len_o    (rd_len),    .rd_first_be_o(rd_fbe),
+    .rd_last_be_o (rd_lbe),    .rd_req_id_o (rd_req_id), .rd_tag_o    (rd_tag),
+    .cpl_valid_o  (cpl_valid), .cpl_tag_o   (cpl_tag),   .cpl_status_o(cpl_status),
+    .cpl_dw_o     (cpl_dw),    .cpl_data_o  (cpl_data),  .cpl_last_o  (cpl_last),
+    .bad_tlp_o    (bad_tlp),   .cpl_seen_o  (cpl_seen),  .busy_o      (rx_busy)
+  );
+
+  // completion routing by tag (TLP-STREAM.md)
+  logic cpl_c2h_ctl, cpl_h2c_ctl, cpl_h2c_mv, cpl_unknown;
+  assign cpl_c2h_ctl = cpl_valid && cpl_tag == 8'h80;
+  assign cpl_h2c_ctl = cpl_valid && cpl_tag == 8'h81;
+  assign cpl_h2c_mv  = cpl_valid && cpl_tag < 8'(NumTags);
+  assign cpl_unknown = cpl_valid && !cpl_c2h_ctl && !cpl_h2c_ctl && !cpl_h2c_mv;
+
+  // ---- board memory ----------------------------------------------------------
+  logic [1:0]          h2c_mem_we;
+  logic [AddrBits-1:0] h2c_mem_a0, h2c_mem_a1;
+  logic [63:0]         h2c_mem_d;
+  logic [AddrBits-1:0] c2h_mem_a0, c2h_mem_a1, pio_mem_a0, pio_mem_a1;
+  logic [63:0]         c2h_mem_d, pio_mem_d;
+  logic                rx_mem_sel;
+  assign rx_mem_sel = (rx_mem_we != 2'b00);  // PIO write and completion data never coincide
+
+  abb_mem #(.AddrBits(AddrBits)) u_mem (
+    .clk_i,
+    .we_i     (rx_mem_we | h2c_mem_we),
+    .waddr0_i (rx_mem_sel ? rx_mem_a0 : h2c_mem_a0),
+    .waddr1_i (rx_mem_sel ? rx_mem_a1 : h2c_mem_a1),
+    .wdata_i  (rx_mem_sel ? rx_mem_d  : h2c_mem_d),
+    .wbe_i    (rx_mem_sel ? rx_mem_be : 8'hff),
+    .a_addr0_i(c2h_mem_a0), .a_addr1_i(c2h_mem_a1), .a_data_o(c2h_mem_d),
+    .b_addr0_i(pio_mem_a0), .b_addr1_i(pio_mem_a1), .b_data_o(pio_mem_d)
+  );
+
+  // ---- TX sources: 0 PIO completions, 1/2 descriptor fetch, 3/4 movers ------
+  localparam int NSrc = 5;
+  logic [NSrc-1:0]    s_valid, s_sop, s_eop, s_ready;
+  logic [NSrc*64-1:0] s_data;
+
+  // ---- PIO read completions --------------------------------------------------
+  logic        reg_re, pio_ur, pio_busy;
+  logic [15:0] reg_raddr;
+  logic [31:0] reg_rdata;
+
+  abb_pio_cpl #(.AddrBits(AddrBits)) u_pio (
+    .clk_i, .rst_ni, .cfg_req_id_i, .mps_dw_i(mps_dw), .mem_mask_i(mem_mask),
+    .rd_valid_i(rd_valid), .rd_ready_o(rd_ready), .rd_bar_i(rd_bar), .rd_addr_i(rd_addr),
+    .rd_len_i(rd_len), .rd_first_be_i(rd_fbe), .rd_last_be_i(rd_lbe),
+    .rd_req_id_i(rd_req_id), .rd_tag_i(rd_tag),
+    .reg_re_o(reg_re), .reg_raddr_o(reg_raddr), .reg_rdata_i(reg_rdata),
+    .mem_addr0_o(pio_mem_a0), .mem_addr1_o(pio_mem_a1), .mem_data_i(pio_mem_d),
+    .tx_valid_o(s_valid[0]), .tx_ready_i(s_ready[0]), .tx_sop_o(s_sop[0]),
+    .tx_eop_o(s_eop[0]), .tx_data_o(s_data[0 +: 64]),
+    .ur_o(pio_ur), .busy_o(pio_busy)
+  );
+
+  // ---- registers -------------------------------------------------------------
+  logic        c2h_we, h2c_we, soft_reset, ig_busy;
+  logic [5:0]  ch_waddr, c2h_raddr, h2c_raddr;
+  logic [31:0] c2h_rdata, h2c_rdata;
+  logic        c2h_busy, h2c_busy, c2h_start, h2c_start, c2h_irq, h2c_irq;
+  logic        c2h_desc_err, h2c_desc_err, c2h_cpl_err, h2c_cpl_err;
+  logic        c2h_bm_err, h2c_bm_err, c2h_tag_err, h2c_tag_err, mv_tag_err;
+  logic        c2h_fetch, h2c_fetch, c2h_tlp, h2c_req;
+  logic [4:0]  tag_limit;
+  logic [4:0]  ger_set;
+  assign ger_set = {c2h_tag_err | h2c_tag_err | mv_tag_err | cpl_unknown,
+                    bad_tlp | pio_ur,
+                    c2h_bm_err | h2c_bm_err,
+                    c2h_desc_err | h2c_desc_err,
+                    c2h_cpl_err | h2c_cpl_err};
+
+  abb_regs #(.ClkNs(ClkNs), .NumTags(NumTags)) u_regs (
+    .clk_i, .rst_ni, .cfg_bus_master_en_i, .cfg_msi_en_i, .cfg_max_payload_i,
+    .cfg_max_read_req_i, .mem_bits_i(mem_bits), .skip_cycles_i,
+    .we_i(reg_we), .waddr_i(reg_waddr), .wdata_i(reg_wdata),
+    .re_i(reg_re), .raddr_i(reg_raddr), .rdata_o(reg_rdata),
+    .c2h_we_o(c2h_we), .h2c_we_o(h2c_we), .ch_waddr_o(ch_waddr),
+    .c2h_raddr_o(c2h_raddr), .h2c_raddr_o(h2c_raddr),
+    .c2h_rdata_i(c2h_rdata), .h2c_rdata_i(h2c_rdata),
+    .c2h_busy_i(c2h_busy), .h2c_busy_i(h2c_busy),
+    .c2h_start_i(c2h_start), .h2c_start_i(h2c_start),
+    .c2h_irq_i(c2h_irq), .h2c_irq_i(h2c_irq), .err_i(ger_set),
+    .cnt_c2h_tlp_i(c2h_tlp), .cnt_h2c_req_i(h2c_req), .cnt_cpl_i(cpl_seen),
+    .cnt_desc_i(c2h_fetch | h2c_fetch),
+    .irq_o, .soft_reset_o(soft_reset), .tag_limit_o(tag_limit), .busy_o(ig_busy)
+  );
+
+  // ---- upstream channel 1: board to host ("DMA read") ------------------------
+  logic        c2h_mv_start, c2h_mv_inc, c2h_mv_abort, c2h_mv_busy, c2h_mv_done;
+  logic [31:0] c2h_mv_pa, c2h_mv_len;
+  logic [63:0] c2h_mv_ha;
+
+  abb_dma_ctl #(.FetchTag(8'h80)) u_c2h_ctl (
+    .clk_i, .rst_ni, .soft_reset_i(soft_reset), .cfg_bus_master_en_i, .cfg_req_id_i,
+    .mem_bytes_i(mem_bytes),
+    .we_i(c2h_we), .waddr_i(ch_waddr), .wdata_i(reg_wdata),
+    .raddr_i(c2h_raddr), .rdata_o(c2h_rdata),
+    .tx_valid_o(s_valid[1]), .tx_ready_i(s_ready[1]), .tx_sop_o(s_sop[1]),
+    .tx_eop_o(s_eop[1]), .tx_data_o(s_data[64 +: 64]),
+    .cpl_valid_i(cpl_c2h_ctl), .cpl_status_i(cpl_status), .cpl_dw_i(cpl_dw),
+    .cpl_data_i(cpl_data), .cpl_last_i(cpl_last),
+    .mv_start_o(c2h_mv_start), .mv_pa_o(c2h_mv_pa), .mv_ha_o(c2h_mv_ha),
+    .mv_len_o(c2h_mv_len), .mv_inc_o(c2h_mv_inc), .mv_abort_o(c2h_mv_abort),
+    .mv_busy_i(c2h_mv_busy), .mv_done_i(c2h_mv_done), .mv_err_i(1'b0),
+    .busy_o(c2h_busy), .start_o(c2h_start), .irq_o(c2h_irq),
+    .desc_err_o(c2h_desc_err), .cpl_err_o(c2h_cpl_err), .bm_err_o(c2h_bm_err),
+    .cpl_tag_err_o(c2h_tag_err), .fetch_o(c2h_fetch)
+  );
+
+  abb_c2h_mover #(.AddrBits(AddrBits)) u_c2h_mv (
+    .clk_i, .rst_ni, .cfg_req_id_i, .mps_dw_i(mps_dw), .mem_mask_i(mem_mask),
+    .start_i(c2h_mv_start), .pa_i(c2h_mv_pa), .ha_i(c2h_mv_ha), .len_i(c2h_mv_len),
+    .inc_i(c2h_mv_inc), .abort_i(c2h_mv_abort), .busy_o(c2h_mv_busy), .done_o(c2h_mv_done),
+    .mem_addr0_o(c2h_mem_a0), .mem_addr1_o(c2h_mem_a1), .mem_data_i(c2h_mem_d),
+    .tx_valid_o(s_valid[3]), .tx_ready_i(s_ready[3]), .tx_sop_o(s_sop[3]),
+    .tx_eop_o(s_eop[3]), .tx_data_o(s_data[192 +: 64]),
+    .tlp_o(c2h_tlp)
+  );
+
+  // ---- downstream channel 0: host to board ("DMA write") ---------------------
+  logic        h2c_mv_start, h2c_mv_inc, h2c_mv_abort, h2c_mv_busy, h2c_mv_done, h2c_mv_err;
+  logic [31:0] h2c_mv_pa, h2c_mv_len;
+  logic [63:0] h2c_mv_ha;
+
+  abb_dma_ctl #(.FetchTag(8'h81)) u_h2c_ctl (
+    .clk_i, .rst_ni, .soft_reset_i(soft_reset), .cfg_bus_master_en_i, .cfg_req_id_i,
+    .mem_bytes_i(mem_bytes),
+    .we_i(h2c_we), .waddr_i(ch_waddr), .wdata_i(reg_wdata),
+    .raddr_i(h2c_raddr), .rdata_o(h2c_rdata),
+    .tx_valid_o(s_valid[2]), .tx_ready_i(s_ready[2]), .tx_sop_o(s_sop[2]),
+    .tx_eop_o(s_eop[2]), .tx_data_o(s_data[128 +: 64]),
+    .cpl_valid_i(cpl_h2c_ctl), .cpl_status_i(cpl_status), .cpl_dw_i(cpl_dw),
+    .cpl_data_i(cpl_data), .cpl_last_i(cpl_last),
+    .mv_start_o(h2c_mv_start), .mv_pa_o(h2c_mv_pa), .mv_ha_o(h2c_mv_ha),
+    .mv_len_o(h2c_mv_len), .mv_inc_o(h2c_mv_inc), .mv_abort_o(h2c_mv_abort),
+    .mv_busy_i(h2c_mv_busy), .mv_done_i(h2c_mv_done), .mv_err_i(h2c_mv_err),
+    .busy_o(h2c_busy), .start_o(h2c_start), .irq_o(h2c_irq),
+    .desc_err_o(h2c_desc_err), .cpl_err_o(h2c_cpl_err), .bm_err_o(h2c_bm_err),
+    .cpl_tag_err_o(h2c_tag_err), .fetch_o(h2c_fetch)
+  );
+
+  abb_h2c_mover #(.AddrBits(AddrBits), .NumTags(NumTags)) u_h2c_mv (
+    .clk_i, .rst_ni, .cfg_req_id_i, .mrrs_dw_i(mrrs_dw), .tag_limit_i(tag_limit),
+    .mem_mask_i(mem_mask),
+    .start_i(h2c_mv_start), .pa_i(h2c_mv_pa), .ha_i(h2c_mv_ha), .len_i(h2c_mv_len),
+    .inc_i(h2c_mv_inc), .abort_i(h2c_mv_abort), .busy_o(h2c_mv_busy), .done_o(h2c_mv_done),
+    .err_o(h2c_mv_err),
+    .cpl_valid_i(cpl_h2c_mv), .cpl_tag_i(cpl_tag), .cpl_status_i(cpl_status),
+    .cpl_dw_i(cpl_dw), .cpl_data_i(cpl_data), .cpl_tag_err_o(mv_tag_err),
+    .mem_we_o(h2c_mem_we), .mem_waddr0_o(h2c_mem_a0), .mem_waddr1_o(h2c_mem_a1),
+    .mem_wdata_o(h2c_mem_d),
+    .tx_valid_o(s_valid[4]), .tx_ready_i(s_ready[4]), .tx_sop_o(s_sop[4]),
+    .tx_eop_o(s_eop[4]), .tx_data_o(s_data[256 +: 64]),
+    .req_o(h2c_req)
+  );
+
+  // ---- TX arbitration ----------------------------------------------------------
+  abb_tx_arb #(.N(NSrc)) u_tx_arb (
+    .clk_i, .rst_ni,
+    .src_valid_i(s_valid), .src_sop_i(s_sop), .src_eop_i(s_eop), .src_data_i(s_data),
+    .src_ready_o(s_ready),
+    .tx_valid_o, .tx_ready_i, .tx_sop_o, .tx_eop_o, .tx_data_o
+  );
+
+  // ---- idle: nothing in progress for two cycles (the ISR/IER edge detector
+  // has settled), so the platform may skip cycles --------------------------------
+  logic quiet, quiet_q;
+  assign quiet = !(c2h_busy || h2c_busy || c2h_mv_busy || h2c_mv_busy || pio_busy ||
+                   rx_busy || ig_busy || tx_valid_o || rx_valid_i);
+  assign idle_o = quiet && quiet_q;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) quiet_q <= 1'b0;
+    else         quiet_q <= quiet;
+  end
+
+endmodule

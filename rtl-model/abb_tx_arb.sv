@@ -1,0 +1,90 @@
+// abb_tx_arb.sv - TLP-granular round-robin arbiter of the TX stream.
+//
+// Each source offers whole TLPs (valid/sop/eop/data). While no TLP is in
+// progress the arbiter offers the first valid source after the last winner;
+// once a TLP's first beat is accepted the grant stays with that source until
+// its eop beat. The outputs depend on flops only (sources drive from flops),
+// never on tx_ready_i, as TLP-STREAM.md requires.
+
+module abb_tx_arb #(
+  parameter int N = 4  // number of sources
+) (
+  input  logic            clk_i,
+  input  logic            rst_ni,
+  input  logic [N-1:0]    src_valid_i,
+  input  logic [N-1:0]    src_sop_i,
+  input  logic [N-1:0]    src_eop_i,
+  input  logic [N*64-1:0] src_data_i,
+  output logic [N-1:0]    src_ready_o,
+  output logic            tx_valid_o,
+  input  logic            tx_ready_i,
+  output logic            tx_sop_o,
+  output logic            tx_eop_o,
+  output logic [63:0]     tx_data_o
+);
+
+  localparam int IdxW = (N > 1) ? $clog2(N) : 1;
+
+  logic            locked_q, locked_d;
+  logic [IdxW-1:0] owner_q, owner_d;   // source of the TLP in progress
+  logic [IdxW-1:0] last_q, last_d;     // last winner, for round robin
+  logic [IdxW-1:0] pick;
+  logic            pick_any;
+
+  // Round robin: first valid source after last_q (the loop runs from the
+  // farthest to the nearest candidate, so the nearest one wins).
+  integer cand;
+  always_comb begin
+    pick = last_q;
+    pick_any = 1'b0;
+    cand = 0;
+    for (int k = N; k >= 1; k--) begin
+      cand = {{(32 - IdxW){1'b0}}, last_q} + k;
+      if (cand >= N) cand = cand - N;
+      if (src_valid_i[cand]) begin
+        pick = cand[IdxW-1:0];  // cand < N fits IdxW bits
+        pick_any = 1'b1;
+      end
+    end
+  end
+
+  logic [IdxW-1:0] sel;
+  assign sel = locked_q ? owner_q : pick;
+
+  always_comb begin
+    tx_valid_o = locked_q ? src_valid_i[owner_q] : pick_any;
+    tx_sop_o   = src_sop_i[sel];
+    tx_eop_o   = src_eop_i[sel];
+    tx_data_o  = src_data_i[64*sel +: 64];
+    src_ready_o = '0;
+    src_ready_o[sel] = tx_ready_i && tx_valid_o;
+  end
+
+  always_comb begin
+    locked_d = locked_q;
+    owner_d  = owner_q;
+    last_d   = last_q;
+    if (tx_valid_o && tx_ready_i) begin
+      if (tx_eop_o) begin
+        locked_d = 1'b0;
+      end else if (!locked_q) begin
+        locked_d = 1'b1;
+        owner_d  = sel;
+      end
+      if (!locked_q) last_d = sel;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      locked_q <= 1'b0;
+      owner_q  <= '0;
+      last_q   <= '0;
+    end else begin
+      locked_q <= locked_d;
+      owner_q  <= owner_d;
+      last_q   <= last_d;
+    end
+  end
+
+endmodule
