@@ -1,0 +1,97 @@
+/*
+ * tb.h - helpers shared by the CUnit suites of the ABB test bench.
+ *
+ * The device: one board is open at a time in the process (the simulated
+ * board is a per-process singleton and abb_open() on it hot-resets it), so
+ * every suite opens tb_dev in its init function and closes it in its
+ * cleanup; a test that needs other simulator options reopens with
+ * tb_reopen() and restores the suite's device with tb_reopen(NULL) before
+ * it returns.
+ *
+ * The backend is $ABB_DEVICE (unset or empty: "sim"), as abb_open() reads
+ * it. Simulation-only tests call TB_REQUIRE_SIM(), which prints a message
+ * and returns on any other backend.
+ */
+#ifndef TB_H
+#define TB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <CUnit/CUnit.h>
+#include <abb/abb.h>
+
+/* The open device of the running suite (NULL outside a suite). */
+extern abb_dev *tb_dev;
+
+/* Opens tb_dev on $ABB_DEVICE; on the simulator, sim_opts (e.g.
+ * "mem_size=4194304,iova=scatter", NULL for none) are appended to the
+ * options of $ABB_DEVICE. Returns 0 or the negative errno of abb_open and
+ * prints why on failure. */
+int tb_open(const char *sim_opts);
+/* Closes tb_dev (if open). */
+void tb_close(void);
+/* Closes tb_dev and opens it again with sim_opts (see tb_open). */
+int tb_reopen(const char *sim_opts);
+/* CUnit suite init / cleanup that just open / close tb_dev. */
+int tb_suite_open(void);
+int tb_suite_close(void);
+
+/* 1 if tb_dev runs on the simulator. */
+int tb_is_sim(void);
+
+#define TB_REQUIRE_SIM()                                                      \
+	do {                                                                  \
+		if (!tb_is_sim()) {                                           \
+			printf("\n    skipped %s: simulation-only test, backend is \"%s\"\n", \
+			       __func__, tb_dev ? abb_backend(tb_dev) : "none"); \
+			return;                                               \
+		}                                                             \
+	} while (0)
+
+/* Fails the test (fatally) if tb_dev is not open. */
+#define TB_REQUIRE_DEV() CU_ASSERT_PTR_NOT_NULL_FATAL(tb_dev)
+
+/* Deterministic pseudo-random bytes: the same (seed, n) always gives the
+ * same bytes; different seeds give different data. */
+void tb_fill(void *p, size_t n, uint32_t seed);
+/* Fills n bytes with the repeated byte v. */
+void tb_fill_byte(void *p, size_t n, uint8_t v);
+
+/* Compares got with want; on a mismatch prints what (a label), the first
+ * differing offset and the bytes there, and returns 0. Returns 1 if equal. */
+int tb_same(const char *what, const void *got, const void *want, size_t n);
+/* 1 if all n bytes at p are v; else prints the first offset that is not. */
+int tb_all_byte(const char *what, const void *p, size_t n, uint8_t v);
+
+/* Page size of the host. */
+size_t tb_page(void);
+/* n bytes of page-aligned, zeroed memory (posix_memalign); abort-free: NULL
+ * on failure. Free with free(). */
+void *tb_alloc_pages(size_t n);
+
+/* Device time in ns (0 if unavailable). */
+uint64_t tb_now_ns(void);
+
+/* Reads a register, failing the test (not fatally) if the read fails;
+ * returns the value (0xDEADBEEF after a failed read). */
+uint32_t tb_reg(uint32_t off);
+/* Writes a register, failing the test if the write fails. */
+void tb_reg_set(uint32_t off, uint32_t val);
+
+/* The path of a golden vector file: $ABB_VECTORS/<name> if ABB_VECTORS
+ * names a directory, $ABB_VECTORS itself if it names a file, else
+ * TB_VECTORS_DIR/<name> (set by testbench.mk to the repository's vectors/),
+ * else vectors/<name>. Returns buf. */
+const char *tb_vector_path(const char *name, char *buf, size_t n);
+
+/* Registration functions of the suites (one per file). Each returns a
+ * CUnit error code. */
+CU_ErrorCode tb_register_regs(void);
+CU_ErrorCode tb_register_dma_integrity(void);
+CU_ErrorCode tb_register_blocking(void);
+CU_ErrorCode tb_register_bad_input(void);
+CU_ErrorCode tb_register_determinism(void);
+
+#endif

@@ -1,0 +1,212 @@
+/*
+ * tb_common.c - helpers shared by the test-bench suites (see tb.h).
+ */
+#define _GNU_SOURCE
+#include "tb.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+abb_dev *tb_dev;
+
+/* The URI for sim_opts: NULL (let abb_open read $ABB_DEVICE) when there are
+ * no options or the backend is not the simulator. */
+static const char *tb_uri(const char *sim_opts, char *buf, size_t n)
+{
+	const char *env = getenv("ABB_DEVICE");
+
+	if (!sim_opts || !*sim_opts)
+		return NULL;
+	if (!env || !*env)
+		env = "sim";
+	if (strncmp(env, "sim", 3) != 0 || (env[3] != '\0' && env[3] != ':'))
+		return NULL; /* not the simulator: options do not apply */
+	if (env[3] == ':' && env[4] != '\0')
+		snprintf(buf, n, "%s,%s", env, sim_opts);
+	else
+		snprintf(buf, n, "sim:%s", sim_opts);
+	return buf;
+}
+
+int tb_open(const char *sim_opts)
+{
+	char buf[512];
+	const char *uri = tb_uri(sim_opts, buf, sizeof(buf));
+	int rc;
+
+	if (tb_dev)
+		return 0;
+	rc = abb_open(&tb_dev, uri);
+	if (rc < 0) {
+		fprintf(stderr, "tb: abb_open(%s) failed: %d %s: %s\n",
+			uri ? uri : "$ABB_DEVICE", rc, abb_strerror(rc), abb_last_error());
+		tb_dev = NULL;
+	}
+	return rc;
+}
+
+void tb_close(void)
+{
+	if (tb_dev) {
+		abb_close(tb_dev);
+		tb_dev = NULL;
+	}
+}
+
+int tb_reopen(const char *sim_opts)
+{
+	tb_close();
+	return tb_open(sim_opts);
+}
+
+int tb_suite_open(void)
+{
+	return tb_open(NULL) < 0 ? -1 : 0;
+}
+
+int tb_suite_close(void)
+{
+	tb_close();
+	return 0;
+}
+
+int tb_is_sim(void)
+{
+	return tb_dev && strcmp(abb_backend(tb_dev), "sim") == 0;
+}
+
+void tb_fill(void *p, size_t n, uint32_t seed)
+{
+	uint8_t *b = p;
+	/* xorshift32; the seed is mixed so that 0 and small seeds differ */
+	uint32_t x = seed * 2654435761u ^ 0x9E3779B9u;
+	size_t i;
+
+	if (x == 0)
+		x = 1;
+	for (i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		b[i] = (uint8_t)(x >> 11);
+	}
+}
+
+void tb_fill_byte(void *p, size_t n, uint8_t v)
+{
+	memset(p, v, n);
+}
+
+int tb_same(const char *what, const void *got, const void *want, size_t n)
+{
+	const uint8_t *g = got, *w = want;
+	size_t i, bad = 0, first = 0;
+
+	for (i = 0; i < n; i++) {
+		if (g[i] != w[i]) {
+			if (!bad)
+				first = i;
+			bad++;
+		}
+	}
+	if (!bad)
+		return 1;
+	printf("\n    %s: %zu of %zu bytes differ, first at offset %zu (0x%zx):"
+	       " got %02x, want %02x\n",
+	       what, bad, n, first, first, g[first], w[first]);
+	printf("      got :");
+	for (i = first; i < n && i < first + 16; i++)
+		printf(" %02x", g[i]);
+	printf("\n      want:");
+	for (i = first; i < n && i < first + 16; i++)
+		printf(" %02x", w[i]);
+	printf("\n");
+	return 0;
+}
+
+int tb_all_byte(const char *what, const void *p, size_t n, uint8_t v)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (b[i] != v) {
+			printf("\n    %s: byte %zu of %zu is %02x, want %02x\n", what, i, n,
+			       b[i], v);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+size_t tb_page(void)
+{
+	long p = sysconf(_SC_PAGESIZE);
+
+	return p > 0 ? (size_t)p : 4096;
+}
+
+void *tb_alloc_pages(size_t n)
+{
+	void *p = NULL;
+	size_t pg = tb_page();
+
+	if (posix_memalign(&p, pg, (n + pg - 1) / pg * pg) != 0)
+		return NULL;
+	memset(p, 0, (n + pg - 1) / pg * pg);
+	return p;
+}
+
+uint64_t tb_now_ns(void)
+{
+	uint64_t t = 0;
+
+	if (!tb_dev || abb_time_ns(tb_dev, &t) < 0)
+		return 0;
+	return t;
+}
+
+uint32_t tb_reg(uint32_t off)
+{
+	uint32_t v = 0xDEADBEEF;
+	int rc = abb_reg_read(tb_dev, off, &v);
+
+	if (rc < 0)
+		printf("\n    abb_reg_read(0x%04x) failed: %d %s\n", off, rc, abb_strerror(rc));
+	CU_ASSERT_EQUAL(rc, 0);
+	return rc < 0 ? 0xDEADBEEF : v;
+}
+
+void tb_reg_set(uint32_t off, uint32_t val)
+{
+	int rc = abb_reg_write(tb_dev, off, val);
+
+	if (rc < 0)
+		printf("\n    abb_reg_write(0x%04x, 0x%08x) failed: %d %s\n", off, val, rc,
+		       abb_strerror(rc));
+	CU_ASSERT_EQUAL(rc, 0);
+}
+
+const char *tb_vector_path(const char *name, char *buf, size_t n)
+{
+	const char *env = getenv("ABB_VECTORS");
+	struct stat st;
+
+	if (env && *env) {
+		if (stat(env, &st) == 0 && S_ISREG(st.st_mode))
+			snprintf(buf, n, "%s", env);
+		else
+			snprintf(buf, n, "%s/%s", env, name);
+		return buf;
+	}
+#ifdef TB_VECTORS_DIR
+	snprintf(buf, n, "%s/%s", TB_VECTORS_DIR, name);
+	if (stat(buf, &st) == 0)
+		return buf;
+#endif
+	snprintf(buf, n, "vectors/%s", name);
+	return buf;
+}

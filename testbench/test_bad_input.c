@@ -1,0 +1,553 @@
+/*
+ * test_bad_input.c - the library refuses bad input with a specific errno
+ * and no hardware access, and the board works normally afterwards: NULL
+ * handles and pointers, lengths, offsets and ranges, stale DMA buffers,
+ * unmap while busy, overlapping maps, unknown URIs, a second start on a
+ * busy channel; and (simulator) a descriptor that points outside mapped
+ * memory, which the board reports as an error without touching host
+ * memory, and which a channel reset clears.
+ */
+#define _GNU_SOURCE
+#include "tb.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <abb/abb_regs.h>
+#include <abb/abb_sim.h>
+
+#define BUFLEN (64u * 1024u)
+
+static uint8_t *buf;        /* BUFLEN bytes, page aligned */
+static abb_dmabuf *bufmap;  /* buf, mapped */
+
+static int bad_input_init(void)
+{
+	if (tb_suite_open() < 0)
+		return -1;
+	buf = tb_alloc_pages(BUFLEN);
+	if (!buf || abb_dmabuf_map(tb_dev, buf, BUFLEN, &bufmap) < 0)
+		return -1;
+	return 0;
+}
+
+static int bad_input_cleanup(void)
+{
+	if (bufmap && tb_dev)
+		(void)abb_dmabuf_unmap(bufmap);
+	bufmap = NULL;
+	free(buf);
+	buf = NULL;
+	return tb_suite_close();
+}
+
+static size_t mem_size(void)
+{
+	size_t s = 0;
+
+	CU_ASSERT_EQUAL(abb_mem_size(tb_dev, &s), 0);
+	return s;
+}
+
+/* A good DMA write and read through the suite's buffer: the board works.
+ * Both channels are idle before and after. */
+static void good_dma(uint32_t seed)
+{
+	static uint8_t want[4096];
+
+	CU_ASSERT_EQUAL(tb_reg(ABB_BLK_C2H + ABB_CH_STA) & ABB_STA_BUSY, 0);
+	CU_ASSERT_EQUAL(tb_reg(ABB_BLK_H2C + ABB_CH_STA) & ABB_STA_BUSY, 0);
+	tb_fill(want, sizeof(want), seed);
+	memcpy(buf, want, sizeof(want));
+	CU_ASSERT_EQUAL(abb_dma_write(tb_dev, bufmap, 0, 0x6000, sizeof(want), 0), 0);
+	memset(buf, 0, sizeof(want));
+	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, bufmap, 0, 0x6000, sizeof(want), 0), 0);
+	CU_ASSERT(tb_same("good DMA after bad input", buf, want, sizeof(want)));
+}
+
+/* expr must give exactly err, and leave a message in abb_last_error(). */
+#define EXPECT_ERR(expr, err)                                                    \
+	do {                                                                     \
+		int rc_ = (expr);                                                \
+		if (rc_ != (err))                                                \
+			printf("\n    %s: got %d, want %d (%s)\n", #expr, rc_, (err), \
+			       abb_strerror(err));                               \
+		CU_ASSERT_EQUAL(rc_, (err));                                     \
+	} while (0)
+
+static void test_bad_input_open(void)
+{
+	abb_dev *d = (abb_dev *)0x1;
+
+	TB_REQUIRE_DEV();
+	EXPECT_ERR(abb_open(NULL, "sim"), -EINVAL);
+	EXPECT_ERR(abb_open(&d, "no-such-backend"), -EINVAL);
+	EXPECT_ERR(abb_open(&d, "simulator"), -EINVAL);
+	EXPECT_ERR(abb_open(&d, "sim:no_such_option=1"), -EINVAL);
+	EXPECT_ERR(abb_open(&d, "sim:mem_size=12345"), -EINVAL); /* not a power of 2 */
+	CU_ASSERT(abb_last_error()[0] != '\0');
+	if (tb_is_sim()) {
+		/* the simulated board is a per-process singleton */
+		EXPECT_ERR(abb_open(&d, "sim"), -EBUSY);
+	}
+	good_dma(1);
+}
+
+static void test_bad_input_null_handles(void)
+{
+	abb_dmabuf *b = NULL;
+	uint32_t v;
+	size_t s;
+	uint64_t t;
+	uint8_t x[8];
+
+	TB_REQUIRE_DEV();
+	EXPECT_ERR(abb_reg_read(NULL, 0, &v), -EINVAL);
+	EXPECT_ERR(abb_reg_read(tb_dev, 0, NULL), -EINVAL);
+	EXPECT_ERR(abb_reg_write(NULL, ABB_REG_IER, 0), -EINVAL);
+	EXPECT_ERR(abb_mem_read(NULL, 0, x, 4), -EINVAL);
+	EXPECT_ERR(abb_mem_read(tb_dev, 0, NULL, 4), -EINVAL);
+	EXPECT_ERR(abb_mem_write(NULL, 0, x, 4), -EINVAL);
+	EXPECT_ERR(abb_mem_write(tb_dev, 0, NULL, 4), -EINVAL);
+	EXPECT_ERR(abb_mem_size(NULL, &s), -EINVAL);
+	EXPECT_ERR(abb_mem_size(tb_dev, NULL), -EINVAL);
+	EXPECT_ERR(abb_time_ns(NULL, &t), -EINVAL);
+	EXPECT_ERR(abb_time_ns(tb_dev, NULL), -EINVAL);
+
+	EXPECT_ERR(abb_dmabuf_map(NULL, buf, 4096, &b), -EINVAL);
+	EXPECT_ERR(abb_dmabuf_map(tb_dev, NULL, 4096, &b), -EINVAL);
+	EXPECT_ERR(abb_dmabuf_map(tb_dev, x, 0, &b), -EINVAL);
+	EXPECT_ERR(abb_dmabuf_map(tb_dev, x, sizeof(x), NULL), -EINVAL);
+	EXPECT_ERR(abb_dmabuf_unmap(NULL), -EINVAL);
+
+	EXPECT_ERR(abb_dma_read(NULL, bufmap, 0, 0, 4, 0), -EINVAL);
+	EXPECT_ERR(abb_dma_read(tb_dev, NULL, 0, 0, 4, 0), -EINVAL);
+	EXPECT_ERR(abb_dma_read_start(NULL, bufmap, 0, 0, 4, 0), -EINVAL);
+	EXPECT_ERR(abb_dma_read_start(tb_dev, NULL, 0, 0, 4, 0), -EINVAL);
+	EXPECT_ERR(abb_dma_write(NULL, bufmap, 0, 0, 4, 0), -EINVAL);
+	EXPECT_ERR(abb_dma_write(tb_dev, NULL, 0, 0, 4, 0), -EINVAL);
+	EXPECT_ERR(abb_dma_write_start(NULL, bufmap, 0, 0, 4, 0), -EINVAL);
+	EXPECT_ERR(abb_dma_write_start(tb_dev, NULL, 0, 0, 4, 0), -EINVAL);
+	EXPECT_ERR(abb_dma_read_wait(NULL, 0), -EINVAL);
+	EXPECT_ERR(abb_dma_write_wait(NULL, 0), -EINVAL);
+	EXPECT_ERR(abb_irq_wait(NULL, ABB_IRQ_GEN, 0), -EINVAL);
+
+	EXPECT_ERR(abb_sim_cycles(NULL, &t), -EINVAL);
+	if (tb_is_sim())
+		EXPECT_ERR(abb_sim_cycles(tb_dev, NULL), -EINVAL);
+	else
+		EXPECT_ERR(abb_sim_cycles(tb_dev, &t), -ENOTSUP);
+
+	abb_close(NULL); /* ignored */
+	CU_ASSERT_PTR_NOT_NULL(abb_strerror(-EINVAL));
+	CU_ASSERT(abb_strerror(-EINVAL)[0] != '\0');
+	CU_ASSERT_PTR_NOT_NULL(abb_strerror(-123456));
+	CU_ASSERT_PTR_NOT_NULL(abb_strerror(0));
+	good_dma(2);
+}
+
+static void test_bad_input_reg_offsets(void)
+{
+	uint32_t v;
+
+	TB_REQUIRE_DEV();
+	EXPECT_ERR(abb_reg_read(tb_dev, 2, &v), -EINVAL);
+	EXPECT_ERR(abb_reg_read(tb_dev, 0x11, &v), -EINVAL);
+	EXPECT_ERR(abb_reg_write(tb_dev, ABB_REG_IER + 1, 7), -EINVAL);
+	EXPECT_ERR(abb_reg_read(tb_dev, 0xFFFFFFFCu, &v), -EINVAL);
+	EXPECT_ERR(abb_reg_write(tb_dev, 0xFFFFFFFCu, 0), -EINVAL);
+	/* the refused misaligned write did not reach IER */
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_IER), 0);
+	good_dma(3);
+}
+
+static void test_bad_input_pio_ranges(void)
+{
+	size_t msz = mem_size();
+	uint8_t x[16], before[2], after[2];
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_FATAL(msz >= 65536);
+	memset(x, 0xEE, sizeof(x));
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, (uint32_t)msz - 2, before, 2), 0);
+	EXPECT_ERR(abb_mem_write(tb_dev, (uint32_t)msz - 2, x, 4), -EINVAL);
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, (uint32_t)msz - 2, after, 2), 0);
+	CU_ASSERT(tb_same("BAR1 end after a refused PIO write", after, before, 2));
+	EXPECT_ERR(abb_mem_read(tb_dev, (uint32_t)msz - 2, x, 4), -EINVAL);
+	EXPECT_ERR(abb_mem_read(tb_dev, (uint32_t)msz, x, 1), -EINVAL);
+	EXPECT_ERR(abb_mem_write(tb_dev, (uint32_t)msz, x, 1), -EINVAL);
+	EXPECT_ERR(abb_mem_write(tb_dev, 0xFFFFFFFFu, x, 2), -EINVAL); /* wraps */
+	EXPECT_ERR(abb_mem_read(tb_dev, 0, buf, msz + 1), -EINVAL);
+	/* the last byte is fine */
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, (uint32_t)msz - 1, x, 1), 0);
+	good_dma(4);
+}
+
+/* The DMA calls, as one table to try bad arguments on all six. */
+typedef int (*dma_fn)(abb_dev *, abb_dmabuf *, size_t, uint32_t, size_t, unsigned);
+static const struct {
+	const char *name;
+	dma_fn fn;
+	int is_start, is_read;
+} dma_fns[] = {
+	{ "abb_dma_read", abb_dma_read, 0, 1 },
+	{ "abb_dma_read_start", abb_dma_read_start, 1, 1 },
+	{ "abb_dma_write", abb_dma_write, 0, 0 },
+	{ "abb_dma_write_start", abb_dma_write_start, 1, 0 },
+};
+#define NFNS (sizeof(dma_fns) / sizeof(dma_fns[0]))
+
+/* Calls every DMA function with (off, addr, len, flags), expects err and
+ * no effect: the host buffer keeps its pattern, the channels stay idle. */
+static void dma_expect(size_t off, uint32_t addr, size_t len, unsigned flags, int err)
+{
+	size_t i;
+
+	for (i = 0; i < NFNS; i++) {
+		int rc;
+
+		memset(buf, 0x3C, 256);
+		rc = dma_fns[i].fn(tb_dev, bufmap, off, addr, len, flags);
+		if (rc != err)
+			printf("\n    %s(off %zu, addr 0x%x, len %zu, flags %u): got %d, want %d\n",
+			       dma_fns[i].name, off, addr, len, flags, rc, err);
+		CU_ASSERT_EQUAL(rc, err);
+		if (rc == 0 && dma_fns[i].is_start) {
+			/* wrongly accepted: finish it so the next call is clean */
+			if (dma_fns[i].is_read)
+				(void)abb_dma_read_wait(tb_dev, ABB_WAIT_FOREVER);
+			else
+				(void)abb_dma_write_wait(tb_dev, ABB_WAIT_FOREVER);
+		}
+		CU_ASSERT(tb_all_byte("host buffer after a refused DMA", buf, 256, 0x3C));
+	}
+	CU_ASSERT_EQUAL(tb_reg(ABB_BLK_C2H + ABB_CH_STA) & ABB_STA_BUSY, 0);
+	CU_ASSERT_EQUAL(tb_reg(ABB_BLK_H2C + ABB_CH_STA) & ABB_STA_BUSY, 0);
+}
+
+static void test_bad_input_dma_lengths(void)
+{
+	TB_REQUIRE_DEV();
+	dma_expect(0, 0x1000, 0, 0, -EINVAL);  /* zero length */
+	dma_expect(0, 0x1000, 6, 0, -EINVAL);  /* not a multiple of 4 */
+	dma_expect(0, 0x1000, 1, 0, -EINVAL);
+	dma_expect(0, 0x1000, 4095, 0, -EINVAL);
+	dma_expect(2, 0x1000, 8, 0, -EINVAL);  /* buffer offset not a multiple of 4 */
+	dma_expect(0, 0x1002, 8, 0, -EINVAL);  /* board address not a multiple of 4 */
+	dma_expect(0, 0x1001, 8, ABB_DMA_FIXED, -EINVAL);
+	dma_expect(0, 0x1000, 0, ABB_DMA_FIXED, -EINVAL);
+	dma_expect(0, 0x1000, 4, 0x80000000u, -EINVAL); /* unknown flag */
+	good_dma(5);
+}
+
+static void test_bad_input_dma_ranges(void)
+{
+	size_t msz = mem_size();
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_FATAL(msz >= 65536);
+	/* past the end of BAR1 */
+	dma_expect(0, (uint32_t)msz - 4, 8, 0, -EINVAL);
+	dma_expect(0, (uint32_t)msz, 4, 0, -EINVAL);
+	dma_expect(0, (uint32_t)msz - 4096, 8192, 0, -EINVAL);
+	dma_expect(0, 0xFFFFFFFCu, 8, 0, -EINVAL); /* wraps */
+	dma_expect(0, (uint32_t)msz, 4, ABB_DMA_FIXED, -EINVAL);
+	dma_expect(0, 0, msz + 4, 0, -EINVAL);
+	/* past the end of the mapped buffer */
+	dma_expect(0, 0, BUFLEN + 4, 0, -EINVAL);
+	dma_expect(BUFLEN, 0, 4, 0, -EINVAL);
+	dma_expect(BUFLEN - 4, 0, 8, 0, -EINVAL);
+	dma_expect((size_t)-4, 0, 8, 0, -EINVAL); /* wraps */
+	good_dma(6);
+}
+
+/* A handle that was unmapped is detected (the test keeps the pointer the
+ * library freed and passes it: the library must not trust it). */
+static void test_bad_input_stale_buffer(void)
+{
+	uint8_t *p = tb_alloc_pages(8192);
+	abb_dmabuf *b = NULL, *stale;
+	size_t i;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_FATAL(p != NULL);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, p, 8192, &b), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_unmap(b), 0);
+	stale = b;
+	/* nothing is mapped in between, so the pointer cannot be reused */
+	EXPECT_ERR(abb_dmabuf_unmap(stale), -EINVAL);
+	memset(p, 0x77, 8192);
+	for (i = 0; i < NFNS; i++) {
+		int rc = dma_fns[i].fn(tb_dev, stale, 0, 0x1000, 4096, 0);
+
+		if (rc != -EINVAL)
+			printf("\n    %s(unmapped buffer): got %d, want %d\n", dma_fns[i].name, rc,
+			       -EINVAL);
+		CU_ASSERT_EQUAL(rc, -EINVAL);
+	}
+	CU_ASSERT(tb_all_byte("unmapped buffer after refused DMAs", p, 8192, 0x77));
+	/* the memory can be mapped again */
+	CU_ASSERT_EQUAL(abb_dmabuf_map(tb_dev, p, 8192, &b), 0);
+	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, b, 0, 0x6000, 4096, 0), 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	free(p);
+	good_dma(7);
+}
+
+static void test_bad_input_unmap_busy(void)
+{
+	const size_t len = 256 * 1024;
+	uint8_t *p = tb_alloc_pages(len), *want = malloc(len);
+	abb_dmabuf *b = NULL;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_FATAL(p != NULL && want != NULL);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, p, len, &b), 0);
+	/* DMA write running out of it */
+	tb_fill(p, len, 8);
+	memcpy(want, p, len);
+	CU_ASSERT_EQUAL_FATAL(abb_dma_write_start(tb_dev, b, 0, 0x10000, len, 0), 0);
+	EXPECT_ERR(abb_dmabuf_unmap(b), -EBUSY);
+	CU_ASSERT_EQUAL(abb_dma_write_wait(tb_dev, ABB_WAIT_FOREVER), 0);
+	/* DMA read running into it */
+	memset(p, 0, len);
+	CU_ASSERT_EQUAL_FATAL(abb_dma_read_start(tb_dev, b, 0, 0x10000, len, 0), 0);
+	EXPECT_ERR(abb_dmabuf_unmap(b), -EBUSY);
+	CU_ASSERT_EQUAL(abb_dma_read_wait(tb_dev, ABB_WAIT_FOREVER), 0);
+	CU_ASSERT(tb_same("DMA read after a refused unmap", p, want, len));
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	free(p);
+	free(want);
+	good_dma(9);
+}
+
+static void test_bad_input_overlapping_map(void)
+{
+	size_t pg = tb_page();
+	uint8_t *p = tb_alloc_pages(4 * pg);
+	abb_dmabuf *a = NULL, *b = NULL, *c = (abb_dmabuf *)0x1;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_FATAL(p != NULL);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, p, 2 * pg, &a), 0);
+	EXPECT_ERR(abb_dmabuf_map(tb_dev, p, 2 * pg, &c), -EEXIST);        /* the same */
+	EXPECT_ERR(abb_dmabuf_map(tb_dev, p + pg, 2 * pg, &c), -EEXIST);   /* the tail */
+	EXPECT_ERR(abb_dmabuf_map(tb_dev, p + 100, 200, &c), -EEXIST);     /* inside */
+	EXPECT_ERR(abb_dmabuf_map(tb_dev, p + 2 * pg - 4, 8, &c), -EEXIST); /* last word */
+	/* the suite's buffer is mapped too */
+	EXPECT_ERR(abb_dmabuf_map(tb_dev, buf + 4096, 4096, &c), -EEXIST);
+	/* the next pages are free */
+	CU_ASSERT_EQUAL(abb_dmabuf_map(tb_dev, p + 2 * pg, 2 * pg, &b), 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(a), 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	/* nothing was left registered by the refused maps */
+	CU_ASSERT_EQUAL(abb_dmabuf_map(tb_dev, p + pg, 2 * pg, &a), 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(a), 0);
+	free(p);
+	good_dma(10);
+}
+
+static void test_bad_input_busy_channel(void)
+{
+	const size_t len = 32 * 1024;
+
+	TB_REQUIRE_DEV();
+	tb_fill(buf + len, len, 11);
+	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, 0x20000, buf + len, len), 0);
+	memset(buf, 0, len);
+	CU_ASSERT_EQUAL_FATAL(abb_dma_read_start(tb_dev, bufmap, 0, 0x20000, len, 0), 0);
+	EXPECT_ERR(abb_dma_read_start(tb_dev, bufmap, 0, 0x30000, 4, 0), -EBUSY);
+	EXPECT_ERR(abb_dma_read(tb_dev, bufmap, 0, 0x30000, 4, 0), -EBUSY);
+	CU_ASSERT_EQUAL(abb_dma_read_wait(tb_dev, ABB_WAIT_FOREVER), 0);
+	CU_ASSERT(tb_same("DMA read after refused starts", buf, buf + len, len));
+
+	CU_ASSERT_EQUAL_FATAL(abb_dma_write_start(tb_dev, bufmap, 0, 0x30000, len, 0), 0);
+	EXPECT_ERR(abb_dma_write_start(tb_dev, bufmap, 0, 0x40000, 4, 0), -EBUSY);
+	EXPECT_ERR(abb_dma_write(tb_dev, bufmap, 0, 0x40000, 4, 0), -EBUSY);
+	CU_ASSERT_EQUAL(abb_dma_write_wait(tb_dev, ABB_WAIT_FOREVER), 0);
+	good_dma(12);
+}
+
+static void test_bad_input_irq_sources(void)
+{
+	TB_REQUIRE_DEV();
+	EXPECT_ERR(abb_irq_wait(tb_dev, 0, 1000), -EINVAL);
+	EXPECT_ERR(abb_irq_wait(tb_dev, 0x8, 1000), -EINVAL);
+	EXPECT_ERR(abb_irq_wait(tb_dev, ABB_IRQ_GEN | 0x100, 1000), -EINVAL);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_IER) & ~7u, 0);
+	good_dma(13);
+}
+
+/* Polls STA of a channel until it is not plain BUSY (simulator: register
+ * reads let device time run); returns the last DONE/BUSY bits. */
+static uint32_t wait_not_busy(uint32_t blk)
+{
+	uint64_t t0 = tb_now_ns();
+	uint32_t s = ABB_STA_BUSY;
+
+	while (tb_now_ns() - t0 < 1000000) {
+		s = tb_reg(blk + ABB_CH_STA) & (ABB_STA_DONE | ABB_STA_BUSY);
+		if (s != ABB_STA_BUSY)
+			break;
+	}
+	return s;
+}
+
+static int has_fault(const struct abb_sim_fault *f, int n, uint64_t iova, uint32_t is_write)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (f[i].iova == iova && f[i].is_write == is_write && f[i].len > 0)
+			return 1;
+	return 0;
+}
+
+/* Clears GER and ISR, checking write-1-to-clear on the way. */
+static void clear_errors(uint32_t ger)
+{
+	tb_reg_set(ABB_REG_GER, 0);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_GER), ger); /* writing 0 clears nothing */
+	tb_reg_set(ABB_REG_GER, ger);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_GER), 0);
+	tb_reg_set(ABB_REG_ISR, 0xFFFFFFFFu);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_ISR), 0);
+}
+
+static void channel_reset(uint32_t blk)
+{
+	tb_reg_set(blk + ABB_CH_CTRL, ABB_CTRL_RESET_CODE | ABB_CTRL_V | ABB_CTRL_BAR);
+	CU_ASSERT_EQUAL(wait_not_busy(blk), 0);
+}
+
+#define BAD_IOVA 0x70000000u
+
+/* Simulator: the upstream channel, programmed by hand, follows next_bda to
+ * an IOVA nothing is mapped at. */
+static void test_bad_input_descriptor_outside_mapped(void)
+{
+	struct abb_sim_fault f[32];
+	uint8_t *guard = tb_alloc_pages(BUFLEN);
+	abb_dmabuf *gm = NULL;
+	uint32_t s, ger;
+	int n;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	CU_ASSERT_FATAL(guard != NULL);
+	memset(guard, 0x5C, BUFLEN);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, guard, BUFLEN, &gm), 0);
+	(void)abb_sim_faults(tb_dev, f, 0); /* forget older faults */
+	tb_reg_set(ABB_REG_IER, 0);
+	tb_reg_set(ABB_REG_ISR, 0xFFFFFFFFu);
+	tb_reg_set(ABB_REG_GER, 0xFFFFFFFFu);
+
+	/* first descriptor in the registers: 64 bytes from board 0x1000 to an
+	 * unmapped host address, then the next descriptor from BAD_IOVA */
+	tb_reg_set(ABB_BLK_C2H + ABB_CH_PAH, 0);
+	tb_reg_set(ABB_BLK_C2H + ABB_CH_PAL, 0x1000);
+	tb_reg_set(ABB_BLK_C2H + ABB_CH_HAH, 0);
+	tb_reg_set(ABB_BLK_C2H + ABB_CH_HAL, BAD_IOVA + 0x1000);
+	tb_reg_set(ABB_BLK_C2H + ABB_CH_BDAH, 0);
+	tb_reg_set(ABB_BLK_C2H + ABB_CH_BDAL, BAD_IOVA);
+	tb_reg_set(ABB_BLK_C2H + ABB_CH_LENG, 64);
+	tb_reg_set(ABB_BLK_C2H + ABB_CH_CTRL, ABB_CTRL_V | ABB_CTRL_BAR | ABB_CTRL_UPA |
+						      ABB_CTRL_INC | ABB_CTRL_EEI);
+	s = wait_not_busy(ABB_BLK_C2H);
+	if (s != (ABB_STA_DONE | ABB_STA_BUSY))
+		printf("\n    STA after a bad next_bda: 0x%x, want DONE|BUSY (error)\n", s);
+	CU_ASSERT_EQUAL(s, ABB_STA_DONE | ABB_STA_BUSY);
+	ger = tb_reg(ABB_REG_GER);
+	CU_ASSERT(ger & (ABB_GER_CPL_ERR | ABB_GER_DESC_ERR));
+	CU_ASSERT(tb_reg(ABB_REG_ISR) & ABB_ISR_C2H); /* EEI */
+
+	n = abb_sim_faults(tb_dev, f, 32);
+	CU_ASSERT(n >= 1);
+	if (n > 32)
+		n = 32;
+	if (!has_fault(f, n, BAD_IOVA, 0))
+		printf("\n    no read fault at 0x%x among %d faults\n", BAD_IOVA, n);
+	CU_ASSERT(has_fault(f, n, BAD_IOVA, 0));
+	CU_ASSERT(tb_all_byte("mapped guard memory after a bad descriptor", guard, BUFLEN, 0x5C));
+
+	clear_errors(ger);
+	channel_reset(ABB_BLK_C2H);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(gm), 0);
+	free(guard);
+	good_dma(14);
+	CU_ASSERT_EQUAL(abb_sim_faults(tb_dev, f, 32), 0); /* the good DMA made none */
+}
+
+/* Simulator: the downstream channel reads host memory at an unmapped
+ * address: the board reports a completion error and keeps its memory. */
+static void test_bad_input_host_address_outside_mapped(void)
+{
+	struct abb_sim_fault f[32];
+	uint8_t before[64], after[64];
+	uint32_t s, ger;
+	int n;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	(void)abb_sim_faults(tb_dev, f, 0);
+	tb_fill(before, sizeof(before), 15);
+	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, 0x2000, before, sizeof(before)), 0);
+	tb_reg_set(ABB_REG_IER, 0);
+	tb_reg_set(ABB_REG_ISR, 0xFFFFFFFFu);
+	tb_reg_set(ABB_REG_GER, 0xFFFFFFFFu);
+
+	tb_reg_set(ABB_BLK_H2C + ABB_CH_PAH, 0);
+	tb_reg_set(ABB_BLK_H2C + ABB_CH_PAL, 0x2000);
+	tb_reg_set(ABB_BLK_H2C + ABB_CH_HAH, 0);
+	tb_reg_set(ABB_BLK_H2C + ABB_CH_HAL, BAD_IOVA + 0x2000);
+	tb_reg_set(ABB_BLK_H2C + ABB_CH_BDAH, 0);
+	tb_reg_set(ABB_BLK_H2C + ABB_CH_BDAL, 0);
+	tb_reg_set(ABB_BLK_H2C + ABB_CH_LENG, 64);
+	tb_reg_set(ABB_BLK_H2C + ABB_CH_CTRL, ABB_CTRL_V | ABB_CTRL_BAR | ABB_CTRL_UPA |
+						      ABB_CTRL_INC | ABB_CTRL_LAST | ABB_CTRL_EEI);
+	s = wait_not_busy(ABB_BLK_H2C);
+	CU_ASSERT_EQUAL(s, ABB_STA_DONE | ABB_STA_BUSY);
+	ger = tb_reg(ABB_REG_GER);
+	CU_ASSERT(ger & ABB_GER_CPL_ERR);
+	CU_ASSERT(tb_reg(ABB_REG_ISR) & ABB_ISR_H2C);
+	n = abb_sim_faults(tb_dev, f, 32);
+	if (n > 32)
+		n = 32;
+	CU_ASSERT(has_fault(f, n, BAD_IOVA + 0x2000, 0));
+	/* no data came with the unsupported-request completion */
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, 0x2000, after, sizeof(after)), 0);
+	CU_ASSERT(tb_same("board memory after a failed DMA write", after, before, sizeof(after)));
+
+	clear_errors(ger);
+	channel_reset(ABB_BLK_H2C);
+	good_dma(16);
+}
+
+static CU_TestInfo bad_input_tests[] = {
+	{ "test_bad_input_open", test_bad_input_open },
+	{ "test_bad_input_null_handles", test_bad_input_null_handles },
+	{ "test_bad_input_reg_offsets", test_bad_input_reg_offsets },
+	{ "test_bad_input_pio_ranges", test_bad_input_pio_ranges },
+	{ "test_bad_input_dma_lengths", test_bad_input_dma_lengths },
+	{ "test_bad_input_dma_ranges", test_bad_input_dma_ranges },
+	{ "test_bad_input_stale_buffer", test_bad_input_stale_buffer },
+	{ "test_bad_input_unmap_busy", test_bad_input_unmap_busy },
+	{ "test_bad_input_overlapping_map", test_bad_input_overlapping_map },
+	{ "test_bad_input_busy_channel", test_bad_input_busy_channel },
+	{ "test_bad_input_irq_sources", test_bad_input_irq_sources },
+	{ "test_bad_input_descriptor_outside_mapped", test_bad_input_descriptor_outside_mapped },
+	{ "test_bad_input_host_address_outside_mapped",
+	  test_bad_input_host_address_outside_mapped },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo bad_input_suite[] = {
+	{ "bad_input", bad_input_init, bad_input_cleanup, NULL, NULL, bad_input_tests },
+	CU_SUITE_INFO_NULL,
+};
+
+CU_ErrorCode tb_register_bad_input(void)
+{
+	return CU_register_suites(bad_input_suite);
+}

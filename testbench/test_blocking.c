@@ -1,0 +1,363 @@
+/*
+ * test_blocking.c - when DMA calls return: a blocking DMA read returns only
+ * with the data in the user buffer; both channels in flight at once;
+ * completion by polling and by interrupt; abb_irq_wait with the interrupt
+ * generator; timeouts in device time; -EBUSY for a second start.
+ */
+#define _GNU_SOURCE
+#include "tb.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <abb/abb_regs.h>
+#include <abb/abb_sim.h>
+
+#define BIG (256u * 1024u) /* long enough to still run after a few register reads */
+
+/* Mapped host buffers of BIG bytes, for the whole suite: 0 and 1 for the
+ * DMAs under test, 2 for filling and checking large board ranges. */
+static uint8_t *hb[3];
+static abb_dmabuf *hm[3];
+
+static int blocking_init(void)
+{
+	int i;
+
+	if (tb_suite_open() < 0)
+		return -1;
+	for (i = 0; i < 3; i++) {
+		hb[i] = tb_alloc_pages(BIG);
+		if (!hb[i] || abb_dmabuf_map(tb_dev, hb[i], BIG, &hm[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int blocking_cleanup(void)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (hm[i] && tb_dev)
+			(void)abb_dmabuf_unmap(hm[i]);
+		hm[i] = NULL;
+		free(hb[i]);
+		hb[i] = NULL;
+	}
+	return tb_suite_close();
+}
+
+/* Up to this size board ranges are filled and checked by PIO, independent
+ * of the DMA engine; larger ones by a blocking DMA through hb[2] (the DMA
+ * integrity suite checks those on their own). */
+#define PIO_MAX 16384
+
+/* Puts len bytes of pattern seed at board address addr. */
+static void board_fill(uint32_t addr, size_t len, uint32_t seed)
+{
+	CU_ASSERT_FATAL(len <= BIG);
+	tb_fill(hb[2], len, seed);
+	if (len <= PIO_MAX) {
+		CU_ASSERT_EQUAL(abb_mem_write(tb_dev, addr, hb[2], len), 0);
+	} else {
+		CU_ASSERT_EQUAL(abb_dma_write(tb_dev, hm[2], 0, addr, len, 0), 0);
+	}
+}
+
+/* 1 if the board holds pattern seed at [addr, addr+len). */
+static int board_has(const char *what, uint32_t addr, size_t len, uint32_t seed)
+{
+	uint8_t *want = malloc(len);
+	int ok;
+
+	CU_ASSERT_FATAL(want != NULL && len <= BIG);
+	tb_fill(want, len, seed);
+	memset(hb[2], 0, len);
+	if (len <= PIO_MAX) {
+		CU_ASSERT_EQUAL(abb_mem_read(tb_dev, addr, hb[2], len), 0);
+	} else {
+		CU_ASSERT_EQUAL(abb_dma_read(tb_dev, hm[2], 0, addr, len, 0), 0);
+	}
+	ok = tb_same(what, hb[2], want, len);
+	free(want);
+	return ok;
+}
+
+static int host_has(const char *what, const uint8_t *p, size_t len, uint32_t seed)
+{
+	uint8_t *want = malloc(len);
+	int ok;
+
+	CU_ASSERT_FATAL(want != NULL);
+	tb_fill(want, len, seed);
+	ok = tb_same(what, p, want, len);
+	free(want);
+	return ok;
+}
+
+static uint32_t sta(uint32_t blk)
+{
+	return tb_reg(blk + ABB_CH_STA) & (ABB_STA_DONE | ABB_STA_BUSY);
+}
+
+/* A blocking DMA read returns with the data in the user buffer: checked
+ * right after the call, with a fresh pattern every time. */
+static void test_blocking_read_data_visible_on_return(void)
+{
+	static const size_t len[] = { 4, 64, 68, 4096, 12 * 1024 + 4, BIG };
+	size_t i;
+	int r;
+
+	TB_REQUIRE_DEV();
+	for (r = 0; r < 3; r++) {
+		for (i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
+			uint32_t seed = (uint32_t)(1000 + r * 100 + i);
+
+			board_fill(0x1000, len[i], seed);
+			memset(hb[0], 0, len[i]);
+			CU_ASSERT_EQUAL(abb_dma_read(tb_dev, hm[0], 0, 0x1000, len[i],
+						     r == 2 ? ABB_DMA_IRQ : 0), 0);
+			if (!host_has("DMA read, right after return", hb[0], len[i], seed))
+				printf("    (len %zu, round %d)\n", len[i], r);
+		}
+	}
+}
+
+/* A blocking DMA write returns with the data on the board. */
+static void test_blocking_write_data_on_board_on_return(void)
+{
+	static const size_t len[] = { 4, 60, 4100, BIG };
+	size_t i;
+	int r;
+
+	TB_REQUIRE_DEV();
+	for (r = 0; r < 2; r++) {
+		for (i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
+			uint32_t seed = (uint32_t)(2000 + r * 100 + i);
+
+			board_fill(0x2000, len[i], seed ^ 0xFFFF);
+			tb_fill(hb[1], len[i], seed);
+			CU_ASSERT_EQUAL(abb_dma_write(tb_dev, hm[1], 0, 0x2000, len[i],
+						      r ? ABB_DMA_IRQ : 0), 0);
+			if (!board_has("DMA write, right after return", 0x2000, len[i], seed))
+				printf("    (len %zu, round %d)\n", len[i], r);
+		}
+	}
+}
+
+/* One DMA read and one DMA write in flight at once, in both orders of
+ * start and wait, by polling and by interrupt. */
+static void both_in_flight(int write_first, unsigned flags, uint32_t seed)
+{
+	const uint32_t ra = 0x00000, wa = 0x80000; /* disjoint board ranges */
+	int rc;
+
+	board_fill(ra, BIG, seed);
+	tb_fill(hb[1], BIG, seed + 1);
+	memset(hb[0], 0, BIG);
+
+	if (write_first) {
+		CU_ASSERT_EQUAL_FATAL(abb_dma_write_start(tb_dev, hm[1], 0, wa, BIG, flags), 0);
+		CU_ASSERT_EQUAL_FATAL(abb_dma_read_start(tb_dev, hm[0], 0, ra, BIG, flags), 0);
+	} else {
+		CU_ASSERT_EQUAL_FATAL(abb_dma_read_start(tb_dev, hm[0], 0, ra, BIG, flags), 0);
+		CU_ASSERT_EQUAL_FATAL(abb_dma_write_start(tb_dev, hm[1], 0, wa, BIG, flags), 0);
+	}
+	/* both channels run: 256 KiB take ~300 us, a register read ~1 us */
+	CU_ASSERT_EQUAL(sta(ABB_BLK_C2H), ABB_STA_BUSY);
+	CU_ASSERT_EQUAL(sta(ABB_BLK_H2C), ABB_STA_BUSY);
+
+	if (write_first) {
+		rc = abb_dma_read_wait(tb_dev, ABB_WAIT_FOREVER);
+		CU_ASSERT_EQUAL(rc, 0);
+		CU_ASSERT(host_has("DMA read with a DMA write in flight", hb[0], BIG, seed));
+		CU_ASSERT_EQUAL(abb_dma_write_wait(tb_dev, ABB_WAIT_FOREVER), 0);
+	} else {
+		CU_ASSERT_EQUAL(abb_dma_write_wait(tb_dev, ABB_WAIT_FOREVER), 0);
+		CU_ASSERT_EQUAL(abb_dma_read_wait(tb_dev, ABB_WAIT_FOREVER), 0);
+		CU_ASSERT(host_has("DMA read with a DMA write in flight", hb[0], BIG, seed));
+	}
+	CU_ASSERT(board_has("DMA write with a DMA read in flight", wa, BIG, seed + 1));
+	CU_ASSERT_EQUAL(sta(ABB_BLK_C2H) & ABB_STA_BUSY, 0);
+	CU_ASSERT_EQUAL(sta(ABB_BLK_H2C) & ABB_STA_BUSY, 0);
+}
+
+static void test_blocking_both_channels_polling(void)
+{
+	TB_REQUIRE_DEV();
+	both_in_flight(0, 0, 3000);
+	both_in_flight(1, 0, 3010);
+}
+
+static void test_blocking_both_channels_irq(void)
+{
+	TB_REQUIRE_DEV();
+	both_in_flight(0, ABB_DMA_IRQ, 3100);
+	both_in_flight(1, ABB_DMA_IRQ, 3110);
+	/* mixed: one by interrupt, one by polling */
+	board_fill(0, 4096, 3120);
+	tb_fill(hb[1], 4096, 3121);
+	CU_ASSERT_EQUAL_FATAL(abb_dma_read_start(tb_dev, hm[0], 0, 0, 4096, ABB_DMA_IRQ), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_dma_write_start(tb_dev, hm[1], 0, 0x80000, 4096, 0), 0);
+	CU_ASSERT_EQUAL(abb_dma_write_wait(tb_dev, ABB_WAIT_FOREVER), 0);
+	CU_ASSERT_EQUAL(abb_dma_read_wait(tb_dev, ABB_WAIT_FOREVER), 0);
+	CU_ASSERT(host_has("mixed: DMA read", hb[0], 4096, 3120));
+	CU_ASSERT(board_has("mixed: DMA write", 0x80000, 4096, 3121));
+}
+
+/* Completion by interrupt really uses an interrupt (simulator: the model's
+ * MSI counter); polling and interrupt give the same data. */
+static void test_blocking_irq_completion_sends_msi(void)
+{
+	uint32_t m0, m1;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	board_fill(0x3000, 8192, 3200);
+	m0 = tb_reg(ABB_REG_DIAG_MSI);
+	memset(hb[0], 0, 8192);
+	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, hm[0], 0, 0x3000, 8192, ABB_DMA_IRQ), 0);
+	CU_ASSERT(host_has("DMA read by interrupt", hb[0], 8192, 3200));
+	m1 = tb_reg(ABB_REG_DIAG_MSI);
+	CU_ASSERT(m1 >= m0 + 1);
+	tb_fill(hb[1], 8192, 3201);
+	CU_ASSERT_EQUAL(abb_dma_write(tb_dev, hm[1], 0, 0x5000, 8192, ABB_DMA_IRQ), 0);
+	CU_ASSERT(tb_reg(ABB_REG_DIAG_MSI) >= m1 + 1);
+	CU_ASSERT(board_has("DMA write by interrupt", 0x5000, 8192, 3201));
+}
+
+/* abb_irq_wait on the interrupt generator: fires after the latency. */
+static void test_blocking_irq_wait_generator(void)
+{
+	static const uint32_t lat[] = { 25, 2500, 25000 }; /* 100 ns, 10 us, 100 us */
+	size_t i;
+
+	TB_REQUIRE_DEV();
+	tb_reg_set(ABB_REG_IER, 0);
+	tb_reg_set(ABB_REG_ISR, 0xFFFFFFFFu);
+	for (i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
+		uint64_t t0, t1;
+		int rc;
+
+		tb_reg_set(ABB_REG_IGEN_LAT, lat[i]);
+		t0 = tb_now_ns();
+		tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_ARM);
+		rc = abb_irq_wait(tb_dev, ABB_IRQ_GEN, 1000000000);
+		t1 = tb_now_ns();
+		CU_ASSERT_EQUAL(rc, (int)ABB_IRQ_GEN);
+		if (t1 - t0 < (uint64_t)lat[i] * 4)
+			printf("\n    generator latency %u x 4 ns, fired after %llu ns\n", lat[i],
+			       (unsigned long long)(t1 - t0));
+		CU_ASSERT(t1 > t0 && t1 - t0 >= (uint64_t)lat[i] * 4);
+		/* the library cleared the status bit and the enable bit */
+		CU_ASSERT_EQUAL(tb_reg(ABB_REG_ISR) & ABB_ISR_IGEN, 0);
+		CU_ASSERT_EQUAL(tb_reg(ABB_REG_IER) & ABB_ISR_IGEN, 0);
+		tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_ACK);
+	}
+}
+
+/* abb_irq_wait with nothing armed times out after the device-time limit. */
+static void test_blocking_irq_wait_timeout(void)
+{
+	uint64_t t0, t1;
+	int rc;
+
+	TB_REQUIRE_DEV();
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_RESET);
+	tb_reg_set(ABB_REG_ISR, 0xFFFFFFFFu);
+	t0 = tb_now_ns();
+	rc = abb_irq_wait(tb_dev, ABB_IRQ_GEN, 20000);
+	t1 = tb_now_ns();
+	CU_ASSERT_EQUAL(rc, -ETIMEDOUT);
+	CU_ASSERT(t1 - t0 >= 20000);
+	/* and a later wait still works */
+	tb_reg_set(ABB_REG_IGEN_LAT, 100);
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_ARM);
+	CU_ASSERT_EQUAL(abb_irq_wait(tb_dev, ABB_IRQ_GEN, 1000000000), (int)ABB_IRQ_GEN);
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_ACK);
+}
+
+/* A wait with a tiny device-time timeout on a large transfer returns
+ * -ETIMEDOUT; the DMA keeps running and a later wait completes it. */
+static void test_blocking_wait_timeout_then_success(void)
+{
+	uint64_t t0, t1;
+	int rc, n;
+
+	TB_REQUIRE_DEV();
+	/* DMA read */
+	board_fill(0, BIG, 4000);
+	memset(hb[0], 0, BIG);
+	CU_ASSERT_EQUAL_FATAL(abb_dma_read_start(tb_dev, hm[0], 0, 0, BIG, 0), 0);
+	t0 = tb_now_ns();
+	rc = abb_dma_read_wait(tb_dev, 100);
+	t1 = tb_now_ns();
+	CU_ASSERT_EQUAL(rc, -ETIMEDOUT);
+	CU_ASSERT(t1 - t0 < 100000); /* gave up soon, in device time */
+	CU_ASSERT_EQUAL(abb_dma_read_wait(tb_dev, 10), -ETIMEDOUT);
+	CU_ASSERT_EQUAL(abb_dma_read_wait(tb_dev, ABB_WAIT_FOREVER), 0);
+	CU_ASSERT(host_has("DMA read after a timed-out wait", hb[0], BIG, 4000));
+
+	/* DMA write, by interrupt, waited for in slices of 50 us */
+	tb_fill(hb[1], BIG, 4001);
+	CU_ASSERT_EQUAL_FATAL(abb_dma_write_start(tb_dev, hm[1], 0, 0x40000, BIG, ABB_DMA_IRQ),
+			      0);
+	CU_ASSERT_EQUAL(abb_dma_write_wait(tb_dev, 100), -ETIMEDOUT);
+	for (n = 0; n < 1000; n++) {
+		rc = abb_dma_write_wait(tb_dev, 50000);
+		if (rc != -ETIMEDOUT)
+			break;
+	}
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT(n >= 1); /* 256 KiB take longer than 100 ns + 50 us */
+	CU_ASSERT(board_has("DMA write after timed-out waits", 0x40000, BIG, 4001));
+}
+
+/* A second start on a busy channel: -EBUSY, the running DMA is not
+ * disturbed, and the other channel can still start. */
+static void test_blocking_second_start_busy(void)
+{
+	TB_REQUIRE_DEV();
+	board_fill(0, BIG, 5000);
+	memset(hb[0], 0, BIG);
+	CU_ASSERT_EQUAL_FATAL(abb_dma_read_start(tb_dev, hm[0], 0, 0, BIG, 0), 0);
+	CU_ASSERT_EQUAL(abb_dma_read_start(tb_dev, hm[1], 0, 0x40000, 4096, 0), -EBUSY);
+	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, hm[1], 0, 0x40000, 4096, 0), -EBUSY);
+	tb_fill(hb[1], 4096, 5001);
+	CU_ASSERT_EQUAL(abb_dma_write_start(tb_dev, hm[1], 0, 0x80000, 4096, 0), 0);
+	CU_ASSERT_EQUAL(abb_dma_write_start(tb_dev, hm[1], 0, 0x90000, 4096, 0), -EBUSY);
+	CU_ASSERT_EQUAL(abb_dma_write(tb_dev, hm[1], 0, 0x90000, 4096, 0), -EBUSY);
+	CU_ASSERT_EQUAL(abb_dma_write_wait(tb_dev, ABB_WAIT_FOREVER), 0);
+	CU_ASSERT_EQUAL(abb_dma_read_wait(tb_dev, ABB_WAIT_FOREVER), 0);
+	CU_ASSERT(host_has("DMA read after a refused second start", hb[0], BIG, 5000));
+	CU_ASSERT(board_has("DMA write next to a busy read", 0x80000, 4096, 5001));
+	/* idle again: a start is accepted */
+	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, hm[1], 0, 0x80000, 4096, 0), 0);
+	CU_ASSERT(host_has("DMA read after the busy test", hb[1], 4096, 5001));
+}
+
+static CU_TestInfo blocking_tests[] = {
+	{ "test_blocking_read_data_visible_on_return", test_blocking_read_data_visible_on_return },
+	{ "test_blocking_write_data_on_board_on_return",
+	  test_blocking_write_data_on_board_on_return },
+	{ "test_blocking_both_channels_polling", test_blocking_both_channels_polling },
+	{ "test_blocking_both_channels_irq", test_blocking_both_channels_irq },
+	{ "test_blocking_irq_completion_sends_msi", test_blocking_irq_completion_sends_msi },
+	{ "test_blocking_irq_wait_generator", test_blocking_irq_wait_generator },
+	{ "test_blocking_irq_wait_timeout", test_blocking_irq_wait_timeout },
+	{ "test_blocking_wait_timeout_then_success", test_blocking_wait_timeout_then_success },
+	{ "test_blocking_second_start_busy", test_blocking_second_start_busy },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo blocking_suite[] = {
+	{ "blocking", blocking_init, blocking_cleanup, NULL, NULL, blocking_tests },
+	CU_SUITE_INFO_NULL,
+};
+
+CU_ErrorCode tb_register_blocking(void)
+{
+	return CU_register_suites(blocking_suite);
+}

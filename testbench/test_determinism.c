@@ -1,0 +1,213 @@
+/*
+ * test_determinism.c - (simulator) lockstep time: the same single-threaded
+ * sequence of PIO, register accesses and DMAs, run twice after a reopen
+ * (hot reset), takes the same number of user-clock cycles at every step.
+ * Cycle counts are regression data only if this holds.
+ */
+#define _GNU_SOURCE
+#include "tb.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <abb/abb_regs.h>
+#include <abb/abb_sim.h>
+
+#define HLEN (128u * 1024u)
+#define MAXSTEPS 32
+
+/* The same host memory for both runs: page offsets of buffers change how
+ * transfers split at 4 KiB boundaries, hence their cycle counts. */
+static uint8_t *h0, *h1;
+
+static int determinism_init(void)
+{
+	if (tb_suite_open() < 0)
+		return -1;
+	h0 = tb_alloc_pages(HLEN);
+	h1 = tb_alloc_pages(HLEN);
+	return h0 && h1 ? 0 : -1;
+}
+
+static int determinism_cleanup(void)
+{
+	free(h0);
+	free(h1);
+	h0 = h1 = NULL;
+	return tb_suite_close();
+}
+
+struct run {
+	uint64_t start;             /* cycles at the first step */
+	uint64_t delta[MAXSTEPS];   /* cycles taken by each step */
+	uint64_t ns[MAXSTEPS];      /* device ns taken by each step */
+	const char *name[MAXSTEPS];
+	int n;
+	int ok;                     /* every step returned success and right data */
+};
+
+static uint64_t cycles(void)
+{
+	uint64_t c = 0;
+
+	CU_ASSERT_EQUAL(abb_sim_cycles(tb_dev, &c), 0);
+	return c;
+}
+
+/* Runs one step: records its cycles and device time. */
+#define STEP(r, label, expr)                                                  \
+	do {                                                                  \
+		uint64_t c0_ = cycles(), t0_ = tb_now_ns();                   \
+		int rc_ = (expr);                                             \
+		(r)->delta[(r)->n] = cycles() - c0_;                          \
+		(r)->ns[(r)->n] = tb_now_ns() - t0_;                          \
+		(r)->name[(r)->n] = (label);                                  \
+		(r)->n++;                                                     \
+		if (rc_ < 0) {                                                \
+			printf("\n    step %s: %d %s\n", (label), rc_, abb_last_error()); \
+			(r)->ok = 0;                                          \
+		}                                                             \
+	} while (0)
+
+static int both_channels(abb_dmabuf *m0, abb_dmabuf *m1)
+{
+	int rc = abb_dma_read_start(tb_dev, m0, 0, 0x20000, 16384, 0);
+
+	if (rc == 0)
+		rc = abb_dma_write_start(tb_dev, m1, 0, 0x40000, 16384, 0);
+	if (rc == 0)
+		rc = abb_dma_read_wait(tb_dev, ABB_WAIT_FOREVER);
+	if (rc == 0)
+		rc = abb_dma_write_wait(tb_dev, ABB_WAIT_FOREVER);
+	return rc;
+}
+
+static int igen(void)
+{
+	int rc = abb_reg_write(tb_dev, ABB_REG_IGEN_LAT, 250);
+
+	if (rc == 0)
+		rc = abb_reg_write(tb_dev, ABB_REG_IGEN_CTRL, ABB_IGEN_ARM);
+	if (rc == 0)
+		rc = abb_irq_wait(tb_dev, ABB_IRQ_GEN, 100000000);
+	if (rc > 0)
+		rc = abb_reg_write(tb_dev, ABB_REG_IGEN_CTRL, ABB_IGEN_ACK);
+	return rc;
+}
+
+static void sequence(struct run *r)
+{
+	abb_dmabuf *m0 = NULL, *m1 = NULL;
+	uint8_t pio[64], want[4096];
+	uint32_t v = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->ok = 1;
+	tb_fill(h1, HLEN, 9000);
+	memset(h0, 0, HLEN);
+	tb_fill(pio, sizeof(pio), 9001);
+	r->start = cycles();
+	STEP(r, "map", abb_dmabuf_map(tb_dev, h0, HLEN, &m0));
+	STEP(r, "map", abb_dmabuf_map(tb_dev, h1, HLEN, &m1));
+	if (!m0 || !m1) {
+		r->ok = 0;
+		return;
+	}
+	STEP(r, "pio write 64", abb_mem_write(tb_dev, 0x100, pio, sizeof(pio)));
+	STEP(r, "pio read 64", abb_mem_read(tb_dev, 0x100, pio, sizeof(pio)));
+	STEP(r, "reg read", abb_reg_read(tb_dev, ABB_REG_VERSION, &v));
+	STEP(r, "dma write 4 KiB", abb_dma_write(tb_dev, m1, 0, 0x1000, 4096, 0));
+	STEP(r, "dma read 4 KiB", abb_dma_read(tb_dev, m0, 0, 0x1000, 4096, 0));
+	STEP(r, "dma write 64 KiB", abb_dma_write(tb_dev, m1, 4, 0x10000, 65536, 0));
+	STEP(r, "dma read 64 KiB", abb_dma_read(tb_dev, m0, 4, 0x10000, 65536, 0));
+	STEP(r, "dma read 68 B", abb_dma_read(tb_dev, m0, 8192, 0x104, 68, 0));
+	STEP(r, "dma read 4 KiB irq", abb_dma_read(tb_dev, m0, 12288, 0x1000, 4096, ABB_DMA_IRQ));
+	STEP(r, "dma write fifo 1 KiB", abb_dma_write(tb_dev, m1, 0, 0x8000, 1024, ABB_DMA_FIXED));
+	STEP(r, "both channels 16 KiB", both_channels(m0, m1));
+	STEP(r, "irq generator", igen());
+	STEP(r, "advance 1 us", abb_sim_advance(tb_dev, 1000));
+	STEP(r, "unmap", abb_dmabuf_unmap(m0));
+	STEP(r, "unmap", abb_dmabuf_unmap(m1));
+
+	/* the steps did what they should */
+	if (v != ABB_VERSION_ID)
+		r->ok = 0;
+	tb_fill(want, sizeof(want), 9000);
+	if (!tb_same("determinism: dma read 4 KiB", h0, want, 4096) ||
+	    !tb_same("determinism: dma read 4 KiB irq", h0 + 12288, want, 4096))
+		r->ok = 0;
+}
+
+static void test_determinism_same_cycles_after_reopen(void)
+{
+	static struct run a, b;
+	int i;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
+	sequence(&a);
+	CU_ASSERT_FATAL(a.ok);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
+	sequence(&b);
+	CU_ASSERT_FATAL(b.ok);
+
+	CU_ASSERT_EQUAL_FATAL(a.n, b.n);
+	CU_ASSERT_EQUAL(a.start, b.start);
+	for (i = 0; i < a.n; i++) {
+		if (a.delta[i] != b.delta[i] || a.ns[i] != b.ns[i])
+			printf("\n    step %d (%s): %llu cycles / %llu ns, then %llu / %llu\n", i,
+			       a.name[i], (unsigned long long)a.delta[i],
+			       (unsigned long long)a.ns[i], (unsigned long long)b.delta[i],
+			       (unsigned long long)b.ns[i]);
+		CU_ASSERT_EQUAL(a.delta[i], b.delta[i]);
+		CU_ASSERT_EQUAL(a.ns[i], b.ns[i]);
+	}
+	/* the transfers took time; host-side steps took none */
+	for (i = 0; i < a.n; i++) {
+		if (strncmp(a.name[i], "dma", 3) == 0 || strncmp(a.name[i], "both", 4) == 0 ||
+		    strcmp(a.name[i], "pio read 64") == 0 || strcmp(a.name[i], "reg read") == 0 ||
+		    strcmp(a.name[i], "irq generator") == 0)
+			CU_ASSERT(a.delta[i] > 0);
+		if (strcmp(a.name[i], "advance 1 us") == 0)
+			CU_ASSERT(a.ns[i] >= 1000);
+	}
+}
+
+/* A read from a register is a round trip: it advances time. Host code
+ * that touches no device lets no time pass. */
+static void test_determinism_time_stands_still(void)
+{
+	uint64_t c0, c1, c2;
+	volatile unsigned long spin = 0;
+	unsigned long i;
+	uint32_t v;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	c0 = cycles();
+	for (i = 0; i < 20000000ul; i++)
+		spin += i;
+	c1 = cycles();
+	CU_ASSERT_EQUAL(c1, c0);
+	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), 0);
+	c2 = cycles();
+	CU_ASSERT(c2 > c1);
+}
+
+static CU_TestInfo determinism_tests[] = {
+	{ "test_determinism_same_cycles_after_reopen", test_determinism_same_cycles_after_reopen },
+	{ "test_determinism_time_stands_still", test_determinism_time_stands_still },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo determinism_suite[] = {
+	{ "determinism", determinism_init, determinism_cleanup, NULL, NULL, determinism_tests },
+	CU_SUITE_INFO_NULL,
+};
+
+CU_ErrorCode tb_register_determinism(void)
+{
+	return CU_register_suites(determinism_suite);
+}

@@ -1,0 +1,524 @@
+/*
+ * test_dma_integrity.c - data integrity of DMA write (host to board) and
+ * DMA read (board to host): sizes from one word to the whole of BAR1,
+ * page-unaligned host buffers, buffer offsets, scattered IOVAs (one
+ * descriptor per page), board addresses not aligned to 8, FIFO mode
+ * (ABB_DMA_FIXED), and PIO against DMA. Every case checks guard bytes
+ * around the destination, on the board (by PIO) and in host memory.
+ */
+#define _GNU_SOURCE
+#include "tb.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <abb/abb_regs.h>
+#include <abb/abb_sim.h>
+
+#define GUARD      64   /* guard bytes on each side of a destination */
+#define HOST_GUARD 0xC3 /* value of host guard bytes */
+#define BRD_GUARD  0xB7 /* value of board guard bytes */
+
+static size_t mem_size(void)
+{
+	size_t s = 0;
+
+	if (abb_mem_size(tb_dev, &s) < 0)
+		return 0;
+	return s;
+}
+
+/*
+ * One DMA write then DMA read through freshly allocated, mapped host
+ * buffers: the mapped region starts mis bytes after a page boundary and is
+ * off + len + GUARD bytes long; the DMA uses buffer offset off. Checks the
+ * data on the board (PIO, first and last bytes), the board guards, that the
+ * DMA write left its source alone, the data read back and the host guards.
+ * Returns 1 if all was well.
+ */
+static int roundtrip(uint32_t addr, size_t len, size_t mis, size_t off, uint32_t seed)
+{
+	size_t msz = mem_size(), maplen = off + len + GUARD, lo, hi, n;
+	uint8_t *sa = NULL, *da = NULL, *s, *d, *want = NULL, *before = NULL;
+	uint8_t g[GUARD], pio[64];
+	abb_dmabuf *sb = NULL, *db = NULL;
+	int ok = 0, rc;
+
+	CU_ASSERT_FATAL(msz > 0);
+	if ((size_t)addr + len > msz) {
+		printf("\n    roundtrip: 0x%x+%zu is past BAR1 (%zu): test error\n", addr, len, msz);
+		CU_FAIL("range past BAR1");
+		return 0;
+	}
+	sa = tb_alloc_pages(mis + maplen);
+	da = tb_alloc_pages(mis + maplen);
+	want = malloc(len);
+	before = malloc(maplen);
+	if (!sa || !da || !want || !before) {
+		CU_FAIL("out of memory");
+		goto out;
+	}
+	s = sa + mis;
+	d = da + mis;
+
+	/* board guards */
+	lo = addr < GUARD ? addr : GUARD;
+	hi = msz - addr - len < GUARD ? msz - addr - len : GUARD;
+	memset(g, BRD_GUARD, sizeof(g));
+	if (lo)
+		CU_ASSERT_EQUAL(abb_mem_write(tb_dev, addr - lo, g, lo), 0);
+	if (hi)
+		CU_ASSERT_EQUAL(abb_mem_write(tb_dev, addr + len, g, hi), 0);
+
+	/* host to board */
+	tb_fill(s, maplen, seed ^ 0x5555);
+	tb_fill(want, len, seed);
+	memcpy(s + off, want, len);
+	memcpy(before, s, maplen);
+	rc = abb_dmabuf_map(tb_dev, s, maplen, &sb);
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc < 0)
+		goto out;
+	rc = abb_dma_write(tb_dev, sb, off, addr, len, 0);
+	if (rc < 0)
+		printf("\n    abb_dma_write(off %zu, addr 0x%x, len %zu): %d %s\n", off, addr, len,
+		       rc, abb_last_error());
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc < 0)
+		goto out;
+	if (!tb_same("DMA write changed its host source", s, before, maplen))
+		goto out;
+
+	/* the board holds the data (PIO), the board guards are intact */
+	n = len < sizeof(pio) ? len : sizeof(pio);
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, addr, pio, n), 0);
+	if (!tb_same("board (PIO) after DMA write, head", pio, want, n))
+		goto out;
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, addr + len - n, pio, n), 0);
+	if (!tb_same("board (PIO) after DMA write, tail", pio, want + len - n, n))
+		goto out;
+	if (lo) {
+		CU_ASSERT_EQUAL(abb_mem_read(tb_dev, addr - lo, pio, lo), 0);
+		if (!tb_all_byte("board guard below a DMA write", pio, lo, BRD_GUARD))
+			goto out;
+	}
+	if (hi) {
+		CU_ASSERT_EQUAL(abb_mem_read(tb_dev, addr + len, pio, hi), 0);
+		if (!tb_all_byte("board guard above a DMA write", pio, hi, BRD_GUARD))
+			goto out;
+	}
+
+	/* board to host */
+	memset(d, HOST_GUARD, maplen);
+	rc = abb_dmabuf_map(tb_dev, d, maplen, &db);
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc < 0)
+		goto out;
+	rc = abb_dma_read(tb_dev, db, off, addr, len, 0);
+	if (rc < 0)
+		printf("\n    abb_dma_read(off %zu, addr 0x%x, len %zu): %d %s\n", off, addr, len,
+		       rc, abb_last_error());
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc < 0)
+		goto out;
+	if (!tb_same("DMA read data", d + off, want, len))
+		goto out;
+	if (!tb_all_byte("host guard below a DMA read", d, off, HOST_GUARD))
+		goto out;
+	if (!tb_all_byte("host guard above a DMA read", d + off + len, GUARD, HOST_GUARD))
+		goto out;
+	ok = 1;
+out:
+	if (sb)
+		CU_ASSERT_EQUAL(abb_dmabuf_unmap(sb), 0);
+	if (db)
+		CU_ASSERT_EQUAL(abb_dmabuf_unmap(db), 0);
+	if (!ok)
+		printf("    (roundtrip addr 0x%x len %zu mis %zu off %zu)\n", addr, len, mis, off);
+	CU_ASSERT(ok);
+	free(sa);
+	free(da);
+	free(want);
+	free(before);
+	return ok;
+}
+
+static void test_dma_integrity_small_sizes(void)
+{
+	static const size_t len[] = { 4, 8, 12, 60, 64, 68 };
+	size_t i;
+
+	TB_REQUIRE_DEV();
+	for (i = 0; i < sizeof(len) / sizeof(len[0]); i++)
+		roundtrip(0x1000, len[i], 0, 0, (uint32_t)i + 1);
+	/* back to back at neighbouring addresses: earlier data survives */
+	for (i = 0; i < sizeof(len) / sizeof(len[0]); i++)
+		roundtrip(0x2000 + 0x100 * (uint32_t)i, len[i], 64, 64, (uint32_t)i + 11);
+}
+
+static void test_dma_integrity_page_sizes(void)
+{
+	TB_REQUIRE_DEV();
+	roundtrip(0x4000, 4096 - 4, 0, 0, 21);
+	roundtrip(0x4000, 4096, 0, 0, 22);
+	roundtrip(0x4000, 4096 + 4, 0, 0, 23);
+	/* crossing a 4 KiB boundary of the board and of the host */
+	roundtrip(0x7F00, 4096 + 4, 0, 0xF00, 24);
+}
+
+static void test_dma_integrity_64k(void)
+{
+	TB_REQUIRE_DEV();
+	CU_ASSERT_FATAL(mem_size() >= 2 * 65536);
+	roundtrip(0x10000, 65536, 0, 0, 31);
+}
+
+/* The whole of BAR1 (1 MiB with the simulator's defaults). */
+static void test_dma_integrity_1m(void)
+{
+	size_t msz;
+
+	TB_REQUIRE_DEV();
+	msz = mem_size();
+	CU_ASSERT_FATAL(msz > 0);
+	if (msz < (1u << 20)) {
+		printf("\n    BAR1 is %zu bytes: 1 MiB test done with the whole BAR1\n", msz);
+		roundtrip(0, msz, 0, 0, 41);
+		return;
+	}
+	roundtrip(0, 1u << 20, 0, 0, 41);
+}
+
+/* 4 MiB: on the simulator with a 4 MiB BAR1 (reopen), on a board only if
+ * its BAR1 is that large. */
+static void test_dma_integrity_4m(void)
+{
+	size_t msz;
+
+	TB_REQUIRE_DEV();
+	if (tb_is_sim()) {
+		CU_ASSERT_EQUAL_FATAL(tb_reopen("mem_size=4194304"), 0);
+		msz = mem_size();
+		CU_ASSERT_EQUAL(msz, 4u << 20);
+		if (msz >= (4u << 20))
+			roundtrip(0, 4u << 20, 0, 0, 51);
+		CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+		return;
+	}
+	msz = mem_size();
+	if (msz < (4u << 20)) {
+		printf("\n    skipped: BAR1 is %zu bytes, less than 4 MiB\n", msz);
+		return;
+	}
+	roundtrip(0, 4u << 20, 0, 0, 51);
+}
+
+/* Host buffers that start inside a page (malloc'd, odd multiples of 4). */
+static void test_dma_integrity_unaligned_host(void)
+{
+	static const size_t mis[] = { 4, 12, 0x804, 0xFFC };
+	static const size_t len[] = { 4, 64, 4096, 8192 + 12 };
+	size_t i, j;
+
+	TB_REQUIRE_DEV();
+	for (i = 0; i < sizeof(mis) / sizeof(mis[0]); i++)
+		for (j = 0; j < sizeof(len) / sizeof(len[0]); j++)
+			roundtrip(0x20000, len[j], mis[i], 0, (uint32_t)(100 + i * 10 + j));
+	/* plain malloc memory, whatever its alignment */
+	{
+		uint8_t *m = malloc(3000 + GUARD + 8), *p;
+		abb_dmabuf *b = NULL;
+		uint8_t want[3000];
+
+		CU_ASSERT_FATAL(m != NULL);
+		p = m + ((4 - ((uintptr_t)m & 3)) & 3); /* 4-byte aligned inside */
+		tb_fill(want, sizeof(want), 77);
+		memcpy(p, want, sizeof(want));
+		CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, p, sizeof(want), &b), 0);
+		CU_ASSERT_EQUAL(abb_dma_write(tb_dev, b, 0, 0x30000, sizeof(want), 0), 0);
+		memset(p, 0, sizeof(want));
+		CU_ASSERT_EQUAL(abb_dma_read(tb_dev, b, 0, 0x30000, sizeof(want), 0), 0);
+		CU_ASSERT(tb_same("malloc buffer round trip", p, want, sizeof(want)));
+		CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+		free(m);
+	}
+}
+
+/* The off parameter: the DMA uses a part of a larger mapped buffer. */
+static void test_dma_integrity_buffer_offsets(void)
+{
+	static const size_t off[] = { 4, 60, 64, 4092, 4096, 8200 };
+	size_t i;
+
+	TB_REQUIRE_DEV();
+	for (i = 0; i < sizeof(off) / sizeof(off[0]); i++)
+		roundtrip(0x24000, 4100, 0, off[i], (uint32_t)(200 + i));
+	roundtrip(0x24000, 12, 8, 4084, 210); /* ends exactly at a page end */
+}
+
+/* Board addresses that are multiples of 4 but not of 8. */
+static void test_dma_integrity_board_unaligned(void)
+{
+	static const uint32_t addr[] = { 0x3004, 0x500C, 0x8FFC, 0xA0F4 };
+	static const size_t len[] = { 4, 12, 60, 68, 4100 };
+	size_t i, j;
+
+	TB_REQUIRE_DEV();
+	for (i = 0; i < sizeof(addr) / sizeof(addr[0]); i++)
+		for (j = 0; j < sizeof(len) / sizeof(len[0]); j++)
+			roundtrip(addr[i], len[j], 4 * j, 4 * i, (uint32_t)(300 + i * 10 + j));
+}
+
+static unsigned pages_spanned(const void *p, size_t len)
+{
+	uintptr_t a = (uintptr_t)p, pg = tb_page();
+
+	return (unsigned)((a + len - 1) / pg - a / pg + 1);
+}
+
+/* Simulator with scattered IOVAs: every page its own segment, so a buffer
+ * of many pages is a chain of descriptors fetched from host memory. */
+static void test_dma_integrity_scatter(void)
+{
+	uint32_t d0, d1;
+	unsigned np;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("iova=scatter"), 0);
+
+	d0 = tb_reg(ABB_REG_DIAG_DESC);
+	roundtrip(0x1000, 65536 + 8, 4, 0, 401);
+	d1 = tb_reg(ABB_REG_DIAG_DESC);
+	/* 17 or more pages; the first descriptor of each direction comes
+	 * from the registers, the others from host memory */
+	np = pages_spanned((void *)(uintptr_t)(4096 + 4), 65536 + 8);
+	if (d1 - d0 < 2 * (np - 1))
+		printf("\n    %u descriptors fetched for %u pages each way\n", d1 - d0, np);
+	CU_ASSERT(d1 - d0 >= 2 * (np - 1));
+
+	/* a descriptor list longer than one page (more than 64 descriptors) */
+	roundtrip(0x20000, 300 * 1024 + 4, 0xFFC, 8, 402);
+	/* small pieces across page boundaries */
+	roundtrip(0x3004, 8, 4092, 0, 403);
+	roundtrip(0x3004, 4100, 4, 4088, 404);
+
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
+/* FIFO mode, DMA read: N words from one fixed address give N copies. */
+static void fifo_read(uint32_t f, size_t nwords, uint32_t seed)
+{
+	uint32_t nb[8], w, *dst;
+	size_t i, len = nwords * 4, msz = mem_size();
+	uint8_t *alloc;
+	abb_dmabuf *b = NULL;
+	uint32_t base = f >= 16 ? f - 16 : 0;
+	int ok = 1;
+
+	/* neighbours with different values, then the word itself */
+	tb_fill(nb, sizeof(nb), seed);
+	if (base + sizeof(nb) > msz)
+		base = (uint32_t)(msz - sizeof(nb));
+	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, base, nb, sizeof(nb)), 0);
+	w = 0xF1F00000u | seed;
+	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, f, &w, 4), 0);
+
+	alloc = tb_alloc_pages(len + 2 * GUARD);
+	CU_ASSERT_FATAL(alloc != NULL);
+	memset(alloc, HOST_GUARD, len + 2 * GUARD);
+	dst = (uint32_t *)(alloc + GUARD);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, alloc, len + 2 * GUARD, &b), 0);
+	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, b, GUARD, f, len, ABB_DMA_FIXED), 0);
+	for (i = 0; i < nwords && ok; i++) {
+		if (dst[i] != w) {
+			printf("\n    FIFO read 0x%x x %zu: word %zu is 0x%08x, want 0x%08x\n", f,
+			       nwords, i, dst[i], w);
+			ok = 0;
+		}
+	}
+	CU_ASSERT(ok);
+	CU_ASSERT(tb_all_byte("host guard below a FIFO read", alloc, GUARD, HOST_GUARD));
+	CU_ASSERT(tb_all_byte("host guard above a FIFO read", alloc + GUARD + len, GUARD,
+			      HOST_GUARD));
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	free(alloc);
+}
+
+static void test_dma_integrity_fifo_read(void)
+{
+	static const size_t n[] = { 1, 2, 3, 17, 1024, 2049 };
+	size_t i;
+
+	TB_REQUIRE_DEV();
+	for (i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
+		fifo_read(0x8000, n[i], (uint32_t)(500 + i));
+		fifo_read(0x8804, n[i], (uint32_t)(510 + i));
+	}
+	/* the last word of BAR1: only the 4 bytes at board_addr must be inside */
+	fifo_read((uint32_t)mem_size() - 4, 64, 520);
+}
+
+/* FIFO mode, DMA write: the fixed address ends up with the last word; the
+ * neighbours keep theirs. */
+static void fifo_write(uint32_t f, size_t nwords, uint32_t seed)
+{
+	uint8_t bg[128], got[128];
+	uint32_t *src, last;
+	size_t len = nwords * 4, msz = mem_size();
+	uint32_t base = f >= 64 ? f - 64 : 0;
+	abb_dmabuf *b = NULL;
+
+	if (base + sizeof(bg) > msz)
+		base = (uint32_t)(msz - sizeof(bg));
+	tb_fill(bg, sizeof(bg), seed ^ 0xAAAA);
+	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, base, bg, sizeof(bg)), 0);
+
+	src = (uint32_t *)tb_alloc_pages(len);
+	CU_ASSERT_FATAL(src != NULL);
+	tb_fill(src, len, seed);
+	last = src[nwords - 1];
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, src, len, &b), 0);
+	CU_ASSERT_EQUAL(abb_dma_write(tb_dev, b, 0, f, len, ABB_DMA_FIXED), 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+
+	memcpy(bg + (f - base), &last, 4);
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, base, got, sizeof(got)), 0);
+	if (!tb_same("board around a FIFO write", got, bg, sizeof(got)))
+		printf("    (FIFO write to 0x%x of %zu words; window starts at 0x%x)\n", f,
+		       nwords, base);
+	CU_ASSERT(memcmp(got, bg, sizeof(got)) == 0);
+	free(src);
+}
+
+static void test_dma_integrity_fifo_write(void)
+{
+	static const size_t n[] = { 1, 2, 5, 64, 1025 };
+	size_t i;
+
+	TB_REQUIRE_DEV();
+	for (i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
+		fifo_write(0x9000, n[i], (uint32_t)(600 + i));
+		fifo_write(0x9804, n[i], (uint32_t)(610 + i));
+	}
+	fifo_write((uint32_t)mem_size() - 4, 16, 620);
+}
+
+/* A board window for the PIO/DMA comparison, and its expected contents. */
+#define WIN_LEN 8192
+static uint8_t shadow[WIN_LEN];
+
+static uint32_t win_base(void)
+{
+	size_t msz = mem_size();
+
+	return msz >= 0x40000 + WIN_LEN ? 0x40000 : (uint32_t)(msz - WIN_LEN);
+}
+
+/* Reads the whole window by DMA and compares it with the shadow. */
+static void check_window_by_dma(const char *what)
+{
+	uint8_t *h = tb_alloc_pages(WIN_LEN);
+	abb_dmabuf *b = NULL;
+
+	CU_ASSERT_FATAL(h != NULL);
+	memset(h, HOST_GUARD, WIN_LEN);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, h, WIN_LEN, &b), 0);
+	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, b, 0, win_base(), WIN_LEN, 0), 0);
+	CU_ASSERT(tb_same(what, h, shadow, WIN_LEN));
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	free(h);
+}
+
+/* Fills the window by DMA with pattern seed. */
+static void fill_window_by_dma(uint32_t seed)
+{
+	uint8_t *h = tb_alloc_pages(WIN_LEN);
+	abb_dmabuf *b = NULL;
+
+	CU_ASSERT_FATAL(h != NULL);
+	tb_fill(shadow, WIN_LEN, seed);
+	memcpy(h, shadow, WIN_LEN);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, h, WIN_LEN, &b), 0);
+	CU_ASSERT_EQUAL(abb_dma_write(tb_dev, b, 0, win_base(), WIN_LEN, 0), 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	free(h);
+}
+
+/* Odd (offset, length) pieces of the window. */
+static const struct {
+	uint32_t off;
+	uint32_t len;
+} pieces[] = {
+	{ 1, 1 },     { 3, 5 },      { 0x101, 13 },  { 0x203, 257 }, { 0x7FF, 2 },
+	{ 0xFFD, 7 }, { 0x1002, 3000 }, { 0x1E01, 511 }, { 0x1FFF, 1 },
+};
+
+static void test_dma_integrity_pio_write_dma_read(void)
+{
+	uint8_t piece[3000];
+	size_t i;
+
+	TB_REQUIRE_DEV();
+	fill_window_by_dma(700);
+	check_window_by_dma("window after a DMA write");
+	for (i = 0; i < sizeof(pieces) / sizeof(pieces[0]); i++) {
+		tb_fill(piece, pieces[i].len, (uint32_t)(710 + i));
+		CU_ASSERT_EQUAL(abb_mem_write(tb_dev, win_base() + pieces[i].off, piece,
+					      pieces[i].len), 0);
+		memcpy(shadow + pieces[i].off, piece, pieces[i].len);
+	}
+	check_window_by_dma("window by DMA after PIO writes at odd offsets");
+}
+
+static void test_dma_integrity_dma_write_pio_read(void)
+{
+	uint8_t piece[3000];
+	size_t i;
+
+	TB_REQUIRE_DEV();
+	fill_window_by_dma(800);
+	for (i = 0; i < sizeof(pieces) / sizeof(pieces[0]); i++) {
+		memset(piece, 0, sizeof(piece));
+		CU_ASSERT_EQUAL(abb_mem_read(tb_dev, win_base() + pieces[i].off, piece,
+					     pieces[i].len), 0);
+		if (!tb_same("PIO read after a DMA write", piece, shadow + pieces[i].off,
+			     pieces[i].len))
+			printf("    (piece at 0x%x, %u bytes)\n", pieces[i].off, pieces[i].len);
+	}
+	/* and the whole window by PIO */
+	{
+		static uint8_t all[WIN_LEN];
+
+		CU_ASSERT_EQUAL(abb_mem_read(tb_dev, win_base(), all, WIN_LEN), 0);
+		CU_ASSERT(tb_same("whole window by PIO", all, shadow, WIN_LEN));
+	}
+}
+
+static CU_TestInfo dma_integrity_tests[] = {
+	{ "test_dma_integrity_small_sizes", test_dma_integrity_small_sizes },
+	{ "test_dma_integrity_page_sizes", test_dma_integrity_page_sizes },
+	{ "test_dma_integrity_64k", test_dma_integrity_64k },
+	{ "test_dma_integrity_1m", test_dma_integrity_1m },
+	{ "test_dma_integrity_4m", test_dma_integrity_4m },
+	{ "test_dma_integrity_unaligned_host", test_dma_integrity_unaligned_host },
+	{ "test_dma_integrity_buffer_offsets", test_dma_integrity_buffer_offsets },
+	{ "test_dma_integrity_board_unaligned", test_dma_integrity_board_unaligned },
+	{ "test_dma_integrity_scatter", test_dma_integrity_scatter },
+	{ "test_dma_integrity_fifo_read", test_dma_integrity_fifo_read },
+	{ "test_dma_integrity_fifo_write", test_dma_integrity_fifo_write },
+	{ "test_dma_integrity_pio_write_dma_read", test_dma_integrity_pio_write_dma_read },
+	{ "test_dma_integrity_dma_write_pio_read", test_dma_integrity_dma_write_pio_read },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo dma_integrity_suite[] = {
+	{ "dma_integrity", tb_suite_open, tb_suite_close, NULL, NULL, dma_integrity_tests },
+	CU_SUITE_INFO_NULL,
+};
+
+CU_ErrorCode tb_register_dma_integrity(void)
+{
+	return CU_register_suites(dma_integrity_suite);
+}

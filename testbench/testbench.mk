@@ -1,0 +1,39 @@
+# testbench.mk - the CUnit test bench (included by the top-level Makefile).
+#
+#   make test                         every suite on $ABB_DEVICE (default: the simulator)
+#   make test ABB_DEVICE=vfio         the same suites on the real board
+#   make test TB_SUITES="regs blocking"   only these suites
+#
+# Builds $(B)/abb_tests from testbench/*.c against libabb ($(B)/libabb.so,
+# built by host/host.mk) and CUnit. The program exits non-zero when a test
+# fails, so `make test` fails too.
+
+TB_SRCS    := $(wildcard testbench/*.c)
+TB_OBJS    := $(patsubst testbench/%.c,$(B)/testbench/%.o,$(TB_SRCS))
+TB_BIN     := $(B)/abb_tests
+TB_CFLAGS  := -std=c11 $(WARN) -Ihost/include \
+              -DTB_VECTORS_DIR='"$(abspath vectors)"'
+# libabb next to the binary: found at run time without LD_LIBRARY_PATH
+TB_LDFLAGS := -L$(B) -Wl,-rpath,'$$ORIGIN'
+TB_LIBS    := -labb -lcunit
+# Suites to run (names as in the suite tables; empty: all)
+TB_SUITES  ?=
+# Wall-clock limit of one run of the bench, seconds
+TB_TIMEOUT ?= 900
+
+.PHONY: test tests
+
+all: $(TB_BIN)
+tests: $(TB_BIN)
+
+$(B)/testbench/%.o: testbench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(TB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(TB_BIN): $(TB_OBJS) $(B)/libabb.so
+	$(CC) $(CFLAGS) -o $@ $(TB_OBJS) $(TB_LDFLAGS) $(TB_LIBS)
+
+test: deps all
+	ABB_DEVICE='$(ABB_DEVICE)' timeout $(TB_TIMEOUT) $(TB_BIN) $(TB_SUITES)
+
+-include $(TB_OBJS:.o=.d)
