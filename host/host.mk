@@ -1,0 +1,104 @@
+# host/host.mk - libabb (shared + static), its tools and pkg-config files.
+#
+# Included by the top Makefile (B = build directory, PREFIX, CC, CFLAGS, WARN).
+#   make host       libabb.so (soname libabb.so.0), libabb.a, tools, abb.pc
+#   make demo       runs build/abb_demo (DMA write/read table on the simulator)
+#   make install    lib, headers, abb.pc, libabbsim.so, tools into $(PREFIX)
+#
+# The library never links SystemC: the sim backend dlopen()s libabbsim.so.
+
+HOST_VERSION  := 0.1.0
+HOST_SONAME   := libabb.so.0
+HOST_LIBDIR   := $(B)
+HOST_SO       := $(B)/libabb.so.$(HOST_VERSION)
+HOST_A        := $(B)/libabb.a
+HOST_PC       := $(B)/abb.pc
+HOST_PC_INST  := $(B)/host/abb.pc
+HOST_TOOLS    := $(B)/abb_demo $(B)/abb_tool
+
+HOST_SRCS     := $(wildcard host/lib/*.c)
+HOST_OBJS     := $(HOST_SRCS:host/lib/%.c=$(B)/host/lib/%.o)
+HOST_PCI_CFLAGS := $(shell pkg-config --cflags libpci 2>/dev/null)
+HOST_PCI_LIBS := $(or $(shell pkg-config --libs libpci 2>/dev/null),-lpci)
+HOST_LIBS     := -ldl -lpthread $(HOST_PCI_LIBS)
+
+# HOST_EXTRA_INC: extra include directories after ours (e.g. a stand-in
+# for a generated header while it is being written).
+HOST_CPPFLAGS := -Ihost/include -Ihost/lib -Isim $(HOST_EXTRA_INC) -D_GNU_SOURCE \
+                 -DABB_BUILD_DIR='"$(abspath $(B))"'
+HOST_CFLAGS   := -std=c11 -fPIC $(WARN) $(CFLAGS) $(HOST_PCI_CFLAGS) -MMD -MP
+
+.PHONY: host install-host
+
+all: host
+host: $(HOST_SO) $(B)/libabb.so $(HOST_A) $(HOST_TOOLS) $(HOST_PC) $(HOST_PC_INST)
+
+$(B)/host/lib/%.o: host/lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CPPFLAGS) $(HOST_CFLAGS) -c $< -o $@
+
+$(HOST_SO): $(HOST_OBJS)
+	$(CC) -shared -Wl,-soname,$(HOST_SONAME) -Wl,--no-undefined -o $@ $^ $(HOST_LIBS)
+
+$(B)/libabb.so: $(HOST_SO)
+	ln -sf $(notdir $(HOST_SO)) $(B)/$(HOST_SONAME)
+	ln -sf $(HOST_SONAME) $@
+
+$(HOST_A): $(HOST_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# Tools link the shared library and find it (and libabbsim.so) next to
+# themselves in the build tree, or in ../lib once installed.
+$(B)/host/tools/%.o: host/tools/%.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CPPFLAGS) $(HOST_CFLAGS) -c $< -o $@
+
+$(B)/abb_%: $(B)/host/tools/abb_%.o $(B)/libabb.so
+	$(CC) -o $@ $< -L$(B) -labb -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' -lm
+
+# pkg-config: $(B)/abb.pc for programs built against the build tree,
+# $(B)/host/abb.pc (with PREFIX) for the installed copy.
+define HOST_PC_TEXT
+prefix=$(1)
+libdir=$(2)
+includedir=$(3)
+
+Name: abb
+Description: Host library of the CBM Active Buffer Board (real board via VFIO, or the simulator)
+Version: $(HOST_VERSION)
+Libs: -L$${libdir} -Wl,-rpath,$${libdir} -labb
+Libs.private: -ldl -lpthread $(HOST_PCI_LIBS)
+Cflags: -I$${includedir}
+endef
+
+$(HOST_PC): host/host.mk
+	@mkdir -p $(@D)
+	$(file >$@,$(call HOST_PC_TEXT,$(abspath .),$(abspath $(B)),$(abspath host/include)))
+	@echo "wrote $@"
+
+$(HOST_PC_INST): host/host.mk
+	@mkdir -p $(@D)
+	$(file >$@,$(call HOST_PC_TEXT,$(PREFIX),$${prefix}/lib,$${prefix}/include))
+	@echo "wrote $@"
+
+-include $(HOST_OBJS:.o=.d) $(HOST_TOOLS:$(B)/abb_%=$(B)/host/tools/abb_%.d)
+
+demo: deps all
+	$(B)/abb_demo
+
+install: install-host
+install-host: host
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/abb \
+	  $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(HOST_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(notdir $(HOST_SO)) $(DESTDIR)$(PREFIX)/lib/$(HOST_SONAME)
+	ln -sf $(HOST_SONAME) $(DESTDIR)$(PREFIX)/lib/libabb.so
+	install -m 644 $(HOST_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 host/include/abb/*.h $(DESTDIR)$(PREFIX)/include/abb/
+	install -m 644 $(HOST_PC_INST) $(DESTDIR)$(PREFIX)/lib/pkgconfig/abb.pc
+	@if [ -f $(B)/sim/libabbsim.so ]; then \
+	  echo "install -m 755 $(B)/sim/libabbsim.so $(DESTDIR)$(PREFIX)/lib/"; \
+	  install -m 755 $(B)/sim/libabbsim.so $(DESTDIR)$(PREFIX)/lib/; \
+	else echo "install: $(B)/sim/libabbsim.so not built: the sim backend will not work" >&2; fi
+	install -m 755 $(HOST_TOOLS) $(DESTDIR)$(PREFIX)/bin/

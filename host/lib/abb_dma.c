@@ -1,0 +1,593 @@
+/*
+ * abb_dma.c - the DMA driver: descriptor chains, start, completion.
+ *
+ * Written once on top of the backend's register and map operations, so the
+ * simulator exercises the very code that drives the board.
+ *
+ * A transfer gets a fresh chain built from the IOVA pieces of the buffer
+ * range: one descriptor per contiguous piece. The first descriptor goes
+ * straight into the channel's register block (PAH .. LENG, then CTRL with
+ * V last: that write starts the channel); descriptors 2..n live in a
+ * per-channel area of host memory that the library allocates page aligned
+ * and maps for the device. Slot i of the area is at page i/64, byte
+ * 64*(i%64): 64-byte aligned, never crossing 4 KiB. Nothing is patched in
+ * place and restored afterwards (a defect of the original library).
+ *
+ * Completion: STA DONE without BUSY = done; DONE with BUSY = error (the
+ * channel is reset with CTRL = RESET_CODE|V|BAR and the call fails with
+ * -EIO). With ABB_DMA_IRQ the descriptors carry EDI|EEI, the channel's IER
+ * bit is set by read-modify-write and the wait sleeps on the backend's MSI
+ * count, then reads ISR, clears the bit (write 1) and the IER bit.
+ *
+ * Locking: a channel's lock guards its bookkeeping only; it is never held
+ * while waiting for the board, and every path that takes it releases it.
+ * A second start on a busy channel fails with -EBUSY instead of blocking.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "abb_priv.h"
+
+#define ABB_PAGE 4096u
+#define ABB_DESC_PER_PAGE (ABB_PAGE / ABB_DESC_ALIGN)
+/* Largest piece per descriptor (LENG is 32 bits; BAR1 is far smaller). */
+#define ABB_PIECE_MAX (1u << 30)
+/* Consecutive idle STA reads after a start that count as a lost transfer. */
+#define ABB_IDLE_POLLS 64
+/* abb_close waits this long (device time) for running DMAs. */
+#define ABB_CLOSE_WAIT_NS 10000000
+/* STA reads after a channel reset before giving up on it becoming idle. */
+#define ABB_RESET_POLLS 100
+
+static const uint32_t ctrl_reset = (ABB_CTRL_RESET_CODE & ABB_CTRL_RESET) | ABB_CTRL_V |
+				   ABB_CTRL_BAR;
+
+static double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+void abb_dma_init(abb_dev *dev)
+{
+	struct abb_chan *rd = &dev->chan[ABB_CH_C2H], *wr = &dev->chan[ABB_CH_H2C];
+
+	memset(dev->chan, 0, sizeof dev->chan);
+	pthread_mutex_init(&rd->lock, NULL);
+	pthread_mutex_init(&wr->lock, NULL);
+	rd->what = "DMA read";
+	rd->base = ABB_BLK_C2H;
+	rd->irq_bit = ABB_ISR_C2H;
+	wr->what = "DMA write";
+	wr->base = ABB_BLK_H2C;
+	wr->irq_bit = ABB_ISR_H2C;
+}
+
+/* Resets one channel and waits until STA shows it idle. */
+static int chan_reset(abb_dev *dev, struct abb_chan *ch)
+{
+	uint32_t sta = 0;
+	int rc = abb_wr(dev, ch->base + ABB_CH_CTRL, ctrl_reset);
+
+	for (int i = 0; !rc && i < ABB_RESET_POLLS; i++) {
+		rc = abb_rd(dev, ch->base + ABB_CH_STA, &sta);
+		if (!rc && !(sta & ABB_STA_BUSY))
+			return 0;
+	}
+	return rc ? rc : abb_err(-EIO, "%s channel still busy after reset (STA 0x%08x)",
+				 ch->what, sta);
+}
+
+int abb_dma_reset_all(abb_dev *dev)
+{
+	int rc = chan_reset(dev, &dev->chan[ABB_CH_C2H]);
+
+	if (!rc)
+		rc = chan_reset(dev, &dev->chan[ABB_CH_H2C]);
+	if (!rc)
+		rc = abb_wr(dev, ABB_REG_IER, 0);
+	if (!rc)
+		rc = abb_wr(dev, ABB_REG_ISR, ABB_ISR_C2H | ABB_ISR_H2C | ABB_ISR_IGEN);
+	if (!rc)
+		rc = abb_wr(dev, ABB_REG_GER, ~0u);
+	return rc;
+}
+
+static void desc_area_free(abb_dev *dev, struct abb_chan *ch)
+{
+	if (ch->desc_mem) {
+		dev->be->unmap(dev, ch->desc_mem, ch->desc_bytes);
+		free(ch->desc_mem);
+		free(ch->desc_segs);
+	}
+	ch->desc_mem = NULL;
+	ch->desc_segs = NULL;
+	ch->desc_bytes = 0;
+	ch->desc_nsegs = 0;
+}
+
+/* Makes the descriptor area hold at least n descriptors. */
+static int desc_area_reserve(abb_dev *dev, struct abb_chan *ch, size_t n)
+{
+	size_t need = (n + ABB_DESC_PER_PAGE - 1) / ABB_DESC_PER_PAGE * ABB_PAGE;
+	size_t bytes = ch->desc_bytes ? ch->desc_bytes : ABB_PAGE;
+	void *mem;
+	int rc;
+
+	if (n == 0 || need <= ch->desc_bytes)
+		return 0;
+	while (bytes < need)
+		bytes *= 2;
+	if (posix_memalign(&mem, ABB_PAGE, bytes))
+		return abb_err(-ENOMEM, "out of memory for %zu bytes of descriptors", bytes);
+	memset(mem, 0, bytes);
+	desc_area_free(dev, ch);
+	rc = dev->be->map(dev, mem, bytes, &ch->desc_segs, &ch->desc_nsegs);
+	if (rc) {
+		free(mem);
+		ch->desc_segs = NULL;
+		return abb_err_prefix(rc, "mapping the descriptor area");
+	}
+	ch->desc_mem = mem;
+	ch->desc_bytes = bytes;
+	return 0;
+}
+
+/* Device address of descriptor slot i of the area. */
+static int desc_slot_iova(struct abb_chan *ch, size_t i, uint64_t *iova)
+{
+	uint64_t off = (uint64_t)(i / ABB_DESC_PER_PAGE) * ABB_PAGE +
+		       (i % ABB_DESC_PER_PAGE) * ABB_DESC_ALIGN;
+	uint64_t contig;
+
+	if (abb_seg_iova(ch->desc_segs, ch->desc_nsegs, off, iova, &contig) ||
+	    contig < ABB_DESC_BYTES || *iova % ABB_DESC_ALIGN)
+		return abb_err(-EIO, "descriptor slot %zu has device address 0x%llx, not %u-byte "
+			       "aligned or split: the backend mapped the area badly", i,
+			       (unsigned long long)*iova, ABB_DESC_ALIGN);
+	return 0;
+}
+
+/* Counts the descriptors for [off, off+len) of buf. */
+static size_t count_pieces(const abb_dmabuf *buf, size_t off, size_t len)
+{
+	size_t n = 0;
+
+	while (len) {
+		uint64_t iova, contig, piece;
+
+		if (abb_seg_iova(buf->segs, buf->nsegs, off, &iova, &contig))
+			return 0;
+		piece = contig < len ? contig : len;
+		if (piece > ABB_PIECE_MAX)
+			piece = ABB_PIECE_MAX;
+		off += piece;
+		len -= piece;
+		n++;
+	}
+	return n;
+}
+
+struct xfer {
+	abb_dmabuf *buf;
+	size_t off;
+	uint32_t board_addr;
+	size_t len;
+	unsigned flags;
+};
+
+/* Builds the chain: descriptor 0 into first[], the rest into the area. */
+static int build_chain(struct abb_chan *ch, const struct xfer *x, size_t n,
+		       uint32_t first[ABB_DESC_WORDS])
+{
+	uint32_t common = ABB_CTRL_V | ABB_CTRL_BAR;
+	uint64_t pa = x->board_addr;
+	size_t off = x->off, left = x->len;
+
+	if (!(x->flags & ABB_DMA_FIXED))
+		common |= ABB_CTRL_INC;
+	if (x->flags & ABB_DMA_IRQ)
+		common |= ABB_CTRL_EDI | ABB_CTRL_EEI;
+
+	for (size_t k = 0; k < n; k++) {
+		uint64_t iova, contig, piece, next = 0;
+		uint32_t w[ABB_DESC_WORDS], ctrl = common;
+		int rc;
+
+		abb_seg_iova(x->buf->segs, x->buf->nsegs, off, &iova, &contig);
+		piece = contig < left ? contig : left;
+		if (piece > ABB_PIECE_MAX)
+			piece = ABB_PIECE_MAX;
+		if (k == 0)
+			ctrl |= ABB_CTRL_UPA;
+		if (k + 1 == n) {
+			ctrl |= ABB_CTRL_LAST;
+		} else {
+			rc = desc_slot_iova(ch, k, &next); /* descriptor k+1 is slot k */
+			if (rc)
+				return rc;
+		}
+		w[ABB_DW_PAH] = (uint32_t)(pa >> 32);
+		w[ABB_DW_PAL] = (uint32_t)pa;
+		w[ABB_DW_HAH] = (uint32_t)(iova >> 32);
+		w[ABB_DW_HAL] = (uint32_t)iova;
+		w[ABB_DW_BDAH] = (uint32_t)(next >> 32);
+		w[ABB_DW_BDAL] = (uint32_t)next;
+		w[ABB_DW_LENG] = (uint32_t)piece;
+		w[ABB_DW_CTRL] = ctrl;
+		if (k == 0) {
+			memcpy(first, w, sizeof w);
+		} else {
+			size_t i = k - 1;
+			uint8_t *d = (uint8_t *)ch->desc_mem + i / ABB_DESC_PER_PAGE * ABB_PAGE +
+				     i % ABB_DESC_PER_PAGE * ABB_DESC_ALIGN;
+
+			for (int j = 0; j < ABB_DESC_WORDS; j++)
+				put_le32(d + 4 * j, w[j]);
+		}
+		off += piece;
+		left -= piece;
+		if (!(x->flags & ABB_DMA_FIXED))
+			pa += piece;
+	}
+	return 0;
+}
+
+/* Drops the channel's claim on its buffer and marks it idle. */
+static void chan_release(struct abb_chan *ch)
+{
+	abb_registry_lock();
+	pthread_mutex_lock(&ch->lock);
+	if (ch->buf)
+		ch->buf->users--;
+	ch->buf = NULL;
+	ch->busy = false;
+	ch->waiting = false;
+	pthread_mutex_unlock(&ch->lock);
+	abb_registry_unlock();
+}
+
+static int check_args(const char *fn, abb_dev *dev, const struct xfer *x)
+{
+	if (!dev)
+		return abb_err(-EINVAL, "%s: dev is NULL", fn);
+	if (x->flags & ~(ABB_DMA_FIXED | ABB_DMA_IRQ))
+		return abb_err(-EINVAL, "%s: unknown flags 0x%x; use ABB_DMA_FIXED and ABB_DMA_IRQ",
+			       fn, x->flags & ~(ABB_DMA_FIXED | ABB_DMA_IRQ));
+	if (x->len == 0)
+		return abb_err(-EINVAL, "%s: len is 0", fn);
+	if (x->len % 4 || x->off % 4 || x->board_addr % 4)
+		return abb_err(-EINVAL, "%s: %s %#zx is not a multiple of 4; the DMA engine "
+			       "moves 32-bit words", fn,
+			       x->len % 4 ? "len" : x->off % 4 ? "buffer offset" : "board_addr",
+			       x->len % 4 ? x->len : x->off % 4 ? x->off : (size_t)x->board_addr);
+	if (x->flags & ABB_DMA_FIXED) {
+		if ((size_t)x->board_addr + 4 > dev->bar1_size)
+			return abb_err(-EINVAL, "%s: board_addr 0x%x is past the end of BAR1 (%zu "
+				       "bytes)", fn, x->board_addr, dev->bar1_size);
+	} else if (x->board_addr >= dev->bar1_size || x->len > dev->bar1_size - x->board_addr) {
+		return abb_err(-EINVAL, "%s: board range 0x%x + %zu is past the end of BAR1 (%zu "
+			       "bytes); use ABB_DMA_FIXED for a FIFO", fn, x->board_addr, x->len,
+			       dev->bar1_size);
+	}
+	return 0;
+}
+
+static int dma_start(const char *fn, abb_dev *dev, int chn, const struct xfer *x)
+{
+	uint32_t first[ABB_DESC_WORDS];
+	struct abb_chan *ch;
+	size_t n;
+	int rc = check_args(fn, dev, x);
+
+	if (rc)
+		return rc;
+	ch = &dev->chan[chn];
+
+	abb_registry_lock();
+	rc = abb_dmabuf_check_locked(fn, dev, x->buf);
+	if (rc)
+		goto out_registry;
+	if (x->off >= x->buf->len || x->len > x->buf->len - x->off) {
+		rc = abb_err(-EINVAL, "%s: buffer range %zu + %zu is past the end of the mapped "
+			     "buffer (%zu bytes)", fn, x->off, x->len, x->buf->len);
+		goto out_registry;
+	}
+	if (((uintptr_t)x->buf->ptr + x->off) % 4) {
+		rc = abb_err(-EINVAL, "%s: host address %p + %zu is not 4-byte aligned; map a "
+			     "4-byte aligned buffer", fn, x->buf->ptr, x->off);
+		goto out_registry;
+	}
+	pthread_mutex_lock(&ch->lock);
+	if (ch->busy) {
+		rc = abb_err(-EBUSY, "%s: a %s is in flight on this channel; collect it with "
+			     "abb_dma_%s_wait() first", fn, ch->what,
+			     chn == ABB_CH_C2H ? "read" : "write");
+		goto out_chan;
+	}
+	n = count_pieces(x->buf, x->off, x->len);
+	if (n == 0) {
+		rc = abb_err(-EIO, "%s: the buffer's device mapping does not cover the range", fn);
+		goto out_chan;
+	}
+	rc = desc_area_reserve(dev, ch, n - 1);
+	if (!rc)
+		rc = build_chain(ch, x, n, first);
+	if (rc) {
+		abb_err_prefix(rc, fn);
+		goto out_chan;
+	}
+	ch->busy = true;
+	ch->waiting = false;
+	ch->flags = x->flags;
+	ch->buf = x->buf;
+	ch->ndesc = n;
+	x->buf->users++;
+out_chan:
+	pthread_mutex_unlock(&ch->lock);
+out_registry:
+	abb_registry_unlock();
+	if (rc)
+		return rc;
+
+	/* The descriptors in memory must be visible before the CTRL write. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (x->flags & ABB_DMA_IRQ) {
+		ch->irq_seen = dev->be->irq_count(dev);
+		rc = abb_wr(dev, ABB_REG_ISR, ch->irq_bit);
+		if (!rc)
+			rc = abb_ier_set(dev, ch->irq_bit, NULL);
+	}
+	for (int j = 0; !rc && j < ABB_DW_CTRL; j++)
+		rc = abb_wr(dev, ch->base + 4 * j, first[j]);
+	if (!rc)
+		rc = abb_wr(dev, ch->base + ABB_CH_CTRL, first[ABB_DW_CTRL]);
+	if (rc) {
+		abb_err_prefix(rc, fn);
+		if (x->flags & ABB_DMA_IRQ)
+			abb_ier_clear(dev, ch->irq_bit);
+		chan_release(ch);
+	}
+	return rc;
+}
+
+static const char *ger_text(uint32_t ger, char *s, size_t n)
+{
+	static const struct {
+		uint32_t bit;
+		const char *what;
+	} causes[] = {
+		{ABB_GER_CPL_ERR, "completion with UR/CA status (unmapped host memory?)"},
+		{ABB_GER_DESC_ERR, "invalid descriptor"},
+		{ABB_GER_BUS_MASTER, "bus mastering disabled"},
+		{ABB_GER_BAD_TLP, "malformed TLP"},
+		{ABB_GER_CPL_TAG, "completion for an unknown tag"},
+	};
+	size_t used = 0;
+
+	s[0] = 0;
+	for (size_t i = 0; i < sizeof causes / sizeof causes[0] && used < n; i++)
+		if (ger & causes[i].bit)
+			used += (size_t)snprintf(s + used, n - used, "%s%s", used ? ", " : "",
+						 causes[i].what);
+	if (!s[0])
+		snprintf(s, n, "no cause recorded");
+	return s;
+}
+
+/* Collects an error: reads GER for the message, resets the channel. */
+static int chan_error(const char *fn, abb_dev *dev, struct abb_chan *ch, uint32_t sta)
+{
+	uint32_t ger = 0;
+	char why[160];
+	int rc;
+
+	pthread_mutex_lock(&dev->irq_lock);
+	if (!abb_rd(dev, ABB_REG_GER, &ger) && ger)
+		abb_wr(dev, ABB_REG_GER, ger);
+	pthread_mutex_unlock(&dev->irq_lock);
+	rc = chan_reset(dev, ch);
+	return abb_err(-EIO, "%s: the board reported an error (STA 0x%08x, GER 0x%08x: %s); the "
+		       "channel was %s", fn, sta, ger, ger_text(ger, why, sizeof why),
+		       rc ? "NOT reset: reopen the device" : "reset and can be used again");
+}
+
+static int dma_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns)
+{
+	struct abb_chan *ch;
+	uint64_t start, now, seen;
+	unsigned flags, idle = 0, polls = 0;
+	double wall_start = wall_s();
+	int rc;
+
+	if (!dev)
+		return abb_err(-EINVAL, "%s: dev is NULL", fn);
+	ch = &dev->chan[chn];
+	pthread_mutex_lock(&ch->lock);
+	if (!ch->busy)
+		rc = abb_err(-EINVAL, "%s: no %s in flight; start one with abb_dma_%s_start()", fn,
+			     ch->what, chn == ABB_CH_C2H ? "read" : "write");
+	else if (ch->waiting)
+		rc = abb_err(-EBUSY, "%s: another thread is waiting for this %s", fn, ch->what);
+	else
+		rc = 0;
+	if (!rc)
+		ch->waiting = true;
+	flags = ch->flags;
+	seen = ch->irq_seen;
+	pthread_mutex_unlock(&ch->lock);
+	if (rc)
+		return rc;
+
+	rc = dev->be->now_ns(dev, &start);
+	while (!rc) {
+		uint32_t sta, isr;
+		int64_t left = -1;
+		bool look = true;
+
+		if (flags & ABB_DMA_IRQ) {
+			rc = abb_rd(dev, ABB_REG_ISR, &isr);
+			if (rc)
+				break;
+			look = isr & ch->irq_bit;
+			/* Clear before reading STA: a done after this read sets
+			 * the bit again and sends a new MSI, so none is lost. */
+			if (look)
+				rc = abb_wr(dev, ABB_REG_ISR, ch->irq_bit);
+			if (rc)
+				break;
+		} else if (dev->watchdog_s && ++polls % 256 == 0 &&
+			   wall_s() - wall_start > dev->watchdog_s) {
+			rc = abb_err(-ETIME, "%s: the %s is still running after %u s of wall-clock "
+				     "time (simulation watchdog)", fn, ch->what, dev->watchdog_s);
+			break;
+		}
+		if (look) {
+			rc = abb_rd(dev, ch->base + ABB_CH_STA, &sta);
+			if (rc)
+				break;
+			if ((sta & ABB_STA_DONE) && !(sta & ABB_STA_BUSY)) {
+				rc = 1;
+				break;
+			}
+			if ((sta & ABB_STA_DONE) && (sta & ABB_STA_BUSY)) {
+				rc = chan_error(fn, dev, ch, sta);
+				break;
+			}
+			if (!(sta & (ABB_STA_DONE | ABB_STA_BUSY)) && ++idle >= ABB_IDLE_POLLS) {
+				rc = abb_err(-EIO, "%s: the channel went idle without reporting done "
+					     "(STA 0x%08x)", fn, sta);
+				chan_reset(dev, ch);
+				break;
+			}
+		}
+		if (timeout_ns >= 0) {
+			rc = dev->be->now_ns(dev, &now);
+			if (rc)
+				break;
+			left = timeout_ns - (int64_t)(now - start);
+			if (left <= 0) {
+				rc = -ETIMEDOUT;
+				break;
+			}
+		}
+		if (flags & ABB_DMA_IRQ) {
+			rc = dev->be->irq_wait(dev, &seen, left);
+			if (rc == -ETIMEDOUT)
+				rc = 0; /* look once more, then the clock decides */
+		}
+	}
+
+	if (rc == -ETIMEDOUT || (rc < 0 && rc != -EIO)) {
+		/* Still running as far as we know: the caller may wait again. */
+		pthread_mutex_lock(&ch->lock);
+		ch->waiting = false;
+		ch->irq_seen = seen;
+		pthread_mutex_unlock(&ch->lock);
+		if (rc == -ETIMEDOUT)
+			return abb_err(-ETIMEDOUT, "%s: the %s did not finish within %lld ns (device "
+				       "time); it keeps running: wait again", fn, ch->what,
+				       (long long)timeout_ns);
+		return abb_err_prefix(rc, fn);
+	}
+	if (flags & ABB_DMA_IRQ) {
+		abb_wr(dev, ABB_REG_ISR, ch->irq_bit);
+		abb_ier_clear(dev, ch->irq_bit);
+	}
+	chan_release(ch);
+	return rc == 1 ? 0 : rc;
+}
+
+/* Stops a channel whatever state it is in (abb_close, failed blocking call). */
+static void chan_abort(abb_dev *dev, struct abb_chan *ch)
+{
+	chan_reset(dev, ch);
+	if (ch->flags & ABB_DMA_IRQ) {
+		abb_wr(dev, ABB_REG_ISR, ch->irq_bit);
+		abb_ier_clear(dev, ch->irq_bit);
+	}
+	chan_release(ch);
+}
+
+void abb_dma_fini(abb_dev *dev)
+{
+	for (int chn = 0; chn < 2; chn++) {
+		struct abb_chan *ch = &dev->chan[chn];
+		const char *fn = chn == ABB_CH_C2H ? "abb_close (DMA read)" : "abb_close (DMA write)";
+
+		if (ch->busy && dma_wait(fn, dev, chn, ABB_CLOSE_WAIT_NS) != 0 && ch->busy)
+			chan_abort(dev, ch);
+		desc_area_free(dev, ch);
+		pthread_mutex_destroy(&ch->lock);
+	}
+}
+
+static int dma_blocking(const char *fn, abb_dev *dev, int chn, const struct xfer *x)
+{
+	int rc = dma_start(fn, dev, chn, x);
+
+	if (rc)
+		return rc;
+	rc = dma_wait(fn, dev, chn, ABB_WAIT_FOREVER);
+	if (rc && dev->chan[chn].busy) {
+		/* The wait failed without an answer from the board (e.g. the
+		 * simulator's watchdog): do not leave the channel claimed. */
+		chan_abort(dev, &dev->chan[chn]);
+	}
+	return rc;
+}
+
+int abb_dma_read(abb_dev *dev, abb_dmabuf *buf, size_t off, uint32_t board_addr, size_t len,
+		 unsigned flags)
+{
+	struct xfer x = {buf, off, board_addr, len, flags};
+
+	return dma_blocking("abb_dma_read", dev, ABB_CH_C2H, &x);
+}
+
+int abb_dma_read_start(abb_dev *dev, abb_dmabuf *buf, size_t off, uint32_t board_addr,
+		       size_t len, unsigned flags)
+{
+	struct xfer x = {buf, off, board_addr, len, flags};
+
+	return dma_start("abb_dma_read_start", dev, ABB_CH_C2H, &x);
+}
+
+int abb_dma_read_wait(abb_dev *dev, int64_t timeout_ns)
+{
+	return dma_wait("abb_dma_read_wait", dev, ABB_CH_C2H, timeout_ns);
+}
+
+int abb_dma_write(abb_dev *dev, abb_dmabuf *buf, size_t off, uint32_t board_addr, size_t len,
+		  unsigned flags)
+{
+	struct xfer x = {buf, off, board_addr, len, flags};
+
+	return dma_blocking("abb_dma_write", dev, ABB_CH_H2C, &x);
+}
+
+int abb_dma_write_start(abb_dev *dev, abb_dmabuf *buf, size_t off, uint32_t board_addr,
+			size_t len, unsigned flags)
+{
+	struct xfer x = {buf, off, board_addr, len, flags};
+
+	return dma_start("abb_dma_write_start", dev, ABB_CH_H2C, &x);
+}
+
+int abb_dma_write_wait(abb_dev *dev, int64_t timeout_ns)
+{
+	return dma_wait("abb_dma_write_wait", dev, ABB_CH_H2C, timeout_ns);
+}

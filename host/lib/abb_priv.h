@@ -1,0 +1,123 @@
+/*
+ * abb_priv.h - internals shared by the units of libabb (not installed).
+ *
+ * Locking: the buffer registry lock (abb_dmabuf.c) is taken before a
+ * channel lock, never the other way round. Locks are held only for short
+ * bookkeeping, never while waiting for the board.
+ */
+#ifndef ABB_PRIV_H
+#define ABB_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <abb/abb.h>
+#include <abb/abb_regs.h>
+
+#include "backend.h"
+
+#if defined(__GNUC__)
+#define ABB_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define ABB_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define ABB_PRINTF(a, b)
+#define ABB_HIDDEN
+#endif
+
+/* Descriptor words, in the order of the channel register block. */
+enum {
+	ABB_DW_PAH,
+	ABB_DW_PAL,
+	ABB_DW_HAH,
+	ABB_DW_HAL,
+	ABB_DW_BDAH,
+	ABB_DW_BDAL,
+	ABB_DW_LENG,
+	ABB_DW_CTRL,
+	ABB_DESC_WORDS
+};
+
+/* One DMA channel. Index = the board's channel number: ABB_CH_H2C (0,
+ * DMA write) and ABB_CH_C2H (1, DMA read). */
+struct abb_chan {
+	pthread_mutex_t lock;  /* guards the fields below */
+	const char *what;      /* "DMA read" / "DMA write", for messages */
+	uint32_t base;         /* ABB_BLK_C2H / ABB_BLK_H2C */
+	uint32_t irq_bit;      /* ABB_ISR_C2H / ABB_ISR_H2C */
+	bool busy;             /* started, completion not yet collected */
+	bool waiting;          /* a thread is inside _wait */
+	unsigned flags;        /* ABB_DMA_* of the running transfer */
+	struct abb_dmabuf *buf;/* buffer of the running transfer (pinned) */
+	uint64_t irq_seen;     /* interrupt count before the start */
+	size_t ndesc;          /* descriptors of the running transfer */
+
+	/* Descriptor area in host memory (page aligned, mapped for the
+	 * device) for descriptors 2..n; grows when a transfer needs more. */
+	void *desc_mem;
+	size_t desc_bytes;
+	struct abb_seg *desc_segs;
+	size_t desc_nsegs;
+};
+
+struct abb_dev {
+	const struct abb_backend *be;
+	void *be_priv;
+	size_t bar0_size;
+	size_t bar1_size;
+	unsigned watchdog_s;      /* wall-clock limit of a polled wait, 0: none (sim) */
+	pthread_mutex_t irq_lock; /* IER read-modify-write, GER clearing */
+	struct abb_chan chan[2];
+	struct abb_dmabuf *bufs;  /* live buffers; registry lock */
+};
+
+/* A mapped buffer. Handles live in slabs that are never returned to the
+ * allocator while the library is loaded, so a stale handle can be checked
+ * without touching freed memory (abb_dmabuf.c). */
+struct abb_dmabuf {
+	uint32_t magic;          /* ABB_DMABUF_LIVE or ABB_DMABUF_DEAD */
+	abb_dev *dev;
+	void *ptr;
+	size_t len;
+	struct abb_seg *segs;
+	size_t nsegs;
+	unsigned users;          /* running DMAs using it */
+	struct abb_dmabuf *next; /* device list (live) or dead FIFO */
+	struct abb_dmabuf *prev;
+};
+
+/* abb_error.c: sets the calling thread's message, returns err. */
+ABB_HIDDEN int abb_err(int err, const char *fmt, ...) ABB_PRINTF(2, 3);
+/* Prefixes the current message with "what: " (keeps err). */
+ABB_HIDDEN int abb_err_prefix(int err, const char *what);
+
+/* abb_dmabuf.c */
+ABB_HIDDEN void abb_registry_lock(void);
+ABB_HIDDEN void abb_registry_unlock(void);
+/* With the registry locked: 0 if buf is a live buffer of dev, else a
+ * negative errno with a message naming fn. */
+ABB_HIDDEN int abb_dmabuf_check_locked(const char *fn, abb_dev *dev, const abb_dmabuf *buf);
+/* Unmaps every buffer of dev (abb_close). */
+ABB_HIDDEN void abb_dmabuf_close_all(abb_dev *dev);
+/* Device-visible address of byte off of a segment list; *contig gets how
+ * many bytes from there on are contiguous. -ERANGE if off is outside. */
+ABB_HIDDEN int abb_seg_iova(const struct abb_seg *segs, size_t nsegs, uint64_t off,
+			    uint64_t *iova, uint64_t *contig);
+
+/* abb_dma.c */
+ABB_HIDDEN void abb_dma_init(abb_dev *dev);
+/* Resets both channels (abb_open). */
+ABB_HIDDEN int abb_dma_reset_all(abb_dev *dev);
+/* Waits (bounded) for running DMAs, resets busy channels, frees the
+ * descriptor areas (abb_close). */
+ABB_HIDDEN void abb_dma_fini(abb_dev *dev);
+
+/* abb_core.c: register access without argument checks (for library code). */
+ABB_HIDDEN int abb_rd(abb_dev *dev, uint32_t off, uint32_t *val);
+ABB_HIDDEN int abb_wr(abb_dev *dev, uint32_t off, uint32_t val);
+/* IER read-modify-write under dev->irq_lock, touching only bits. */
+ABB_HIDDEN int abb_ier_set(abb_dev *dev, uint32_t bits, uint32_t *was);
+ABB_HIDDEN int abb_ier_clear(abb_dev *dev, uint32_t bits);
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * abb_sim_api.c - the simulation-only extras of <abb/abb_sim.h>.
+ *
+ * Each one dispatches to an optional backend operation; backends without
+ * it (the real board) answer -ENOTSUP, so programs may call these
+ * unconditionally.
+ */
+#include <errno.h>
+
+#include "abb_priv.h"
+#include <abb/abb_sim.h>
+
+static int check(const char *fn, abb_dev *dev, const void *op)
+{
+	if (!dev)
+		return abb_err(-EINVAL, "%s: dev is NULL", fn);
+	if (!op)
+		return abb_err(-ENOTSUP, "%s: only the simulator has this; the %s backend does "
+			       "not", fn, dev->be->name);
+	return 0;
+}
+
+int abb_sim_cycles(abb_dev *dev, uint64_t *cycles)
+{
+	int rc = check("abb_sim_cycles", dev, dev ? dev->be->sim_cycles : NULL);
+
+	if (rc)
+		return rc;
+	if (!cycles)
+		return abb_err(-EINVAL, "abb_sim_cycles: cycles is NULL");
+	return dev->be->sim_cycles(dev, cycles);
+}
+
+int abb_sim_advance(abb_dev *dev, int64_t ns)
+{
+	int rc = check("abb_sim_advance", dev, dev ? dev->be->sim_advance : NULL);
+
+	if (rc)
+		return rc;
+	if (ns < 0)
+		return abb_err(-EINVAL, "abb_sim_advance: ns %lld is negative", (long long)ns);
+	return dev->be->sim_advance(dev, ns);
+}
+
+int abb_sim_trace(abb_dev *dev, const char *path, uint64_t from_cycle, uint64_t to_cycle)
+{
+	int rc = check("abb_sim_trace", dev, dev ? dev->be->sim_trace : NULL);
+
+	if (rc)
+		return rc;
+	if (!path || !*path)
+		return abb_err(-EINVAL, "abb_sim_trace: path is NULL or empty");
+	if (to_cycle && to_cycle <= from_cycle)
+		return abb_err(-EINVAL, "abb_sim_trace: window [%llu, %llu) is empty; to_cycle 0 "
+			       "means until close", (unsigned long long)from_cycle,
+			       (unsigned long long)to_cycle);
+	return dev->be->sim_trace(dev, path, from_cycle, to_cycle);
+}
+
+int abb_sim_tlp_log(abb_dev *dev, const char *path)
+{
+	int rc = check("abb_sim_tlp_log", dev, dev ? dev->be->sim_tlp_log : NULL);
+
+	if (rc)
+		return rc;
+	if (!path || !*path)
+		return abb_err(-EINVAL, "abb_sim_tlp_log: path is NULL or empty");
+	return dev->be->sim_tlp_log(dev, path);
+}
+
+int abb_sim_faults(abb_dev *dev, struct abb_sim_fault *out, size_t max)
+{
+	int rc = check("abb_sim_faults", dev, dev ? dev->be->sim_faults : NULL);
+
+	if (rc)
+		return rc;
+	if (!out && max)
+		return abb_err(-EINVAL, "abb_sim_faults: out is NULL but max is %zu", max);
+	return dev->be->sim_faults(dev, out, max);
+}
+
+int abb_sim_cfg_dump(abb_dev *dev, const char *path)
+{
+	int rc = check("abb_sim_cfg_dump", dev, dev ? dev->be->sim_cfg_dump : NULL);
+
+	if (rc)
+		return rc;
+	if (!path || !*path)
+		return abb_err(-EINVAL, "abb_sim_cfg_dump: path is NULL or empty");
+	return dev->be->sim_cfg_dump(dev, path);
+}

@@ -1,0 +1,76 @@
+/*
+ * backend.h - private operations table of a libabb backend.
+ *
+ * One file per backend (backend_sim.c, backend_vfio.c), each exporting one
+ * filled-in table, in the manner of libpci's struct pci_methods. The core
+ * (abb_core.c, abb_dma.c, abb_dmabuf.c) does every argument check before it
+ * calls an operation, so an operation may assume valid arguments: offsets
+ * inside the BAR, len > 0, a mapped buffer.
+ *
+ * Every int operation returns 0 (or a count) or a negative errno and, on
+ * error, sets the thread's message with abb_err(). Optional operations are
+ * NULL; the core then returns -ENOTSUP.
+ */
+#ifndef ABB_BACKEND_H
+#define ABB_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <abb/abb.h>
+
+/* A contiguous piece of device-visible (IOVA) address space. */
+struct abb_seg {
+	uint64_t iova;
+	uint64_t len;
+};
+
+struct abb_sim_fault;
+
+struct abb_backend {
+	const char *name; /* "sim", "vfio": what abb_backend() returns */
+
+	/* args: the text after "name:" in the URI, or NULL. Fills
+	 * dev->be_priv, dev->bar0_size and dev->bar1_size. */
+	int (*open)(abb_dev *dev, const char *args);
+	/* Frees everything open made; called once, after every buffer of the
+	 * device was unmapped. */
+	void (*close)(abb_dev *dev);
+
+	/* BAR0 32-bit register access; off a multiple of 4. */
+	int (*reg_read)(abb_dev *dev, uint32_t off, uint32_t *val);
+	int (*reg_write)(abb_dev *dev, uint32_t off, uint32_t val);
+	/* BAR1 PIO, any byte offset and length inside BAR1. */
+	int (*mem_read)(abb_dev *dev, uint32_t off, void *buf, size_t len);
+	int (*mem_write)(abb_dev *dev, uint32_t off, const void *buf, size_t len);
+
+	/* Makes [ptr, ptr+len) reachable by the device. On success *segs is a
+	 * malloc()ed list of *nsegs IOVA pieces in buffer order (the caller
+	 * frees it) and the bytes of the buffer lie at consecutive addresses
+	 * inside each piece. */
+	int (*map)(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, size_t *nsegs);
+	/* Undoes map for the same ptr and len. */
+	int (*unmap)(abb_dev *dev, void *ptr, size_t len);
+
+	/* Interrupts (MSI) are counted by the backend. Blocks until the count
+	 * exceeds *seen or timeout_ns of device time passed (-ETIMEDOUT);
+	 * timeout_ns < 0: no device-time limit. On return *seen is the count. */
+	int (*irq_wait)(abb_dev *dev, uint64_t *seen, int64_t timeout_ns);
+	/* The current interrupt count (does not wait). */
+	uint64_t (*irq_count)(abb_dev *dev);
+	/* Device time in ns. */
+	int (*now_ns)(abb_dev *dev, uint64_t *ns);
+
+	/* Simulation-only extras (NULL elsewhere: -ENOTSUP). */
+	int (*sim_cycles)(abb_dev *dev, uint64_t *cycles);
+	int (*sim_advance)(abb_dev *dev, int64_t ns);
+	int (*sim_trace)(abb_dev *dev, const char *path, uint64_t from_cycle, uint64_t to_cycle);
+	int (*sim_tlp_log)(abb_dev *dev, const char *path);
+	int (*sim_faults)(abb_dev *dev, struct abb_sim_fault *out, size_t max);
+	int (*sim_cfg_dump)(abb_dev *dev, const char *path);
+};
+
+extern const struct abb_backend abb_backend_sim;
+extern const struct abb_backend abb_backend_vfio;
+
+#endif

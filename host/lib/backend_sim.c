@@ -1,0 +1,462 @@
+/*
+ * backend_sim.c - the simulated board: libabbsim.so, loaded on demand.
+ *
+ * libabb does not link the simulator (nor SystemC): this backend dlopen()s
+ * libabbsim.so the first time a "sim" device is opened and keeps it loaded
+ * for the process (SystemC cannot be restarted). Search order:
+ *   1. $ABB_SIM_LIB, a path to the library (if set, only this one);
+ *   2. the directory libabb itself was loaded from (found with dladdr;
+ *      for the static library: the program's directory), and its sim/;
+ *   3. the build directory this copy of libabb was built in (ABB_BUILD_DIR);
+ *   4. the default loader path ("libabbsim.so").
+ *
+ * URI options ("sim:mem_size=4194304,mps=256") override ABB_SIM_* variables:
+ *   mem_size gen lanes mps mrrs rcb clk_mhz link_ns mem_ns reorder seed
+ *   iova=scatter|contig watchdog_s
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abb_priv.h"
+#include "abbsim.h"
+#include <abb/abb_sim.h>
+
+#ifndef ABB_BUILD_DIR
+#define ABB_BUILD_DIR "build"
+#endif
+
+#define SIM_LIB "libabbsim.so"
+/* BAR0 size if config-space sizing gives no plausible answer. */
+#define SIM_BAR0_FALLBACK 0x8000u
+
+/* The simulator's C interface, resolved with dlsym. */
+static struct {
+	__typeof__(abbsim_params_default) *params_default;
+	__typeof__(abbsim_params_from_env) *params_from_env;
+	__typeof__(abbsim_params_check) *params_check;
+	__typeof__(abbsim_open) *open;
+	__typeof__(abbsim_close) *close;
+	__typeof__(abbsim_cfg_read) *cfg_read;
+	__typeof__(abbsim_cfg_write) *cfg_write;
+	__typeof__(abbsim_cfg_dump) *cfg_dump;
+	__typeof__(abbsim_mmio_read) *mmio_read;
+	__typeof__(abbsim_mmio_write) *mmio_write;
+	__typeof__(abbsim_iommu_max_segs) *iommu_max_segs;
+	__typeof__(abbsim_iommu_map) *iommu_map;
+	__typeof__(abbsim_iommu_unmap) *iommu_unmap;
+	__typeof__(abbsim_faults) *faults;
+	__typeof__(abbsim_wait_irq) *wait_irq;
+	__typeof__(abbsim_irq_count) *irq_count;
+	__typeof__(abbsim_advance) *advance;
+	__typeof__(abbsim_now_ps) *now_ps;
+	__typeof__(abbsim_cycles) *cycles;
+	__typeof__(abbsim_trace_fst) *trace_fst;
+	__typeof__(abbsim_tlp_log) *tlp_log;
+	__typeof__(abbsim_last_error) *last_error;
+	__typeof__(abbsim_abi_version) *abi_version;
+} sim;
+
+static pthread_mutex_t sim_load_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *sim_handle;
+static char sim_path[PATH_MAX];
+
+/* The simulator's message for its last error, as ours. */
+static int sim_err(int rc, const char *what)
+{
+	const char *m = sim.last_error ? sim.last_error() : NULL;
+
+	return abb_err(rc, "simulator: %s: %s", what, m && *m ? m : abb_strerror(rc));
+}
+
+static int resolve(void *h)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} syms[] = {
+#define SYM(f) {"abbsim_" #f, offsetof(__typeof__(sim), f)}
+		SYM(params_default), SYM(params_from_env), SYM(params_check), SYM(open),
+		SYM(close), SYM(cfg_read), SYM(cfg_write), SYM(cfg_dump), SYM(mmio_read),
+		SYM(mmio_write), SYM(iommu_max_segs), SYM(iommu_map), SYM(iommu_unmap),
+		SYM(faults), SYM(wait_irq), SYM(irq_count), SYM(advance), SYM(now_ps),
+		SYM(cycles), SYM(trace_fst), SYM(tlp_log), SYM(last_error), SYM(abi_version),
+#undef SYM
+	};
+
+	for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+		void *f = dlsym(h, syms[i].name);
+
+		if (!f)
+			return abb_err(-ELIBBAD, "%s has no symbol %s: rebuild it (make all)",
+				       sim_path, syms[i].name);
+		memcpy((char *)&sim + syms[i].off, &f, sizeof f);
+	}
+	if (sim.abi_version() != ABBSIM_ABI_VERSION)
+		return abb_err(-ELIBBAD, "%s has ABI version %u, libabb needs %u: rebuild both",
+			       sim_path, sim.abi_version(), ABBSIM_ABI_VERSION);
+	return 0;
+}
+
+static void *try_load(const char *path, char *tried, size_t n)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	size_t used = strlen(tried);
+
+	if (h)
+		snprintf(sim_path, sizeof sim_path, "%s", path);
+	else
+		snprintf(tried + used, n - used, "\n  %s: %s", path, dlerror());
+	return h;
+}
+
+static int load_sim(void)
+{
+	char tried[2048] = "", dir[PATH_MAX], path[PATH_MAX + 32];
+	const char *env = getenv("ABB_SIM_LIB");
+	Dl_info info;
+	void *h = NULL;
+	int rc;
+
+	pthread_mutex_lock(&sim_load_lock);
+	if (sim_handle) {
+		pthread_mutex_unlock(&sim_load_lock);
+		return 0;
+	}
+	if (env && *env) {
+		h = try_load(env, tried, sizeof tried);
+	} else {
+		if (dladdr((void *)&abb_open, &info) && info.dli_fname) {
+			char *slash;
+
+			snprintf(dir, sizeof dir, "%s", info.dli_fname);
+			slash = strrchr(dir, '/');
+			if (slash) {
+				*slash = 0;
+				snprintf(path, sizeof path, "%s/" SIM_LIB, dir);
+				h = try_load(path, tried, sizeof tried);
+				if (!h) {
+					snprintf(path, sizeof path, "%s/sim/" SIM_LIB, dir);
+					h = try_load(path, tried, sizeof tried);
+				}
+			}
+		}
+		if (!h)
+			h = try_load(ABB_BUILD_DIR "/sim/" SIM_LIB, tried, sizeof tried);
+		if (!h)
+			h = try_load(SIM_LIB, tried, sizeof tried);
+	}
+	if (!h) {
+		pthread_mutex_unlock(&sim_load_lock);
+		return abb_err(-ENODEV, "sim backend: cannot load " SIM_LIB "; tried:%s\nbuild it "
+			       "with `make all`, or set ABB_SIM_LIB to its path", tried);
+	}
+	rc = resolve(h);
+	if (rc) {
+		dlclose(h);
+		memset(&sim, 0, sizeof sim);
+	} else {
+		sim_handle = h;
+	}
+	pthread_mutex_unlock(&sim_load_lock);
+	return rc;
+}
+
+/* Applies "key=val,key=val" to p. */
+static int parse_options(const char *args, struct abbsim_params *p)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+#define KEY(k, f) {k, offsetof(struct abbsim_params, f)}
+		KEY("mem_size", mem_bytes), KEY("gen", gen), KEY("lanes", lanes),
+		KEY("mps", mps), KEY("mrrs", mrrs), KEY("rcb", rcb), KEY("clk_mhz", clk_mhz),
+		KEY("link_ns", link_latency_ns), KEY("mem_ns", mem_latency_ns),
+		KEY("reorder", reorder), KEY("watchdog_s", watchdog_s),
+#undef KEY
+	};
+	char buf[512], *save = NULL;
+
+	if (!args || !*args)
+		return 0;
+	if (strlen(args) >= sizeof buf)
+		return abb_err(-EINVAL, "sim options too long: \"%s\"", args);
+	strcpy(buf, args);
+	for (char *opt = strtok_r(buf, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(opt, '='), *end;
+		unsigned long long v;
+		bool found = false;
+
+		if (!eq)
+			return abb_err(-EINVAL, "sim option \"%s\" has no value; use key=value", opt);
+		*eq++ = 0;
+		if (strcmp(opt, "iova") == 0) {
+			if (strcmp(eq, "scatter") == 0 || strcmp(eq, "1") == 0)
+				p->iova_scatter = 1;
+			else if (strcmp(eq, "contig") == 0 || strcmp(eq, "0") == 0)
+				p->iova_scatter = 0;
+			else
+				return abb_err(-EINVAL, "sim option iova=%s: use iova=scatter or "
+					       "iova=contig", eq);
+			continue;
+		}
+		errno = 0;
+		v = strtoull(eq, &end, 0);
+		if (*end == 'k' || *end == 'K')
+			v <<= 10, end++;
+		else if (*end == 'm' || *end == 'M')
+			v <<= 20, end++;
+		if (errno || end == eq || *end)
+			return abb_err(-EINVAL, "sim option %s=%s: not a number", opt, eq);
+		if (strcmp(opt, "seed") == 0) {
+			p->seed = v;
+			continue;
+		}
+		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+			if (strcmp(opt, keys[i].key) == 0) {
+				if (v > UINT_MAX)
+					return abb_err(-EINVAL, "sim option %s=%s: too large", opt, eq);
+				*(unsigned *)((char *)p + keys[i].off) = (unsigned)v;
+				found = true;
+			}
+		}
+		if (!found)
+			return abb_err(-EINVAL, "unknown sim option \"%s\"; known: mem_size gen lanes "
+				       "mps mrrs rcb clk_mhz link_ns mem_ns reorder seed iova "
+				       "watchdog_s", opt);
+	}
+	return 0;
+}
+
+/* Sizes BAR0 through config space as an OS does; 0 if that fails. */
+static size_t size_bar0(void)
+{
+	uint32_t cmd, orig, probe;
+	size_t size;
+
+	if (sim.cfg_read(0x04, 2, &cmd) || sim.cfg_read(0x10, 4, &orig))
+		return 0;
+	sim.cfg_write(0x04, 2, cmd & ~0x2u); /* memory decode off while sizing */
+	sim.cfg_write(0x10, 4, 0xffffffffu);
+	if (sim.cfg_read(0x10, 4, &probe))
+		probe = 0;
+	sim.cfg_write(0x10, 4, orig);
+	sim.cfg_write(0x04, 2, cmd);
+	probe &= ~0xfu;
+	if (!probe)
+		return 0;
+	size = (size_t)(~probe + 1u);
+	return size & (size - 1) ? 0 : size;
+}
+
+static int sim_open(abb_dev *dev, const char *args)
+{
+	struct abbsim_params p;
+	size_t bar0;
+	int rc = load_sim();
+
+	if (rc)
+		return rc;
+	sim.params_default(&p);
+	rc = sim.params_from_env(&p);
+	if (rc)
+		return sim_err(rc, "ABB_SIM_* environment");
+	rc = parse_options(args, &p);
+	if (rc)
+		return rc;
+	rc = sim.params_check(&p);
+	if (rc)
+		return sim_err(rc, "parameters");
+	rc = sim.open(&p);
+	if (rc == -EBUSY)
+		return abb_err(rc, "the simulated board is open already (one per process): "
+			       "abb_close() it first");
+	if (rc)
+		return sim_err(rc, "open");
+	bar0 = size_bar0();
+	dev->bar0_size = bar0 >= 0x1000 && bar0 <= (1u << 30) ? bar0 : SIM_BAR0_FALLBACK;
+	dev->bar1_size = p.mem_bytes;
+	dev->watchdog_s = p.watchdog_s;
+	return 0;
+}
+
+static void sim_close(abb_dev *dev)
+{
+	sim.close();
+}
+
+static int sim_reg_read(abb_dev *dev, uint32_t off, uint32_t *val)
+{
+	uint8_t b[4];
+	int rc = sim.mmio_read(0, off, b, 4);
+
+	if (rc)
+		return sim_err(rc, "register read");
+	*val = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	return 0;
+}
+
+static int sim_reg_write(abb_dev *dev, uint32_t off, uint32_t val)
+{
+	uint8_t b[4] = {(uint8_t)val, (uint8_t)(val >> 8), (uint8_t)(val >> 16),
+			(uint8_t)(val >> 24)};
+	int rc = sim.mmio_write(0, off, b, 4);
+
+	return rc ? sim_err(rc, "register write") : 0;
+}
+
+static int sim_mem_read(abb_dev *dev, uint32_t off, void *buf, size_t len)
+{
+	int rc = sim.mmio_read(1, off, buf, len);
+
+	return rc ? sim_err(rc, "BAR1 read") : 0;
+}
+
+static int sim_mem_write(abb_dev *dev, uint32_t off, const void *buf, size_t len)
+{
+	int rc = sim.mmio_write(1, off, buf, len);
+
+	return rc ? sim_err(rc, "BAR1 write") : 0;
+}
+
+static int sim_map(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, size_t *nsegs)
+{
+	size_t max = sim.iommu_max_segs(ptr, len);
+	struct abbsim_seg *s = calloc(max ? max : 1, sizeof *s);
+	struct abb_seg *out;
+	int n;
+
+	if (!s)
+		return abb_err(-ENOMEM, "out of memory");
+	n = sim.iommu_map(ptr, len, s, max);
+	if (n <= 0) {
+		free(s);
+		return sim_err(n ? n : -EIO, "IOMMU map");
+	}
+	out = calloc((size_t)n, sizeof *out);
+	if (!out) {
+		sim.iommu_unmap(ptr);
+		free(s);
+		return abb_err(-ENOMEM, "out of memory");
+	}
+	for (int i = 0; i < n; i++) {
+		out[i].iova = s[i].iova;
+		out[i].len = s[i].len;
+	}
+	free(s);
+	*segs = out;
+	*nsegs = (size_t)n;
+	return 0;
+}
+
+static int sim_unmap(abb_dev *dev, void *ptr, size_t len)
+{
+	int rc = sim.iommu_unmap(ptr);
+
+	return rc ? sim_err(rc, "IOMMU unmap") : 0;
+}
+
+static int sim_irq_wait(abb_dev *dev, uint64_t *seen, int64_t timeout_ns)
+{
+	int rc = sim.wait_irq(seen, timeout_ns);
+
+	if (rc == -ETIMEDOUT)
+		return abb_err(rc, "no interrupt within %lld ns (device time)",
+			       (long long)timeout_ns);
+	return rc ? sim_err(rc, "waiting for an interrupt") : 0;
+}
+
+static uint64_t sim_irq_count(abb_dev *dev)
+{
+	return sim.irq_count();
+}
+
+static int sim_now_ns(abb_dev *dev, uint64_t *ns)
+{
+	*ns = sim.now_ps() / 1000u;
+	return 0;
+}
+
+static int sim_cycles(abb_dev *dev, uint64_t *cycles)
+{
+	*cycles = sim.cycles();
+	return 0;
+}
+
+static int sim_advance(abb_dev *dev, int64_t ns)
+{
+	int rc = sim.advance(ns);
+
+	return rc ? sim_err(rc, "advance") : 0;
+}
+
+static int sim_trace(abb_dev *dev, const char *path, uint64_t from, uint64_t to)
+{
+	int rc = sim.trace_fst(path, from, to);
+
+	return rc ? sim_err(rc, "FST trace") : 0;
+}
+
+static int sim_tlp_log(abb_dev *dev, const char *path)
+{
+	int rc = sim.tlp_log(path);
+
+	return rc ? sim_err(rc, "TLP log") : 0;
+}
+
+static int sim_faults(abb_dev *dev, struct abb_sim_fault *out, size_t max)
+{
+	struct abbsim_fault *f = NULL;
+	int n;
+
+	if (max) {
+		f = calloc(max, sizeof *f);
+		if (!f)
+			return abb_err(-ENOMEM, "out of memory");
+	}
+	n = sim.faults(f, max);
+	if (n < 0) {
+		free(f);
+		return sim_err(n, "IOMMU faults");
+	}
+	for (size_t i = 0; i < max && i < (size_t)n; i++) {
+		out[i].iova = f[i].iova;
+		out[i].len = f[i].len;
+		out[i].is_write = f[i].is_write;
+		out[i].cycle = f[i].cycle;
+	}
+	free(f);
+	return n;
+}
+
+static int sim_cfg_dump(abb_dev *dev, const char *path)
+{
+	int rc = sim.cfg_dump(path);
+
+	return rc ? sim_err(rc, "config-space dump") : 0;
+}
+
+const struct abb_backend abb_backend_sim = {
+	.name = "sim",
+	.open = sim_open,
+	.close = sim_close,
+	.reg_read = sim_reg_read,
+	.reg_write = sim_reg_write,
+	.mem_read = sim_mem_read,
+	.mem_write = sim_mem_write,
+	.map = sim_map,
+	.unmap = sim_unmap,
+	.irq_wait = sim_irq_wait,
+	.irq_count = sim_irq_count,
+	.now_ns = sim_now_ns,
+	.sim_cycles = sim_cycles,
+	.sim_advance = sim_advance,
+	.sim_trace = sim_trace,
+	.sim_tlp_log = sim_tlp_log,
+	.sim_faults = sim_faults,
+	.sim_cfg_dump = sim_cfg_dump,
+};

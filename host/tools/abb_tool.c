@@ -1,0 +1,139 @@
+/*
+ * abb_tool.c - look at and poke an ABB from the shell.
+ *
+ *   abb_tool [-d URI] info           backend, VERSION, BAR sizes, global and channel registers
+ *   abb_tool [-d URI] reg OFF [VAL]  read (or write) the BAR0 register at byte offset OFF
+ *   abb_tool [-d URI] mem OFF LEN    hex dump of LEN bytes of BAR1 at OFF (PIO)
+ *   abb_tool find [DUMP]             find ABBs on the PCI bus with libpci (what the vfio
+ *                                    backend does), or in an `lspci -x` dump file
+ * URI as for abb_open(); default $ABB_DEVICE, else "sim". Numbers in C syntax.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <abb/abb.h>
+#include <abb/abb_regs.h>
+
+#include "abb_vfio.h"
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: abb_tool [-d URI] info | reg OFF [VAL] | mem OFF LEN\n"
+			"       abb_tool find [LSPCI_X_DUMP]\n");
+	return 2;
+}
+
+static int fail(const char *what, int rc)
+{
+	fprintf(stderr, "abb_tool: %s: %s\n  %s\n", what, abb_strerror(rc), abb_last_error());
+	return 1;
+}
+
+static int num(const char *s, unsigned long *v)
+{
+	char *end;
+
+	*v = strtoul(s, &end, 0);
+	return *s && !*end ? 0 : -1;
+}
+
+static int info(abb_dev *dev)
+{
+	static const struct {
+		const char *name;
+		uint32_t off;
+	} regs[] = {
+		{"VERSION", ABB_REG_VERSION}, {"ISR", ABB_REG_ISR}, {"IER", ABB_REG_IER},
+		{"GER", ABB_REG_GER}, {"GSR", ABB_REG_GSR}, {"GCR", ABB_REG_GCR},
+		{"C2H STA (DMA read)", ABB_BLK_C2H + ABB_CH_STA},
+		{"H2C STA (DMA write)", ABB_BLK_H2C + ABB_CH_STA},
+	};
+	size_t mem;
+	int rc = abb_mem_size(dev, &mem);
+
+	if (rc)
+		return fail("BAR1 size", rc);
+	printf("backend    %s\nBAR1       %zu bytes\n", abb_backend(dev), mem);
+	for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++) {
+		uint32_t v;
+
+		rc = abb_reg_read(dev, regs[i].off, &v);
+		if (rc)
+			return fail(regs[i].name, rc);
+		printf("0x%04x %-20s 0x%08x\n", regs[i].off, regs[i].name, v);
+	}
+	return 0;
+}
+
+static int mem_dump(abb_dev *dev, unsigned long off, unsigned long len)
+{
+	unsigned char *b = malloc(len ? len : 1);
+	int rc;
+
+	if (!b)
+		return fail("mem", -12);
+	rc = abb_mem_read(dev, (uint32_t)off, b, len);
+	if (rc) {
+		free(b);
+		return fail("mem", rc);
+	}
+	for (unsigned long i = 0; i < len; i++)
+		printf("%s%02x%s", i % 16 ? "" : "", b[i],
+		       i % 16 == 15 || i + 1 == len ? "\n" : " ");
+	free(b);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *uri = NULL;
+	unsigned long a, b;
+	abb_dev *dev;
+	int i = 1, rc, ret = 0;
+
+	if (argc > 2 && !strcmp(argv[1], "-d")) {
+		uri = argv[2];
+		i = 3;
+	}
+	if (i >= argc)
+		return usage();
+	if (!strcmp(argv[i], "find")) {
+		char bdf[32];
+
+		rc = abb_vfio_find(i + 1 < argc ? argv[i + 1] : NULL, bdf, sizeof bdf);
+		if (rc < 0)
+			return fail("find", rc);
+		printf("%s (%d ABB%s found)\n", bdf, rc, rc == 1 ? "" : "s");
+		return 0;
+	}
+
+	rc = abb_open(&dev, uri);
+	if (rc)
+		return fail("open", rc);
+	if (!strcmp(argv[i], "info") && argc == i + 1) {
+		ret = info(dev);
+	} else if (!strcmp(argv[i], "reg") && (argc == i + 2 || argc == i + 3) &&
+		   !num(argv[i + 1], &a)) {
+		uint32_t v;
+
+		if (argc == i + 3) {
+			if (num(argv[i + 2], &b))
+				ret = usage();
+			else if ((rc = abb_reg_write(dev, (uint32_t)a, (uint32_t)b)))
+				ret = fail("reg write", rc);
+		} else if ((rc = abb_reg_read(dev, (uint32_t)a, &v))) {
+			ret = fail("reg read", rc);
+		} else {
+			printf("0x%08" PRIx32 "\n", v);
+		}
+	} else if (!strcmp(argv[i], "mem") && argc == i + 3 && !num(argv[i + 1], &a) &&
+		   !num(argv[i + 2], &b)) {
+		ret = mem_dump(dev, a, b);
+	} else {
+		ret = usage();
+	}
+	abb_close(dev);
+	return ret;
+}
