@@ -12,7 +12,7 @@
 
 #include "abb_priv.h"
 
-#define ABB_MSG_MAX 512
+#define ABB_MSG_MAX 1024
 
 static _Thread_local char abb_msg[ABB_MSG_MAX];
 static _Thread_local char abb_unknown[48];
@@ -68,7 +68,7 @@ const char *abb_strerror(int err)
 	case -ETIME:
 		return "simulation watchdog expired (wall clock)";
 	case -EIO:
-		return "the board reported an error";
+		return "I/O error (the board reported an error, or a backend call failed)";
 	case -ENOMEM:
 		return "out of memory";
 	case -ENOSPC:

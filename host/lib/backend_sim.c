@@ -103,13 +103,18 @@ static int resolve(void *h)
 
 static void *try_load(const char *path, char *tried, size_t n)
 {
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	static _Thread_local char last[PATH_MAX + 32];
 	size_t used = strlen(tried);
+	void *h;
 
+	if (used && strcmp(last, path) == 0)
+		return NULL; /* the same candidate twice in a row */
+	snprintf(last, sizeof last, "%s", path);
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (h)
 		snprintf(sim_path, sizeof sim_path, "%s", path);
 	else
-		snprintf(tried + used, n - used, "\n  %s: %s", path, dlerror());
+		snprintf(tried + used, n - used, "\n  %s", dlerror());
 	return h;
 }
 
