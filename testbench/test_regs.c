@@ -107,8 +107,9 @@ static void test_regs_vector_matches_header(void)
 			CU_ASSERT_STRING_EQUAL(regvec[i].access, "w1c");
 		}
 		CU_ASSERT_EQUAL(regvec[i].off % 4, 0);
-		CU_ASSERT(access_is(&regvec[i], "ro") || access_is(&regvec[i], "rw") ||
-			  access_is(&regvec[i], "w1c") || access_is(&regvec[i], "wo"));
+		CU_ASSERT(access_is(&regvec[i], "ro") || access_is(&regvec[i], "rov") ||
+			  access_is(&regvec[i], "rw") || access_is(&regvec[i], "w1c") ||
+			  access_is(&regvec[i], "wo"));
 	}
 	CU_ASSERT(seen_version);
 }
@@ -129,6 +130,10 @@ static void test_regs_reset_values(void)
 			continue;
 		if (is_diag(r) && !(tb_is_sim() && strcmp(r->name, "DIAG_ID") == 0))
 			continue; /* model-only counters change; absent on the board */
+		/* volatile registers hold their reset value right after a
+		 * reset; abb_open hot-resets only the simulated board */
+		if (access_is(r, "rov") && !tb_is_sim())
+			continue;
 		mask = ~live_mask(r->name);
 		v = tb_reg(r->off);
 		if ((v & mask) != (r->reset & mask))
@@ -170,12 +175,16 @@ static uint32_t rw_mask(const char *name)
 	if (strcmp(name, "MRD_CR") == 0)
 		return 0x1F; /* [4:0] tag limit */
 	if (strcmp(name, "GCR") == 0)
-		return 0; /* SOFT_RESET self-clears: tested on its own */
-	if (strcmp(name, "ICAP") == 0)
-		return 0; /* model: reads 0, writes ignored */
-	if (strcmp(name, "IGEN_CTRL") == 0)
-		return 0; /* a command register */
+		return ~ABB_GCR_SOFT_RESET; /* SOFT_RESET self-clears: tested on its own */
 	return 0xFFFFFFFFu;
+}
+
+/* Bits the read-back test must not write (they act). */
+static uint32_t rw_never(const char *name)
+{
+	if (strcmp(name, "GCR") == 0)
+		return ABB_GCR_SOFT_RESET;
+	return 0;
 }
 
 static void test_regs_rw_read_back(void)
@@ -194,14 +203,14 @@ static void test_regs_rw_read_back(void)
 		if (!access_is(r, "rw") || is_diag(r) || m == 0)
 			continue;
 		for (k = 0; k < sizeof(pat) / sizeof(pat[0]); k++) {
-			uint32_t v;
+			uint32_t v, w = pat[k] & (m | ~rw_never(r->name));
 
-			tb_reg_set(r->off, pat[k]);
+			tb_reg_set(r->off, w);
 			v = tb_reg(r->off);
-			if ((v & m) != (pat[k] & m))
+			if ((v & m) != (w & m))
 				printf("\n    %s: wrote 0x%08x, read 0x%08x (mask 0x%08x)\n",
-				       r->name, pat[k], v, m);
-			CU_ASSERT_EQUAL(v & m, pat[k] & m);
+				       r->name, w, v, m);
+			CU_ASSERT_EQUAL(v & m, w & m);
 		}
 		tb_reg_set(r->off, r->reset);
 		CU_ASSERT_EQUAL(tb_reg(r->off) & m, r->reset & m);
@@ -220,10 +229,12 @@ static void test_regs_ro_ignore_writes(void)
 		const struct regvec *r = &regvec[i];
 		uint32_t v0, v1;
 
-		if (!access_is(r, "ro"))
+		if (!access_is(r, "ro") && !access_is(r, "rov"))
 			continue;
 		if (is_diag(r) && !(tb_is_sim() && strcmp(r->name, "DIAG_ID") == 0))
-			continue;
+			continue; /* counters change by themselves */
+		if (strcmp(r->name, "IGEN_CTRL") == 0)
+			continue; /* a command port: writes act, tested below */
 		v0 = tb_reg(r->off);
 		tb_reg_set(r->off, ~v0);
 		v1 = tb_reg(r->off);
@@ -298,9 +309,10 @@ static void test_regs_isr_write_one_to_clear(void)
 	CU_ASSERT_EQUAL(tb_reg(ABB_REG_ISR), ABB_ISR_IGEN);
 	tb_reg_set(ABB_REG_ISR, ~ABB_ISR_IGEN);
 	CU_ASSERT_EQUAL(tb_reg(ABB_REG_ISR), ABB_ISR_IGEN);
-	/* acknowledge the generator, then clear the status bit by writing 1 */
-	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_ACK);
+	/* writing 1 clears it; then acknowledge the generator */
 	tb_reg_set(ABB_REG_ISR, ABB_ISR_IGEN);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_ISR), 0);
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_ACK);
 	CU_ASSERT_EQUAL(tb_reg(ABB_REG_ISR), 0);
 }
 
