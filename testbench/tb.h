@@ -93,5 +93,6 @@ CU_ErrorCode tb_register_dma_integrity(void);
 CU_ErrorCode tb_register_blocking(void);
 CU_ErrorCode tb_register_bad_input(void);
 CU_ErrorCode tb_register_determinism(void);
+CU_ErrorCode tb_register_discovery(void);
 
 #endif

@@ -41,14 +41,14 @@ static int regvec_load(void)
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		char off[32], name[64], acc[16], rst[32];
+		char off[32], name[40], acc[8], rst[32];
 		char *p = line;
 
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p == '#' || *p == '\n' || *p == '\0')
 			continue;
-		if (sscanf(p, "%31s %63s %15s %31s", off, name, acc, rst) != 4) {
+		if (sscanf(p, "%31s %39s %7s %31s", off, name, acc, rst) != 4) {
 			printf("\n    %s: bad line: %s", path, line);
 			fclose(f);
 			return -1;

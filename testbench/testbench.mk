@@ -11,7 +11,8 @@
 TB_SRCS    := $(wildcard testbench/*.c)
 TB_OBJS    := $(patsubst testbench/%.c,$(B)/testbench/%.o,$(TB_SRCS))
 TB_BIN     := $(B)/abb_tests
-TB_CFLAGS  := -std=c11 $(WARN) -Ihost/include \
+# host/lib for abb_vfio.h (the discovery entry point, exported by libabb)
+TB_CFLAGS  := -std=c11 $(WARN) -Ihost/include -Ihost/lib \
               -DTB_VECTORS_DIR='"$(abspath vectors)"'
 # libabb next to the binary: found at run time without LD_LIBRARY_PATH
 TB_LDFLAGS := -L$(B) -Wl,-rpath,'$$ORIGIN'
