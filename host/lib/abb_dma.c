@@ -335,6 +335,7 @@ static int dma_start(const char *fn, abb_dev *dev, int chn, const struct xfer *x
 	ch->flags = x->flags;
 	ch->buf = x->buf;
 	ch->ndesc = n;
+	ch->irq_seen = dev->be->irq_count(dev); /* before anything can fire */
 	x->buf->users++;
 out_chan:
 	pthread_mutex_unlock(&ch->lock);
@@ -346,7 +347,6 @@ out_registry:
 	/* The descriptors in memory must be visible before the CTRL write. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (x->flags & ABB_DMA_IRQ) {
-		ch->irq_seen = dev->be->irq_count(dev);
 		rc = abb_wr(dev, ABB_REG_ISR, ch->irq_bit);
 		if (!rc)
 			rc = abb_ier_set(dev, ch->irq_bit, NULL);

@@ -2,7 +2,8 @@
  * abb_demo.c - DMA write and read of every power-of-two size from 4 KiB to
  * 1 MiB (within BAR1), with data check and bandwidth in device time.
  *
- *   abb_demo [URI]      URI as for abb_open(); default $ABB_DEVICE, else "sim"
+ *   abb_demo [-i] [URI]  URI as for abb_open(); default $ABB_DEVICE, else "sim"
+ *                        -i: complete by interrupt (ABB_DMA_IRQ) instead of polling
  *
  * "DMA write" = host to board, "DMA read" = board to host. MB/s = 10^6
  * bytes per second of device time (simulated time on the simulator).
@@ -45,17 +46,25 @@ static double mbps(size_t bytes, uint64_t ns)
 
 int main(int argc, char **argv)
 {
-	const char *uri = argc > 1 ? argv[1] : NULL;
+	const char *uri = NULL;
+	unsigned flags = 0;
 	abb_dmabuf *src_map = NULL, *dst_map = NULL;
 	uint32_t *src = NULL, *dst = NULL, version;
 	size_t mem, max;
 	abb_dev *dev;
 	int rc, bad = 0;
 
-	if (argc > 2 || (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))) {
-		fprintf(stderr, "usage: %s [URI]   (URI: sim, sim:key=val,..., vfio, "
-			"vfio:DDDD:BB:DD.F; default $ABB_DEVICE or sim)\n", argv[0]);
-		return 2;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-i")) {
+			flags |= ABB_DMA_IRQ;
+		} else if (argv[i][0] != '-' && !uri) {
+			uri = argv[i];
+		} else {
+			fprintf(stderr, "usage: %s [-i] [URI]   (-i: interrupts; URI: sim, "
+				"sim:key=val,..., vfio, vfio:DDDD:BB:DD.F; default $ABB_DEVICE "
+				"or sim)\n", argv[0]);
+			return 2;
+		}
 	}
 	rc = abb_open(&dev, uri);
 	if (rc)
@@ -67,8 +76,8 @@ int main(int argc, char **argv)
 		bad = fail("reading VERSION / BAR1 size", rc);
 		goto out;
 	}
-	printf("backend %s, VERSION 0x%08x, BAR1 %zu KiB\n", abb_backend(dev), version,
-	       mem >> 10);
+	printf("backend %s, VERSION 0x%08x, BAR1 %zu KiB, completion by %s\n", abb_backend(dev),
+	       version, mem >> 10, flags & ABB_DMA_IRQ ? "interrupt" : "polling");
 	max = mem < MAX_SIZE ? mem : MAX_SIZE;
 	if (max < MIN_SIZE) {
 		fprintf(stderr, "abb_demo: BAR1 is smaller than %u bytes\n", MIN_SIZE);
@@ -102,14 +111,14 @@ int main(int argc, char **argv)
 		memset(dst, 0xa5, size);
 		rc = abb_time_ns(dev, &t0);
 		if (!rc)
-			rc = abb_dma_write(dev, src_map, 0, 0, size, 0);
+			rc = abb_dma_write(dev, src_map, 0, 0, size, flags);
 		if (rc) {
 			bad = fail("DMA write (host to board)", rc);
 			break;
 		}
 		rc = abb_time_ns(dev, &t1);
 		if (!rc)
-			rc = abb_dma_read(dev, dst_map, 0, 0, size, 0);
+			rc = abb_dma_read(dev, dst_map, 0, 0, size, flags);
 		if (rc) {
 			bad = fail("DMA read (board to host)", rc);
 			break;
