@@ -137,7 +137,8 @@ static int load_sim(void)
 		if (dladdr((void *)&abb_open, &info) && info.dli_fname) {
 			char *slash;
 
-			snprintf(dir, sizeof dir, "%s", info.dli_fname);
+			if (!realpath(info.dli_fname, dir))
+				snprintf(dir, sizeof dir, "%s", info.dli_fname);
 			slash = strrchr(dir, '/');
 			if (slash) {
 				*slash = 0;
