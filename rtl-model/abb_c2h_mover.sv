@@ -6,7 +6,9 @@
 // follow each other without idle beats. With inc_i clear every DW comes
 // from the same board address (a FIFO port). done_o is pulsed after the
 // last beat was accepted by TX, so any later MSI or completion is ordered
-// behind the data.
+// behind the data. A fixed-address transfer from the event-source address
+// (EVS_ADDR) drains the front-end FIFO instead of memory; each TLP then waits
+// until the FIFO holds its whole payload.
 
 module abb_c2h_mover #(
   parameter int AddrBits = 22  // board-memory word-index width
@@ -29,6 +31,11 @@ module abb_c2h_mover #(
   output logic [AddrBits-1:0] mem_addr0_o,
   output logic [AddrBits-1:0] mem_addr1_o,
   input  logic [63:0]         mem_data_i,
+  // front-end event FIFO (abb_evsrc)
+  input  logic [31:0]         evs_addr_i,
+  input  logic [63:0]         fifo_data_i,
+  input  logic [31:0]         fifo_level_i,
+  output logic [1:0]          fifo_rd_dw_o,
   // TX source
   output logic                tx_valid_o,
   input  logic                tx_ready_i,
@@ -51,6 +58,7 @@ module abb_c2h_mover #(
   logic [AddrBits-1:0] pa_q, pa_d;       // word index of the next DW
   logic [10:0]         left_q, left_d;   // DWs of the current TLP still to send
   logic                inc_q, inc_d;
+  logic                fifo_q, fifo_d;   // this transfer drains the event FIFO
 
   // payload of the next TLP
   logic [10:0] to4k, chunk;
@@ -68,8 +76,12 @@ module abb_c2h_mover #(
   assign mem_addr0_o = pa_q & mem_mask_i;
   assign mem_addr1_o = (inc_q ? pa_q + AddrBits'(1) : pa_q) & mem_mask_i;
   // no header is offered in the cycle the mover decides to stop
+  logic fifo_wait;
+  assign fifo_wait   = fifo_q && (fifo_level_i < {21'h0, chunk});
   assign tx_valid_o  = (state_q != StIdle) &&
-                       !(state_q == StHdr0 && (abort_i || rem_q == 30'd0));
+                       !(state_q == StHdr0 && (abort_i || rem_q == 30'd0 || fifo_wait));
+  assign fifo_rd_dw_o = (fifo_q && state_q == StData && tx_ready_i) ?
+                        ((left_q >= 11'd2) ? 2'd2 : 2'd1) : 2'd0;
   assign tx_sop_o    = (state_q == StHdr0);
   assign tx_eop_o    = (state_q == StData) && (left_q <= 11'd2);
 
@@ -78,7 +90,10 @@ module abb_c2h_mover #(
       StHdr0: tx_data_o = {cfg_req_id_i, 8'h00, (chunk == 11'd1) ? 4'h0 : 4'hf, 4'hf,
                            {2'b01, hdr4}, 5'b00000, 14'h0, chunk[9:0]};
       StHdr1: tx_data_o = hdr4 ? {ha_q[31:2], 2'b00, ha_q[63:32]} : {32'h0, ha_q[31:2], 2'b00};
-      StData: tx_data_o = (left_q == 11'd1) ? {32'h0, mem_data_i[31:0]} : mem_data_i;
+      StData: begin
+        tx_data_o = fifo_q ? fifo_data_i : mem_data_i;
+        if (left_q == 11'd1) tx_data_o[63:32] = 32'h0;
+      end
       default: tx_data_o = 64'h0;
     endcase
   end
@@ -90,6 +105,7 @@ module abb_c2h_mover #(
     pa_d    = pa_q;
     left_d  = left_q;
     inc_d   = inc_q;
+    fifo_d  = fifo_q;
     done_o  = 1'b0;
     tlp_o   = 1'b0;
 
@@ -100,6 +116,7 @@ module abb_c2h_mover #(
           rem_d   = len_i[31:2];
           pa_d    = pa_i[AddrBits+1:2];
           inc_d   = inc_i;
+          fifo_d  = !inc_i && pa_i == evs_addr_i;
           state_d = StHdr0;
         end
       end
@@ -107,7 +124,7 @@ module abb_c2h_mover #(
         if (abort_i || rem_q == 30'd0) begin
           done_o  = 1'b1;
           state_d = StIdle;
-        end else if (tx_ready_i) begin
+        end else if (tx_ready_i && !fifo_wait) begin
           left_d  = chunk;
           tlp_o   = 1'b1;
           state_d = StHdr1;
@@ -146,6 +163,7 @@ module abb_c2h_mover #(
       pa_q    <= '0;
       left_q  <= '0;
       inc_q   <= 1'b0;
+      fifo_q  <= 1'b0;
     end else begin
       state_q <= state_d;
       ha_q    <= ha_d;
@@ -153,6 +171,7 @@ module abb_c2h_mover #(
       pa_q    <= pa_d;
       left_q  <= left_d;
       inc_q   <= inc_d;
+      fifo_q  <= fifo_d;
     end
   end
 

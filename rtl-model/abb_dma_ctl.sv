@@ -23,6 +23,7 @@ module abb_dma_ctl
   input  logic        cfg_bus_master_en_i,
   input  logic [15:0] cfg_req_id_i,
   input  logic [32:0] mem_bytes_i,     // BAR1 size in bytes
+  input  logic        hold_i,          // shared engine: the other channel runs
   // register block access (offset inside the block, bytes)
   input  logic        we_i,
   input  logic [5:0]  waddr_i,
@@ -53,6 +54,7 @@ module abb_dma_ctl
   input  logic        mv_err_i,        // with mv_done_i: a completion error
   // events
   output logic        busy_o,
+  output logic        active_o,        // past the start check: holds a shared engine
   output logic        start_o,         // pulse: channel started
   output logic        irq_o,           // pulse: set this channel's ISR bit
   output logic        desc_err_o,      // pulse: invalid descriptor
@@ -106,6 +108,7 @@ module abb_dma_ctl
   assign mv_len_o = leng_q;
   assign mv_inc_o = (ctrl_q & abb_reg_pkg::CTRL_INC) != 0;
   assign busy_o   = (state_q != StIdle);
+  assign active_o = (state_q != StIdle) && (state_q != StCheck);
 
   // fetch request TLP: MRd of 8 DWs at next_bda (4-DW header above 4 GiB)
   logic hdr4;
@@ -191,7 +194,9 @@ module abb_dma_ctl
         end
       end
       StCheck: begin
-        if (!cfg_bus_master_en_i) begin
+        if (hold_i) begin
+          state_d = StCheck;               // wait for the shared engine
+        end else if (!cfg_bus_master_en_i) begin
           bm_err_o = 1'b1;
           sta_d    = StaErr;
           irq_o    = (ctrl_q & abb_reg_pkg::CTRL_EEI) != 0;

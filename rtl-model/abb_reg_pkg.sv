@@ -67,6 +67,30 @@ package abb_reg_pkg;
   // RX FIFO control-status; model: [15:0] words held
   localparam logic [15:0] REG_RXF_CSR = 16'h4028;
   localparam logic [31:0] REG_RXF_CSR_RESET = 32'h00000000;
+  // Model: front-end event source control (ENABLE, CLEAR)
+  localparam logic [15:0] REG_EVS_CTRL = 16'h0200;
+  localparam logic [31:0] REG_EVS_CTRL_RESET = 32'h00000000;
+  // Model: event source id [15:0], written into every event header
+  localparam logic [15:0] REG_EVS_SRC = 16'h0204;
+  localparam logic [31:0] REG_EVS_SRC_RESET = 32'h00000000;
+  // Model: payload DWs per event [11:0] (rounded up to even; 4 header DWs come on top)
+  localparam logic [15:0] REG_EVS_SIZE = 16'h0208;
+  localparam logic [31:0] REG_EVS_SIZE_RESET = 32'h0000003c;
+  // Model: idle cycles between events [15:0] (sets the event rate)
+  localparam logic [15:0] REG_EVS_GAP = 16'h020c;
+  localparam logic [31:0] REG_EVS_GAP_RESET = 32'h00000000;
+  // Model: board address at which a fixed-address DMA read drains the event FIFO (default: none)
+  localparam logic [15:0] REG_EVS_ADDR = 16'h0210;
+  localparam logic [31:0] REG_EVS_ADDR_RESET = 32'hfffffffc;
+  // Model: events written into the FIFO since CLEAR
+  localparam logic [15:0] REG_EVS_EVENTS = 16'h0214;
+  localparam logic [31:0] REG_EVS_EVENTS_RESET = 32'h00000000;
+  // Model: DWs in the event FIFO
+  localparam logic [15:0] REG_EVS_LEVEL = 16'h0218;
+  localparam logic [31:0] REG_EVS_LEVEL_RESET = 32'h00000000;
+  // Model: cycles the source waited because the FIFO was full (back-pressure, nothing is dropped)
+  localparam logic [15:0] REG_EVS_STALLS = 16'h021c;
+  localparam logic [31:0] REG_EVS_STALLS_RESET = 32'h00000000;
   // Model-only: reads "ABBM" on the simulation model; host code never depends on this range
   localparam logic [15:0] REG_DIAG_ID = 16'h1000;
   localparam logic [31:0] REG_DIAG_ID_RESET = 32'h4d424241;
@@ -172,6 +196,14 @@ package abb_reg_pkg;
   localparam logic [31:0] GSR_H2C_BUSY = 32'h00020000;
   // GCR.SOFT_RESET: Model: self-clearing; resets both channels, ISR, GER and the interrupt generator
   localparam logic [31:0] GCR_SOFT_RESET = 32'h00000001;
+  // GCR.SHARED_ENGINE: Model: 1 = the two channels share one engine (a transfer starts only after the other channel's has finished); reset value from the RTL parameter SharedEngine (default 0: independent)
+  localparam logic [31:0] GCR_SHARED_ENGINE = 32'h00000002;
+  // EVS_CTRL.ENABLE: Model: the event source writes events while set
+  localparam logic [31:0] EVS_CTRL_ENABLE = 32'h00000001;
+  // EVS_CTRL.CLEAR: Model: self-clearing; empties the FIFO and restarts the event counter at 0
+  localparam logic [31:0] EVS_CTRL_CLEAR = 32'h00000002;
+  // Model: DW0 of an event is EVS_MAGIC | total DWs; DW1 counter, DW2 source id, DW3 ~counter, then payload DW i = (counter << 16 | i) ^ (source id << 8)
+  localparam logic [31:0] EVS_MAGIC = 32'heb000000;
   // Interrupt generator control word: reset
   localparam logic [31:0] IGEN_RESET = 32'h0000000a;
   // Interrupt generator control word: acknowledge

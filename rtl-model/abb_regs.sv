@@ -7,7 +7,8 @@ module abb_regs
 #(
   parameter int ClkNs    = 8,   // user-clock period in ns (interrupt-generator timing)
   parameter int NumTags  = 16,  // DMA-write read tags (reported in DIAG_PARAM)
-  parameter int FifoBits = 4    // log2 of the loop-back FIFO depth
+  parameter int FifoBits = 4,   // log2 of the loop-back FIFO depth
+  parameter bit SharedEngine = 1'b0  // reset value of GCR.SHARED_ENGINE
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -46,7 +47,18 @@ module abb_regs
   input  logic        cnt_h2c_req_i,
   input  logic        cnt_cpl_i,
   input  logic        cnt_desc_i,
+  // front-end event source (abb_evsrc)
+  output logic        evs_enable_o,
+  output logic        evs_clear_o,    // pulse
+  output logic [15:0] evs_src_o,
+  output logic [11:0] evs_size_o,
+  output logic [15:0] evs_gap_o,
+  output logic [31:0] evs_addr_o,
+  input  logic [31:0] evs_events_i,
+  input  logic [31:0] evs_level_i,
+  input  logic [31:0] evs_stalls_i,
   // outputs
+  output logic        shared_engine_o, // GCR.SHARED_ENGINE
   output logic        irq_o,          // pulse: send an MSI
   output logic        soft_reset_o,   // pulse: GCR SOFT_RESET
   output logic [4:0]  tag_limit_o,    // MRD_CR[4:0]
@@ -68,6 +80,10 @@ module abb_regs
   logic [31:0] cyc_hi_q, cyc_hi_d;
   logic [31:0] n_c2h_q, n_c2h_d, n_req_q, n_req_d, n_cpl_q, n_cpl_d, n_desc_q, n_desc_d;
   logic [31:0] n_msi_q, n_msi_d;
+  logic        evs_en_q, evs_en_d;
+  logic [15:0] evs_src_q, evs_src_d, evs_gap_q, evs_gap_d;
+  logic [11:0] evs_size_q, evs_size_d;
+  logic [31:0] evs_addr_q, evs_addr_d;
   logic [31:0]         fifo_q [FifoDepth];
   logic [FifoBits:0]   f_wr_q, f_wr_d, f_rd_q, f_rd_d;
   logic [FifoBits:0]   f_used;
@@ -113,6 +129,14 @@ module abb_regs
         abb_reg_pkg::REG_TXF_CSR:       rdata_o = 32'(FifoDepth) - 32'(f_used);
         abb_reg_pkg::REG_RXF_DATA:      rdata_o = (f_used != '0) ? fifo_q[f_rd_q[FifoBits-1:0]] : 32'h0;
         abb_reg_pkg::REG_RXF_CSR:       rdata_o = 32'(f_used);
+        abb_reg_pkg::REG_EVS_CTRL:      rdata_o = {31'h0, evs_en_q};
+        abb_reg_pkg::REG_EVS_SRC:       rdata_o = {16'h0, evs_src_q};
+        abb_reg_pkg::REG_EVS_SIZE:      rdata_o = {20'h0, evs_size_q};
+        abb_reg_pkg::REG_EVS_GAP:       rdata_o = {16'h0, evs_gap_q};
+        abb_reg_pkg::REG_EVS_ADDR:      rdata_o = evs_addr_q;
+        abb_reg_pkg::REG_EVS_EVENTS:    rdata_o = evs_events_i;
+        abb_reg_pkg::REG_EVS_LEVEL:     rdata_o = evs_level_i;
+        abb_reg_pkg::REG_EVS_STALLS:    rdata_o = evs_stalls_i;
         abb_reg_pkg::REG_DIAG_ID:       rdata_o = abb_reg_pkg::REG_DIAG_ID_RESET;
         abb_reg_pkg::REG_DIAG_PARAM:    rdata_o = {16'h0, 8'(NumTags), 3'h0, mem_bits_i};
         abb_reg_pkg::REG_DIAG_CYC_LO:   rdata_o = cyc_q[31:0];
@@ -134,6 +158,14 @@ module abb_regs
   assign soft_reset_o = we_i && waddr_i == abb_reg_pkg::REG_GCR && (wdata_i & abb_reg_pkg::GCR_SOFT_RESET) != 0;
   assign tag_limit_o  = mrd_cr_q[4:0];
   assign busy_o       = ig_armed_q;
+  assign shared_engine_o = gcr_q[1];
+  assign evs_enable_o = evs_en_q;
+  assign evs_clear_o  = we_i && waddr_i == abb_reg_pkg::REG_EVS_CTRL &&
+                        (wdata_i & abb_reg_pkg::EVS_CTRL_CLEAR) != 0;
+  assign evs_src_o    = evs_src_q;
+  assign evs_size_o   = evs_size_q;
+  assign evs_gap_o    = evs_gap_q;
+  assign evs_addr_o   = evs_addr_q;
 
   always_comb begin
     isr_d = isr_q;  ier_d = ier_q;  ger_d = ger_q;  gcr_d = gcr_q;
@@ -148,6 +180,8 @@ module abb_regs
     n_desc_d = n_desc_q + 32'(cnt_desc_i);
     n_msi_d  = n_msi_q + 32'(irq_o);
     f_wr_d = f_wr_q;  f_rd_d = f_rd_q;
+    evs_en_d = evs_en_q;  evs_src_d = evs_src_q;  evs_gap_d = evs_gap_q;
+    evs_size_d = evs_size_q;  evs_addr_d = evs_addr_q;
 
     // interrupt generator: counts down in 4 ns units
     if (ig_armed_q) begin
@@ -175,6 +209,11 @@ module abb_regs
         abb_reg_pkg::REG_MRD_CR: mrd_cr_d = wdata_i;
         abb_reg_pkg::REG_TX_CR:  tx_cr_d = wdata_i;
         abb_reg_pkg::REG_IGEN_LAT: ig_lat_d = wdata_i;
+        abb_reg_pkg::REG_EVS_CTRL: evs_en_d = wdata_i[0];
+        abb_reg_pkg::REG_EVS_SRC:  evs_src_d = wdata_i[15:0];
+        abb_reg_pkg::REG_EVS_SIZE: evs_size_d = wdata_i[11:0];
+        abb_reg_pkg::REG_EVS_GAP:  evs_gap_d = wdata_i[15:0];
+        abb_reg_pkg::REG_EVS_ADDR: evs_addr_d = wdata_i;
         abb_reg_pkg::REG_IGEN_CTRL: begin
           if (wdata_i[7:0] == abb_reg_pkg::IGEN_RESET[7:0]) begin
             ig_armed_d = 1'b0;
@@ -208,7 +247,11 @@ module abb_regs
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      isr_q <= '0;  ier_q <= '0;  pend_q <= '0;  ger_q <= '0;  gcr_q <= '0;
+      isr_q <= '0;  ier_q <= '0;  pend_q <= '0;  ger_q <= '0;
+      gcr_q <= {30'h0, SharedEngine};
+      evs_en_q <= 1'b0;  evs_src_q <= '0;  evs_gap_q <= '0;
+      evs_size_q <= abb_reg_pkg::REG_EVS_SIZE_RESET[11:0];
+      evs_addr_q <= abb_reg_pkg::REG_EVS_ADDR_RESET;
       mrd_cr_q <= '0;  tx_cr_q <= '0;
       ig_armed_q <= 1'b0;  ig_lat_q <= '0;  ig_left_q <= '0;
       ig_asrt_q <= '0;  ig_dsrt_q <= '0;
@@ -217,6 +260,8 @@ module abb_regs
       f_wr_q <= '0;  f_rd_q <= '0;
     end else begin
       isr_q <= isr_d;  ier_q <= ier_d;  pend_q <= pend;  ger_q <= ger_d;  gcr_q <= gcr_d;
+      evs_en_q <= evs_en_d;  evs_src_q <= evs_src_d;  evs_gap_q <= evs_gap_d;
+      evs_size_q <= evs_size_d;  evs_addr_q <= evs_addr_d;
       mrd_cr_q <= mrd_cr_d;  tx_cr_q <= tx_cr_d;
       ig_armed_q <= ig_armed_d;  ig_lat_q <= ig_lat_d;  ig_left_q <= ig_left_d;
       ig_asrt_q <= ig_asrt_d;  ig_dsrt_q <= ig_dsrt_d;

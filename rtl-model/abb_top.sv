@@ -6,7 +6,9 @@
 module abb_top #(
   parameter int MemBitsMax = 24,  // log2 of the largest BAR1 (board memory) in bytes
   parameter int NumTags    = 16,  // outstanding DMA-write read requests
-  parameter int ClkNs      = 8    // user-clock period (interrupt-generator timing)
+  parameter int ClkNs      = 8,   // user-clock period (interrupt-generator timing)
+  parameter bit SharedEngine = 1'b0  // reset value of GCR.SHARED_ENGINE: 1 = the two
+                                     // channels share one engine (see abb_regs.def)
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -159,7 +161,21 @@ module abb_top #(
                     c2h_desc_err | h2c_desc_err,
                     c2h_cpl_err | h2c_cpl_err};
 
-  abb_regs #(.ClkNs(ClkNs), .NumTags(NumTags)) u_regs (
+  // ---- front-end event source -------------------------------------------------
+  logic        evs_enable, evs_clear, evs_busy, shared_engine;
+  logic [15:0] evs_src, evs_gap;
+  logic [11:0] evs_size;
+  logic [31:0] evs_addr, evs_events, evs_level, evs_stalls;
+  logic [63:0] evs_data;
+  logic [1:0]  evs_rd_dw;
+
+  abb_evsrc u_evsrc (
+    .clk_i, .rst_ni, .enable_i(evs_enable), .clear_i(evs_clear), .src_id_i(evs_src),
+    .size_i(evs_size), .gap_i(evs_gap), .rd_dw_i(evs_rd_dw), .rd_data_o(evs_data),
+    .level_o(evs_level), .events_o(evs_events), .stalls_o(evs_stalls), .busy_o(evs_busy)
+  );
+
+  abb_regs #(.ClkNs(ClkNs), .NumTags(NumTags), .SharedEngine(SharedEngine)) u_regs (
     .clk_i, .rst_ni, .cfg_bus_master_en_i, .cfg_msi_en_i, .cfg_max_payload_i,
     .cfg_max_read_req_i, .mem_bits_i(mem_bits), .skip_cycles_i,
     .we_i(reg_we), .waddr_i(reg_waddr), .wdata_i(reg_wdata),
@@ -172,8 +188,18 @@ module abb_top #(
     .c2h_irq_i(c2h_irq), .h2c_irq_i(h2c_irq), .err_i(ger_set),
     .cnt_c2h_tlp_i(c2h_tlp), .cnt_h2c_req_i(h2c_req), .cnt_cpl_i(cpl_seen),
     .cnt_desc_i(c2h_fetch | h2c_fetch),
+    .evs_enable_o(evs_enable), .evs_clear_o(evs_clear), .evs_src_o(evs_src),
+    .evs_size_o(evs_size), .evs_gap_o(evs_gap), .evs_addr_o(evs_addr),
+    .evs_events_i(evs_events), .evs_level_i(evs_level), .evs_stalls_i(evs_stalls),
+    .shared_engine_o(shared_engine),
     .irq_o, .soft_reset_o(soft_reset), .tag_limit_o(tag_limit), .busy_o(ig_busy)
   );
+
+  // shared engine: a channel past its start check holds the other one back;
+  // when both would start in the same cycle the upstream channel goes first
+  logic c2h_active, h2c_active, c2h_hold, h2c_hold;
+  assign c2h_hold = shared_engine && h2c_active;
+  assign h2c_hold = shared_engine && (c2h_active || (c2h_busy && !c2h_hold));
 
   // ---- upstream channel 1: board to host ("DMA read") ------------------------
   logic        c2h_mv_start, c2h_mv_inc, c2h_mv_abort, c2h_mv_busy, c2h_mv_done;
@@ -182,7 +208,7 @@ module abb_top #(
 
   abb_dma_ctl #(.FetchTag(8'h80)) u_c2h_ctl (
     .clk_i, .rst_ni, .soft_reset_i(soft_reset), .cfg_bus_master_en_i, .cfg_req_id_i,
-    .mem_bytes_i(mem_bytes),
+    .mem_bytes_i(mem_bytes), .hold_i(c2h_hold),
     .we_i(c2h_we), .waddr_i(ch_waddr), .wdata_i(reg_wdata),
     .raddr_i(c2h_raddr), .rdata_o(c2h_rdata),
     .tx_valid_o(s_valid[1]), .tx_ready_i(s_ready[1]), .tx_sop_o(s_sop[1]),
@@ -192,7 +218,7 @@ module abb_top #(
     .mv_start_o(c2h_mv_start), .mv_pa_o(c2h_mv_pa), .mv_ha_o(c2h_mv_ha),
     .mv_len_o(c2h_mv_len), .mv_inc_o(c2h_mv_inc), .mv_abort_o(c2h_mv_abort),
     .mv_busy_i(c2h_mv_busy), .mv_done_i(c2h_mv_done), .mv_err_i(1'b0),
-    .busy_o(c2h_busy), .start_o(c2h_start), .irq_o(c2h_irq),
+    .busy_o(c2h_busy), .active_o(c2h_active), .start_o(c2h_start), .irq_o(c2h_irq),
     .desc_err_o(c2h_desc_err), .cpl_err_o(c2h_cpl_err), .bm_err_o(c2h_bm_err),
     .cpl_tag_err_o(c2h_tag_err), .fetch_o(c2h_fetch)
   );
@@ -202,6 +228,8 @@ module abb_top #(
     .start_i(c2h_mv_start), .pa_i(c2h_mv_pa), .ha_i(c2h_mv_ha), .len_i(c2h_mv_len),
     .inc_i(c2h_mv_inc), .abort_i(c2h_mv_abort), .busy_o(c2h_mv_busy), .done_o(c2h_mv_done),
     .mem_addr0_o(c2h_mem_a0), .mem_addr1_o(c2h_mem_a1), .mem_data_i(c2h_mem_d),
+    .evs_addr_i(evs_addr), .fifo_data_i(evs_data), .fifo_level_i(evs_level),
+    .fifo_rd_dw_o(evs_rd_dw),
     .tx_valid_o(s_valid[3]), .tx_ready_i(s_ready[3]), .tx_sop_o(s_sop[3]),
     .tx_eop_o(s_eop[3]), .tx_data_o(s_data[192 +: 64]),
     .tlp_o(c2h_tlp)
@@ -214,7 +242,7 @@ module abb_top #(
 
   abb_dma_ctl #(.FetchTag(8'h81)) u_h2c_ctl (
     .clk_i, .rst_ni, .soft_reset_i(soft_reset), .cfg_bus_master_en_i, .cfg_req_id_i,
-    .mem_bytes_i(mem_bytes),
+    .mem_bytes_i(mem_bytes), .hold_i(h2c_hold),
     .we_i(h2c_we), .waddr_i(ch_waddr), .wdata_i(reg_wdata),
     .raddr_i(h2c_raddr), .rdata_o(h2c_rdata),
     .tx_valid_o(s_valid[2]), .tx_ready_i(s_ready[2]), .tx_sop_o(s_sop[2]),
@@ -224,7 +252,7 @@ module abb_top #(
     .mv_start_o(h2c_mv_start), .mv_pa_o(h2c_mv_pa), .mv_ha_o(h2c_mv_ha),
     .mv_len_o(h2c_mv_len), .mv_inc_o(h2c_mv_inc), .mv_abort_o(h2c_mv_abort),
     .mv_busy_i(h2c_mv_busy), .mv_done_i(h2c_mv_done), .mv_err_i(h2c_mv_err),
-    .busy_o(h2c_busy), .start_o(h2c_start), .irq_o(h2c_irq),
+    .busy_o(h2c_busy), .active_o(h2c_active), .start_o(h2c_start), .irq_o(h2c_irq),
     .desc_err_o(h2c_desc_err), .cpl_err_o(h2c_cpl_err), .bm_err_o(h2c_bm_err),
     .cpl_tag_err_o(h2c_tag_err), .fetch_o(h2c_fetch)
   );
@@ -256,7 +284,7 @@ module abb_top #(
   // has settled), so the platform may skip cycles --------------------------------
   logic quiet, quiet_q;
   assign quiet = !(c2h_busy || h2c_busy || c2h_mv_busy || h2c_mv_busy || pio_busy ||
-                   rx_busy || ig_busy || tx_valid_o || rx_valid_i);
+                   rx_busy || ig_busy || evs_busy || tx_valid_o || rx_valid_i);
   assign idle_o = quiet && quiet_q;
   always_ff @(posedge clk_i) begin
     if (!rst_ni) quiet_q <= 1'b0;

@@ -8,6 +8,7 @@ RTL_SRCS := $(RTL_DIR)/abb_reg_pkg.sv \
             $(RTL_DIR)/abb_rx.sv \
             $(RTL_DIR)/abb_pio_cpl.sv \
             $(RTL_DIR)/abb_regs.sv \
+            $(RTL_DIR)/abb_evsrc.sv \
             $(RTL_DIR)/abb_dma_ctl.sv \
             $(RTL_DIR)/abb_c2h_mover.sv \
             $(RTL_DIR)/abb_h2c_mover.sv \

@@ -67,6 +67,30 @@
 /* RX FIFO control-status; model: [15:0] words held (rov) */
 #define ABB_REG_RXF_CSR 0x4028u
 #define ABB_REG_RXF_CSR_RESET 0x00000000u
+/* Model: front-end event source control (ENABLE, CLEAR) (rw) */
+#define ABB_REG_EVS_CTRL 0x0200u
+#define ABB_REG_EVS_CTRL_RESET 0x00000000u
+/* Model: event source id [15:0], written into every event header (rw) */
+#define ABB_REG_EVS_SRC 0x0204u
+#define ABB_REG_EVS_SRC_RESET 0x00000000u
+/* Model: payload DWs per event [11:0] (rounded up to even; 4 header DWs come on top) (rw) */
+#define ABB_REG_EVS_SIZE 0x0208u
+#define ABB_REG_EVS_SIZE_RESET 0x0000003cu
+/* Model: idle cycles between events [15:0] (sets the event rate) (rw) */
+#define ABB_REG_EVS_GAP 0x020cu
+#define ABB_REG_EVS_GAP_RESET 0x00000000u
+/* Model: board address at which a fixed-address DMA read drains the event FIFO (default: none) (rw) */
+#define ABB_REG_EVS_ADDR 0x0210u
+#define ABB_REG_EVS_ADDR_RESET 0xfffffffcu
+/* Model: events written into the FIFO since CLEAR (rov) */
+#define ABB_REG_EVS_EVENTS 0x0214u
+#define ABB_REG_EVS_EVENTS_RESET 0x00000000u
+/* Model: DWs in the event FIFO (rov) */
+#define ABB_REG_EVS_LEVEL 0x0218u
+#define ABB_REG_EVS_LEVEL_RESET 0x00000000u
+/* Model: cycles the source waited because the FIFO was full (back-pressure, nothing is dropped) (rov) */
+#define ABB_REG_EVS_STALLS 0x021cu
+#define ABB_REG_EVS_STALLS_RESET 0x00000000u
 /* Model-only: reads "ABBM" on the simulation model; host code never depends on this range (ro) */
 #define ABB_REG_DIAG_ID 0x1000u
 #define ABB_REG_DIAG_ID_RESET 0x4d424241u
@@ -172,6 +196,14 @@
 #define ABB_GSR_H2C_BUSY 0x00020000u
 /* GCR.SOFT_RESET: Model: self-clearing; resets both channels, ISR, GER and the interrupt generator */
 #define ABB_GCR_SOFT_RESET 0x00000001u
+/* GCR.SHARED_ENGINE: Model: 1 = the two channels share one engine (a transfer starts only after the other channel's has finished); reset value from the RTL parameter SharedEngine (default 0: independent) */
+#define ABB_GCR_SHARED_ENGINE 0x00000002u
+/* EVS_CTRL.ENABLE: Model: the event source writes events while set */
+#define ABB_EVS_CTRL_ENABLE 0x00000001u
+/* EVS_CTRL.CLEAR: Model: self-clearing; empties the FIFO and restarts the event counter at 0 */
+#define ABB_EVS_CTRL_CLEAR 0x00000002u
+/* Model: DW0 of an event is EVS_MAGIC | total DWs; DW1 counter, DW2 source id, DW3 ~counter, then payload DW i = (counter << 16 | i) ^ (source id << 8) */
+#define ABB_EVS_MAGIC 0xeb000000u
 /* Interrupt generator control word: reset */
 #define ABB_IGEN_RESET 0xau
 /* Interrupt generator control word: acknowledge */

@@ -1,0 +1,117 @@
+// abb_evsrc.sv - front-end event source: emulated optical-link data written
+// into a FIFO that a fixed-address DMA read (board to host) drains.
+//
+// Model-defined (the real board receives this data from its optical links).
+// While EVS_CTRL.ENABLE is set the source writes events of 4 + EVS_SIZE DWs
+// into the FIFO, one 64-bit word per cycle, then waits EVS_GAP cycles. When
+// the FIFO is full the source waits (link back-pressure): nothing is lost.
+// Event format (DWs, little-endian):
+//   0: 0xEB000000 | total DWs     1: event counter (from 0)
+//   2: source id (EVS_SRC)        3: ~event counter
+//   4+i: (counter << 16 | i[15:0]) ^ (source id << 8)   for payload DW i
+// The FIFO is read in DWs (a TLP may start or end in the middle of a 64-bit
+// word): rd_dw_i DWs are taken per accepted beat.
+
+module abb_evsrc #(
+  parameter int DepthBits = 11  // log2 of the FIFO depth in 64-bit words
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  input  logic        enable_i,
+  input  logic        clear_i,      // pulse: empty the FIFO, restart the counter
+  input  logic [15:0] src_id_i,
+  input  logic [11:0] size_i,       // payload DWs (rounded up to even)
+  input  logic [15:0] gap_i,        // idle cycles between events
+  // reader (the upstream mover)
+  input  logic [1:0]  rd_dw_i,      // DWs taken this cycle (0, 1, 2)
+  output logic [63:0] rd_data_o,    // the next two DWs (lane 0 first)
+  output logic [31:0] level_o,      // DWs available
+  // status
+  output logic [31:0] events_o,     // events written so far
+  output logic [31:0] stalls_o,     // cycles the source waited for room
+  output logic        busy_o        // the source has work (enabled, FIFO not full)
+);
+
+  localparam int Depth = 2 ** DepthBits;
+
+  logic [63:0]        fifo_q [Depth];
+  logic [DepthBits:0] wr_q, wr_d, rd_q, rd_d;
+  logic [DepthBits:0] used;
+  logic               half_q, half_d;     // upper DW of the head word is the next DW
+  logic [31:0]        cnt_q, cnt_d;       // event counter
+  logic [11:0]        pos_q, pos_d;       // DW position inside the current event
+  logic [15:0]        gap_q, gap_d;       // idle cycles left
+  logic [31:0]        stall_q, stall_d;
+
+  assign used = wr_q - rd_q;
+  logic full, push;
+  assign full = (used == (DepthBits + 1)'(Depth));
+
+  // event being written: total DWs = 4 + payload rounded up to even
+  logic [12:0] total;
+  assign total = 13'd4 + {1'b0, size_i} + {12'h0, size_i[0]};
+
+  function automatic logic [31:0] ev_dw(input logic [31:0] cnt, input logic [15:0] src,
+                                        input logic [12:0] tot, input logic [11:0] pos);
+    if (pos == 12'd0)      ev_dw = 32'heb000000 | {19'h0, tot};
+    else if (pos == 12'd1) ev_dw = cnt;
+    else if (pos == 12'd2) ev_dw = {16'h0, src};
+    else if (pos == 12'd3) ev_dw = ~cnt;
+    else                   ev_dw = {cnt[15:0], 4'h0, pos - 12'd4} ^ {8'h0, src, 8'h0};
+  endfunction
+
+  logic [63:0] word;
+  assign word = {ev_dw(cnt_q, src_id_i, total, pos_q + 12'd1),
+                 ev_dw(cnt_q, src_id_i, total, pos_q)};
+  assign push = enable_i && !full && gap_q == 16'd0 && !clear_i;
+
+  always_comb begin
+    wr_d = wr_q;  rd_d = rd_q;  half_d = half_q;
+    cnt_d = cnt_q;  pos_d = pos_q;  gap_d = gap_q;  stall_d = stall_q;
+    if (enable_i && gap_q != 16'd0) gap_d = gap_q - 16'd1;
+    if (enable_i && full) stall_d = stall_q + 32'd1;
+    if (push) begin
+      wr_d = wr_q + 1'b1;
+      if ({1'b0, pos_q} + 13'd2 >= total) begin
+        pos_d = 12'd0;
+        cnt_d = cnt_q + 32'd1;
+        gap_d = gap_i;
+      end else begin
+        pos_d = pos_q + 12'd2;
+      end
+    end
+    // reader: DWs leave from the head word; a word is freed when both are gone
+    if (rd_dw_i == 2'd2 || (rd_dw_i == 2'd1 && half_q)) rd_d = rd_q + 1'b1;
+    if (rd_dw_i == 2'd1) half_d = !half_q;
+    if (clear_i) begin
+      wr_d = '0;  rd_d = '0;  half_d = 1'b0;
+      cnt_d = '0;  pos_d = '0;  gap_d = '0;  stall_d = '0;
+    end
+  end
+
+  // the next two DWs, starting at the upper half of the head word if half_q
+  logic [63:0] head;
+  logic [31:0] next_lo;
+  assign head    = fifo_q[rd_q[DepthBits-1:0]];
+  assign next_lo = fifo_q[rd_q[DepthBits-1:0] + 1'b1][31:0];
+  assign rd_data_o = half_q ? {next_lo, head[63:32]} : head;
+  assign level_o   = {{(30 - DepthBits){1'b0}}, used, 1'b0} - {31'h0, half_q};
+  assign events_o  = cnt_q;
+  assign stalls_o  = stall_q;
+  assign busy_o    = enable_i && !full;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      wr_q <= '0;  rd_q <= '0;  half_q <= 1'b0;
+      cnt_q <= '0;  pos_q <= '0;  gap_q <= '0;  stall_q <= '0;
+    end else begin
+      wr_q <= wr_d;  rd_q <= rd_d;  half_q <= half_d;
+      cnt_q <= cnt_d;  pos_q <= pos_d;  gap_q <= gap_d;  stall_q <= stall_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (push) fifo_q[wr_q[DepthBits-1:0]] <= word;
+  end
+
+endmodule
