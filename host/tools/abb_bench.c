@@ -1,0 +1,298 @@
+/*
+ * abb_bench.c - DMA throughput benchmark in the spirit of the original
+ * testABB: DMA read (board to host), DMA write (host to board) and both at
+ * once, for transfer sizes from 1 KiB to 4 MiB, on any backend.
+ *
+ * For every size it prints the device-time bandwidth (abb_time_ns: simulated
+ * time on the simulator, CLOCK_MONOTONIC on the board), the limit of the
+ * PCIe link from the formula of DESIGN.md for the configured link, and the
+ * ratio of the two. --csv prints the same as CSV, --plot FILE.png draws
+ * bandwidth against size with gnuplot.
+ *
+ * The link is described by the same ABB_SIM_* variables the simulator
+ * reads (or --gen/--lanes/--mps/--rcb for a real board's slot).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <abb/abb.h>
+
+/* Link description for the formula (defaults: the ABB in a Gen1 x4 slot). */
+struct link {
+	unsigned gen, lanes, mps, rcb;
+};
+
+/* Per-TLP overhead on the wire with a 3-DW header: STP+sequence+LCRC+END
+ * (8 B) plus the 12-B header = 20 B (DESIGN.md). */
+#define TLP_OVERHEAD 20.0
+/* SKP ordered sets: 4 symbols every 1180 symbol times (Gen1/2), ~0.3 %. */
+#define F_SKP (4.0 / 1180.0)
+/* One 8-byte ACK/UpdateFC DLLP per 4 TLPs, the simulator's DLLP policy. */
+#define DLLP_BYTES 8.0
+#define DLLP_EVERY 4.0
+
+/* Raw bandwidth per lane after line encoding, MB/s. */
+static double lane_mbs(unsigned gen)
+{
+	switch (gen) {
+	case 1: return 250.0;
+	case 2: return 500.0;
+	default: return 8000.0 / 8.0 * 128.0 / 130.0;
+	}
+}
+
+/* BW = lanes x rate x P / (P + H) x (1 - f_skp - f_dllp) for TLPs with
+ * payload P: MPS for posted writes (DMA read), RCB-sized completions for
+ * the board's memory reads (DMA write). */
+static double formula_mbs(const struct link *l, double payload)
+{
+	double tlp = payload + TLP_OVERHEAD;
+	double f_dllp = DLLP_BYTES / (DLLP_EVERY * tlp + DLLP_BYTES);
+	return l->lanes * lane_mbs(l->gen) * payload / tlp * (1.0 - F_SKP - f_dllp);
+}
+
+static unsigned env_uint(const char *name, unsigned def)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long v;
+	if (!s || !*s)
+		return def;
+	v = strtoul(s, &end, 0);
+	return *end ? def : (unsigned)v;
+}
+
+static size_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20, end++;
+	return *end ? 0 : (size_t)v;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: abb_bench [options]\n"
+		"  -d, --device URI   device (default: $ABB_DEVICE, else sim)\n"
+		"      --min SIZE     smallest transfer (default 1K)\n"
+		"      --max SIZE     largest transfer (default 4M, capped at BAR1)\n"
+		"  -b, --bytes SIZE   bytes moved per size and direction (default 8M)\n"
+		"      --irq          complete by interrupt instead of polling\n"
+		"      --csv          CSV output\n"
+		"      --plot FILE    write a PNG plot with gnuplot\n"
+		"      --gen N --lanes N --mps N --rcb N   link for the formula\n"
+		"                     (default: ABB_SIM_GEN/LANES/MPS/RCB, else 1/4/128/64)\n");
+}
+
+struct row {
+	size_t size;
+	double rd, wr, crd, cwr, lim_rd, lim_wr;
+};
+
+/* Moves `total` bytes in transfers of `size`: dir 1 DMA read, 2 DMA write,
+ * 3 both at once. Returns device-time MB/s per direction in out[0..1]. */
+static int run(abb_dev *dev, abb_dmabuf *rbuf, abb_dmabuf *wbuf, size_t size, size_t total,
+	       int dir, unsigned flags, double out[2])
+{
+	uint64_t t0, t1;
+	size_t reps = total / size ? total / size : 1;
+	int err = abb_time_ns(dev, &t0);
+	for (size_t i = 0; !err && i < reps; i++) {
+		if (dir == 1) {
+			err = abb_dma_read(dev, rbuf, 0, 0, size, flags);
+		} else if (dir == 2) {
+			err = abb_dma_write(dev, wbuf, 0, 0, size, flags);
+		} else {
+			err = abb_dma_read_start(dev, rbuf, 0, 0, size, flags);
+			if (!err)
+				err = abb_dma_write_start(dev, wbuf, 0, 0, size, flags);
+			if (!err)
+				err = abb_dma_read_wait(dev, ABB_WAIT_FOREVER);
+			if (!err)
+				err = abb_dma_write_wait(dev, ABB_WAIT_FOREVER);
+		}
+	}
+	if (err)
+		return err;
+	err = abb_time_ns(dev, &t1);
+	if (err)
+		return err;
+	double mbs = t1 > t0 ? (double)(reps * size) / (double)(t1 - t0) * 1e3 : 0.0;
+	out[0] = dir & 1 ? mbs : 0.0;
+	out[1] = dir & 2 ? mbs : 0.0;
+	return 0;
+}
+
+static int plot(const char *png, const struct row *rows, size_t n)
+{
+	char dat[] = "/tmp/abb_bench_XXXXXX";
+	int fd = mkstemp(dat);
+	FILE *f, *gp;
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%zu %.1f %.1f %.1f %.1f %.1f %.1f\n", rows[i].size, rows[i].rd, rows[i].wr,
+			rows[i].crd, rows[i].cwr, rows[i].lim_rd, rows[i].lim_wr);
+	fclose(f);
+	gp = popen("gnuplot", "w");
+	if (!gp) {
+		unlink(dat);
+		return -errno;
+	}
+	fprintf(gp,
+		"set terminal png size 900,600\nset output '%s'\n"
+		"set logscale x 2\nset xlabel 'transfer size [bytes]'\nset ylabel 'MB/s (device time)'\n"
+		"set key bottom right\nset grid\nset title 'ABB DMA throughput'\n"
+		"plot '%s' u 1:2 w lp t 'DMA read (board to host)', '' u 1:3 w lp t 'DMA write (host to board)',"
+		" '' u 1:4 w lp t 'concurrent: read', '' u 1:5 w lp t 'concurrent: write',"
+		" '' u 1:6 w l dt 2 t 'limit: posted writes', '' u 1:7 w l dt 2 t 'limit: completions'\n",
+		png, dat);
+	int rc = pclose(gp);
+	unlink(dat);
+	return rc == 0 ? 0 : -EIO;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"device", required_argument, 0, 'd'}, {"min", required_argument, 0, 1},
+		{"max", required_argument, 0, 2},      {"bytes", required_argument, 0, 'b'},
+		{"irq", no_argument, 0, 3},             {"csv", no_argument, 0, 4},
+		{"plot", required_argument, 0, 5},      {"gen", required_argument, 0, 6},
+		{"lanes", required_argument, 0, 7},     {"mps", required_argument, 0, 8},
+		{"rcb", required_argument, 0, 9},       {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	const char *uri = NULL, *png = NULL;
+	size_t min = 1024, max = 4u << 20, total = 8u << 20;
+	unsigned flags = 0;
+	int csv = 0, c;
+	struct link l = {env_uint("ABB_SIM_GEN", 1), env_uint("ABB_SIM_LANES", 4),
+			 env_uint("ABB_SIM_MPS", 128), env_uint("ABB_SIM_RCB", 64)};
+
+	while ((c = getopt_long(argc, argv, "d:b:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': uri = optarg; break;
+		case 1: min = parse_size(optarg); break;
+		case 2: max = parse_size(optarg); break;
+		case 'b': total = parse_size(optarg); break;
+		case 3: flags |= ABB_DMA_IRQ; break;
+		case 4: csv = 1; break;
+		case 5: png = optarg; break;
+		case 6: l.gen = (unsigned)atoi(optarg); break;
+		case 7: l.lanes = (unsigned)atoi(optarg); break;
+		case 8: l.mps = (unsigned)atoi(optarg); break;
+		case 9: l.rcb = (unsigned)atoi(optarg); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!min || !max || min > max || min % 4 || !total || l.gen < 1 || l.gen > 3 || !l.lanes ||
+	    !l.mps || !l.rcb) {
+		fprintf(stderr, "abb_bench: bad option value (sizes: multiples of 4 with optional K/M, "
+				"min <= max; gen 1..3)\n");
+		usage(stderr);
+		return 2;
+	}
+
+	abb_dev *dev;
+	int err = abb_open(&dev, uri);
+	if (err) {
+		fprintf(stderr, "abb_bench: cannot open the device: %s\n", abb_last_error());
+		return 1;
+	}
+	size_t bar1;
+	err = abb_mem_size(dev, &bar1);
+	if (err) {
+		fprintf(stderr, "abb_bench: %s\n", abb_last_error());
+		abb_close(dev);
+		return 1;
+	}
+	if (max > bar1) {
+		fprintf(stderr, "abb_bench: transfers capped at the BAR1 size, %zu bytes "
+				"(ABB_SIM_MEM_SIZE=4M for 4 MiB on the simulator)\n", bar1);
+		max = bar1;
+	}
+
+	/* Separate buffers per direction, so concurrent transfers never share
+	 * memory; page aligned like a DAQ memory pool. */
+	void *rmem = NULL, *wmem = NULL;
+	abb_dmabuf *rbuf = NULL, *wbuf = NULL;
+	if (posix_memalign(&rmem, 4096, max) || posix_memalign(&wmem, 4096, max)) {
+		fprintf(stderr, "abb_bench: out of memory for %zu-byte buffers\n", max);
+		return 1;
+	}
+	memset(rmem, 0, max);
+	for (size_t i = 0; i < max; i++)
+		((unsigned char *)wmem)[i] = (unsigned char)(i * 13 + 7);
+	err = abb_dmabuf_map(dev, rmem, max, &rbuf);
+	if (!err)
+		err = abb_dmabuf_map(dev, wmem, max, &wbuf);
+	if (err) {
+		fprintf(stderr, "abb_bench: mapping buffers: %s\n", abb_last_error());
+		abb_close(dev);
+		return 1;
+	}
+
+	double lim_rd = formula_mbs(&l, l.mps);
+	double lim_wr = formula_mbs(&l, l.rcb < l.mps ? l.rcb : l.mps);
+	if (csv) {
+		printf("size,read_mbs,read_limit,read_ratio,write_mbs,write_limit,write_ratio,"
+		       "conc_read_mbs,conc_write_mbs,conc_read_keep,conc_write_keep\n");
+	} else {
+		printf("backend %s, link Gen%u x%u, MPS %u, RCB %u%s\n", abb_backend(dev), l.gen, l.lanes,
+		       l.mps, l.rcb, flags & ABB_DMA_IRQ ? ", completion by interrupt" : "");
+		printf("limits (DESIGN.md formula): posted writes %.1f MB/s, completions %.1f MB/s\n",
+		       lim_rd, lim_wr);
+		printf("%9s | %9s %7s | %9s %7s | %-27s\n", "", "DMA read", "", "DMA write", "",
+		       "concurrent read + write");
+		printf("%9s | %9s %7s | %9s %7s | %9s %9s %6s %6s\n", "size", "MB/s", "/limit", "MB/s",
+		       "/limit", "read", "write", "keep r", "keep w");
+	}
+
+	struct row rows[32];
+	size_t n = 0;
+	for (size_t size = min; size <= max && n < 32; size *= 2, n++) {
+		double a[2], b[2], cc[2];
+		size_t bytes = total < size ? size : total;
+		if ((err = run(dev, rbuf, wbuf, size, bytes, 1, flags, a)) ||
+		    (err = run(dev, rbuf, wbuf, size, bytes, 2, flags, b)) ||
+		    (err = run(dev, rbuf, wbuf, size, bytes, 3, flags, cc))) {
+			fprintf(stderr, "abb_bench: DMA of %zu bytes failed: %s\n", size, abb_last_error());
+			break;
+		}
+		rows[n] = (struct row){size, a[0], b[1], cc[0], cc[1], lim_rd, lim_wr};
+		if (csv)
+			printf("%zu,%.1f,%.1f,%.4f,%.1f,%.1f,%.4f,%.1f,%.1f,%.4f,%.4f\n", size, a[0], lim_rd,
+			       a[0] / lim_rd, b[1], lim_wr, b[1] / lim_wr, cc[0], cc[1], cc[0] / a[0],
+			       cc[1] / b[1]);
+		else
+			printf("%9zu | %9.1f %6.1f%% | %9.1f %6.1f%% | %9.1f %9.1f %5.1f%% %5.1f%%\n", size,
+			       a[0], 100 * a[0] / lim_rd, b[1], 100 * b[1] / lim_wr, cc[0], cc[1],
+			       100 * cc[0] / a[0], 100 * cc[1] / b[1]);
+		fflush(stdout);
+	}
+	if (png && !err && n) {
+		int perr = plot(png, rows, n);
+		if (perr)
+			fprintf(stderr, "abb_bench: gnuplot failed (apt-get install gnuplot-nox)\n");
+		else if (!csv)
+			printf("plot: %s\n", png);
+	}
+	abb_dmabuf_unmap(rbuf);
+	abb_dmabuf_unmap(wbuf);
+	abb_close(dev);
+	free(rmem);
+	free(wmem);
+	return err ? 1 : 0;
+}
