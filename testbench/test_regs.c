@@ -176,6 +176,13 @@ static uint32_t rw_mask(const char *name)
 		return 0x1F; /* [4:0] tag limit */
 	if (strcmp(name, "GCR") == 0)
 		return ~ABB_GCR_SOFT_RESET; /* SOFT_RESET self-clears: tested on its own */
+	/* model: the event source's fields ([15:0], [11:0]); its CTRL acts */
+	if (strcmp(name, "EVS_CTRL") == 0)
+		return 0;
+	if (strcmp(name, "EVS_SRC") == 0 || strcmp(name, "EVS_GAP") == 0)
+		return 0xFFFF;
+	if (strcmp(name, "EVS_SIZE") == 0)
+		return 0xFFF;
 	return 0xFFFFFFFFu;
 }
 
