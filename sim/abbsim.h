@@ -108,6 +108,10 @@ uint64_t abbsim_irq_count(void);
 int abbsim_advance(int64_t ns);          /* let device time run for ns */
 uint64_t abbsim_now_ps(void);            /* device time in picoseconds */
 uint64_t abbsim_cycles(void);            /* user-clock cycles since open */
+/* Added: blocks until the RTL reports idle_o and no TLP is queued or in
+ * flight in either direction (no read outstanding at the root complex);
+ * -ETIMEDOUT after timeout_ns of device time (< 0: no device-time limit). */
+int abbsim_wait_idle(int64_t timeout_ns);
 
 /* Tracing: FST waveform of a cycle window and a decoded TLP log. Also set by
  * ABB_TRACE=file.fst, ABB_TRACE_FROM / ABB_TRACE_TO (cycles), ABB_TLP_LOG=file
@@ -121,6 +125,13 @@ struct abbsim_link_stats {
 	uint64_t tlps, payload_bytes, wire_bytes, busy_ps;
 };
 int abbsim_link_stats(unsigned dir, struct abbsim_link_stats *st);
+
+/* Added: PCIe rule violations seen by the root complex and the hard IP
+ * (payload > MPS, read > MRRS, 4 KiB crossing, malformed TLPs, tag reuse,
+ * PIO completion timeout, ...). Returns how many were recorded since the
+ * last call and copies their messages, one per line, into buf (NUL
+ * terminated, truncated to len); clears the record. buf may be NULL. */
+int abbsim_protocol_errors(char *buf, size_t len);
 
 const char *abbsim_last_error(void);
 unsigned abbsim_abi_version(void);

@@ -1,0 +1,413 @@
+/*
+ * abbsim.cpp - the C interface of libabbsim (abbsim.h): argument checks,
+ * the hand-over to the simulation thread, and the C boundary (no C++
+ * exception leaves this file).
+ */
+#include "abbsim.h"
+
+#include "error.h"
+#include "platform.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+using namespace abbsim;
+
+namespace {
+
+template <typename F> int guard(const char *fn, F f)
+{
+	try {
+		return f();
+	} catch (const std::bad_alloc &) {
+		return fail(-ENOMEM, "%s: out of memory", fn);
+	} catch (const std::exception &e) {
+		return fail(-EIO, "%s: internal error: %s", fn, e.what());
+	} catch (...) {
+		return fail(-EIO, "%s: internal error", fn);
+	}
+}
+
+/* The platform, locked and open; 0 or -errno (message set). */
+int open_platform(const char *fn, Platform **pp, std::unique_lock<std::mutex> &lk)
+{
+	Platform *p;
+	int rc = platform_get(&p);
+	if (rc)
+		return rc;
+	lk = std::unique_lock<std::mutex>(p->mu);
+	if (p->broken)
+		return fail(-EIO, "%s: simulator stopped: %s", fn, p->broken_why.c_str());
+	if (!p->is_open)
+		return fail(-ENODEV, "%s: the simulated board is not open (call abbsim_open)", fn);
+	*pp = p;
+	return 0;
+}
+
+int env_u64(const char *name, uint64_t *out)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end || *s == '-')
+		return fail(-EINVAL, "%s=\"%s\" is invalid: accepted a cycle number (unsigned integer)",
+			    name, s);
+	*out = v;
+	return 0;
+}
+
+int check_bar(const char *fn, Platform *p, unsigned bar, uint64_t off, size_t len, const void *buf)
+{
+	if (bar > 1)
+		return fail(-EINVAL, "%s: bar %u: accepted 0 or 1", fn, bar);
+	if (!buf || !len)
+		return fail(-EINVAL, "%s: %s", fn, buf ? "length is 0" : "buffer is NULL");
+	uint64_t size = p->cfg.bar_size(bar);
+	if (off >= size || len > size - off)
+		return fail(-EINVAL, "%s: [0x%llx, +%zu) is outside BAR%u (%llu bytes)", fn,
+			    (unsigned long long)off, len, bar, (unsigned long long)size);
+	return 0;
+}
+
+} // namespace
+
+extern "C" {
+
+int abbsim_open(const struct abbsim_params *prm)
+{
+	return guard(__func__, [&] {
+		if (!prm)
+			return fail(-EINVAL, "abbsim_open: params is NULL");
+		int rc = abbsim_params_check(prm);
+		if (rc)
+			return rc;
+		OpenArgs a;
+		a.p = *prm;
+		if (const char *s = getenv("ABB_TRACE"))
+			a.trace_path = s;
+		if (const char *s = getenv("ABB_TLP_LOG"))
+			a.log_path = s;
+		if ((rc = env_u64("ABB_TRACE_FROM", &a.trace_from)) ||
+		    (rc = env_u64("ABB_TRACE_TO", &a.trace_to)))
+			return rc;
+		Platform *p;
+		if ((rc = platform_get(&p)))
+			return rc;
+		std::unique_lock<std::mutex> lk(p->mu);
+		if (p->is_open)
+			return fail(-EBUSY, "abbsim_open: already open (call abbsim_close first)");
+		auto w = std::make_shared<Waiter>(Waiter::Open);
+		Waiter *wp = w.get();
+		return p->wait_for(lk, w, [p, a, wp] { p->do_open(a, *wp); });
+	});
+}
+
+void abbsim_close(void)
+{
+	guard(__func__, [&] {
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_close", &p, lk);
+		if (rc)
+			return rc;
+		auto w = std::make_shared<Waiter>(Waiter::Call);
+		return p->wait_for(lk, w, [p] { p->do_close(); });
+	});
+}
+
+int abbsim_cfg_read(unsigned off, unsigned size, uint32_t *val)
+{
+	return guard(__func__, [&] {
+		if (!val)
+			return fail(-EINVAL, "abbsim_cfg_read: val is NULL");
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_cfg_read", &p, lk);
+		if (rc)
+			return rc;
+		if (!p->cfg.read(off, size, val))
+			return fail(-EINVAL, "abbsim_cfg_read: offset 0x%x size %u: accepted size 1, 2 or 4, "
+				    "naturally aligned, below 4096", off, size);
+		return 0;
+	});
+}
+
+int abbsim_cfg_write(unsigned off, unsigned size, uint32_t val)
+{
+	return guard(__func__, [&] {
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_cfg_write", &p, lk);
+		if (rc)
+			return rc;
+		if (!p->cfg.write(off, size, val))
+			return fail(-EINVAL, "abbsim_cfg_write: offset 0x%x size %u: accepted size 1, 2 or 4, "
+				    "naturally aligned, below 4096", off, size);
+		p->post([p] { p->cfg_changed(); });
+		return 0;
+	});
+}
+
+int abbsim_cfg_dump(const char *path)
+{
+	return guard(__func__, [&] {
+		if (!path)
+			return fail(-EINVAL, "abbsim_cfg_dump: path is NULL");
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_cfg_dump", &p, lk);
+		if (rc)
+			return rc;
+		std::string text = p->cfg.dump();
+		lk.unlock();
+		FILE *f = fopen(path, "w");
+		if (!f)
+			return fail(-errno, "abbsim_cfg_dump: cannot create %s: %s", path, strerror(errno));
+		bool ok = fwrite(text.data(), 1, text.size(), f) == text.size();
+		ok = (fclose(f) == 0) && ok;
+		if (!ok)
+			return fail(-EIO, "abbsim_cfg_dump: write error on %s", path);
+		return 0;
+	});
+}
+
+int abbsim_mmio_read(unsigned bar, uint64_t off, void *buf, size_t len)
+{
+	return guard(__func__, [&] {
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_mmio_read", &p, lk);
+		if (rc || (rc = check_bar("abbsim_mmio_read", p, bar, off, len, buf)))
+			return rc;
+		uint64_t addr = p->cfg.bar_addr(bar) + off;
+		auto w = std::make_shared<Waiter>(Waiter::PioRead);
+		w->pio = std::make_shared<PioRead>();
+		auto pio = w->pio;
+		rc = p->wait_for(lk, w, [p, pio, addr, len] { p->rc.pio_read(addr, len, pio, p->abs_now()); });
+		if (w->done && pio->data.size() == len)
+			memcpy(buf, pio->data.data(), len);
+		else
+			memset(buf, 0xff, len);
+		return rc;
+	});
+}
+
+int abbsim_mmio_write(unsigned bar, uint64_t off, const void *buf, size_t len)
+{
+	return guard(__func__, [&] {
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_mmio_write", &p, lk);
+		if (rc || (rc = check_bar("abbsim_mmio_write", p, bar, off, len, buf)))
+			return rc;
+		uint64_t addr = p->cfg.bar_addr(bar) + off;
+		std::vector<uint8_t> data((const uint8_t *)buf, (const uint8_t *)buf + len);
+		p->post([p, addr, data] { p->rc.pio_write(addr, data.data(), data.size(), p->abs_now()); });
+		return 0;
+	});
+}
+
+size_t abbsim_iommu_max_segs(const void *ptr, size_t len) { return Iommu::max_segs(ptr, len); }
+
+int abbsim_iommu_map(void *ptr, size_t len, struct abbsim_seg *segs, size_t maxsegs)
+{
+	return guard(__func__, [&] {
+		if (!segs)
+			return fail(-EINVAL, "abbsim_iommu_map: segs is NULL");
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_iommu_map", &p, lk);
+		if (rc)
+			return rc;
+		lk.unlock();
+		return p->mmu.map(ptr, len, segs, maxsegs);
+	});
+}
+
+int abbsim_iommu_unmap(void *ptr)
+{
+	return guard(__func__, [&] {
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_iommu_unmap", &p, lk);
+		if (rc)
+			return rc;
+		lk.unlock();
+		return p->mmu.unmap(ptr);
+	});
+}
+
+int abbsim_faults(struct abbsim_fault *out, size_t max)
+{
+	return guard(__func__, [&] {
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_faults", &p, lk);
+		if (rc)
+			return rc;
+		lk.unlock();
+		return p->mmu.take_faults(out, max);
+	});
+}
+
+int abbsim_wait_irq(uint64_t *seen, int64_t timeout_ns)
+{
+	return guard(__func__, [&] {
+		if (!seen)
+			return fail(-EINVAL, "abbsim_wait_irq: seen is NULL");
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_wait_irq", &p, lk);
+		if (rc)
+			return rc;
+		auto w = std::make_shared<Waiter>(Waiter::Irq);
+		w->irq_seen = *seen;
+		w->timeout_ns = timeout_ns;
+		rc = p->wait_for(lk, w, nullptr);
+		*seen = w->done ? w->irq_seen : p->irq_pub.load();
+		return rc;
+	});
+}
+
+uint64_t abbsim_irq_count(void)
+{
+	Platform *p;
+	if (platform_get(&p))
+		return 0;
+	return p->irq_pub.load();
+}
+
+int abbsim_advance(int64_t ns)
+{
+	return guard(__func__, [&] {
+		if (ns < 0)
+			return fail(-EINVAL, "abbsim_advance: ns %lld is negative", (long long)ns);
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_advance", &p, lk);
+		if (rc || ns == 0)
+			return rc;
+		auto w = std::make_shared<Waiter>(Waiter::Advance);
+		w->timeout_ns = ns;
+		return p->wait_for(lk, w, nullptr);
+	});
+}
+
+int abbsim_wait_idle(int64_t timeout_ns)
+{
+	return guard(__func__, [&] {
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_wait_idle", &p, lk);
+		if (rc)
+			return rc;
+		auto w = std::make_shared<Waiter>(Waiter::Idle);
+		w->timeout_ns = timeout_ns;
+		return p->wait_for(lk, w, nullptr);
+	});
+}
+
+uint64_t abbsim_now_ps(void)
+{
+	Platform *p;
+	if (platform_get(&p))
+		return 0;
+	return p->now_pub.load();
+}
+
+uint64_t abbsim_cycles(void)
+{
+	Platform *p;
+	if (platform_get(&p))
+		return 0;
+	return p->cycles_pub.load();
+}
+
+int abbsim_trace_fst(const char *path, uint64_t from_cycle, uint64_t to_cycle)
+{
+	return guard(__func__, [&] {
+		if (!path || !*path)
+			return fail(-EINVAL, "abbsim_trace_fst: path is empty");
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_trace_fst", &p, lk);
+		if (rc)
+			return rc;
+		auto w = std::make_shared<Waiter>(Waiter::Call);
+		Waiter *wp = w.get();
+		std::string s = path;
+		return p->wait_for(lk, w, [p, wp, s, from_cycle, to_cycle] {
+			wp->result = p->do_trace(s, from_cycle, to_cycle, wp->error);
+		});
+	});
+}
+
+int abbsim_tlp_log(const char *path)
+{
+	return guard(__func__, [&] {
+		if (!path || !*path)
+			return fail(-EINVAL, "abbsim_tlp_log: path is empty");
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_tlp_log", &p, lk);
+		if (rc)
+			return rc;
+		auto w = std::make_shared<Waiter>(Waiter::Call);
+		Waiter *wp = w.get();
+		std::string s = path;
+		return p->wait_for(lk, w, [p, wp, s] { wp->result = p->do_tlp_log(s, wp->error); });
+	});
+}
+
+int abbsim_link_stats(unsigned dir, struct abbsim_link_stats *st)
+{
+	return guard(__func__, [&] {
+		if (dir > 1 || !st)
+			return fail(-EINVAL, "abbsim_link_stats: %s", st ? "dir: accepted 0 (down) or 1 (up)"
+									  : "st is NULL");
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_link_stats", &p, lk);
+		if (rc)
+			return rc;
+		*st = p->stats_pub[dir];
+		return 0;
+	});
+}
+
+int abbsim_protocol_errors(char *buf, size_t len)
+{
+	return guard(__func__, [&] {
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_protocol_errors", &p, lk);
+		if (rc)
+			return rc;
+		std::string all;
+		for (auto &s : p->violations_pub) {
+			all += s;
+			all += '\n';
+		}
+		if (buf && len) {
+			size_t n = std::min(len - 1, all.size());
+			memcpy(buf, all.data(), n);
+			buf[n] = 0;
+		}
+		uint64_t count = p->violation_count_pub;
+		p->violations_pub.clear();
+		p->violation_count_pub = 0;
+		return (int)std::min<uint64_t>(count, INT32_MAX);
+	});
+}
+
+const char *abbsim_last_error(void) { return last_error(); }
+
+unsigned abbsim_abi_version(void) { return ABBSIM_ABI_VERSION; }
+
+} /* extern "C" */

@@ -1,0 +1,77 @@
+/*
+ * cfg_space.h - the endpoint's configuration space (the "hard IP" model):
+ * type 0 header, BAR0 (registers, 64 KiB) and BAR1 (board memory), PM, MSI
+ * and PCI Express capabilities, with per-bit write masks so that BAR sizing,
+ * read-only and write-1-to-clear fields behave as on hardware.
+ */
+#ifndef ABBSIM_CFG_SPACE_H
+#define ABBSIM_CFG_SPACE_H
+
+#include <cstdint>
+#include <string>
+
+struct abbsim_params;
+
+namespace abbsim {
+
+/* Where the capabilities live (fixed layout of this device). */
+enum : unsigned {
+	CfgCapPm = 0x40,
+	CfgCapMsi = 0x50,
+	CfgCapExp = 0x70,
+	CfgSize = 4096,
+	Bar0Bytes = 64u << 10,
+};
+
+class CfgSpace {
+public:
+	/* Power-on / hot-reset contents for these parameters. */
+	void reset(const abbsim_params &p, uint16_t bdf);
+
+	/* size 1, 2 or 4, naturally aligned; false if not. */
+	bool read(unsigned off, unsigned size, uint32_t *val) const;
+	bool write(unsigned off, unsigned size, uint32_t val);
+
+	/* Text in `lspci -xxxx` format. */
+	std::string dump() const;
+
+	/* Derived state the hard IP needs. */
+	uint16_t bdf() const { return bdf_; }
+	bool mem_enabled() const { return rd16(0x04) & 0x2; }
+	bool bus_master() const { return rd16(0x04) & 0x4; }
+	uint32_t bar_addr(unsigned i) const { return rd32(0x10 + 4 * i) & ~0xfu; }
+	uint32_t bar_size(unsigned i) const { return i == 0 ? Bar0Bytes : bar1_bytes_; }
+	/* Device Control MPS / MRRS encodings (0 = 128 B .. 5 = 4096 B). */
+	unsigned mps_code() const { return (rd16(CfgCapExp + 8) >> 5) & 7; }
+	unsigned mrrs_code() const { return (rd16(CfgCapExp + 8) >> 12) & 7; }
+	bool msi_enabled() const { return rd16(CfgCapMsi + 2) & 1; }
+	uint64_t msi_addr() const
+	{
+		return ((uint64_t)rd32(CfgCapMsi + 8) << 32) | (rd32(CfgCapMsi + 4) & ~3u);
+	}
+	uint16_t msi_data() const { return rd16(CfgCapMsi + 12); }
+
+	uint32_t rd32(unsigned off) const
+	{
+		return b_[off] | (b_[off + 1] << 8) | (b_[off + 2] << 16) | ((uint32_t)b_[off + 3] << 24);
+	}
+	uint16_t rd16(unsigned off) const { return (uint16_t)(b_[off] | (b_[off + 1] << 8)); }
+
+private:
+	void init8(unsigned off, uint8_t v, uint8_t wmask = 0, uint8_t w1c = 0);
+	void init16(unsigned off, uint16_t v, uint16_t wmask = 0, uint16_t w1c = 0);
+	void init32(unsigned off, uint32_t v, uint32_t wmask = 0, uint32_t w1c = 0);
+
+	uint8_t b_[CfgSize] = {};
+	uint8_t wmask_[CfgSize] = {};
+	uint8_t w1c_[CfgSize] = {};
+	uint32_t bar1_bytes_ = 0;
+	uint16_t bdf_ = 0;
+};
+
+/* PCIe size encodings. */
+unsigned size_code(unsigned bytes); /* 128 -> 0 .. 4096 -> 5 */
+unsigned code_size(unsigned code);  /* inverse; codes > 5 read as 4096 */
+
+} // namespace abbsim
+#endif

@@ -1,0 +1,47 @@
+/*
+ * event_queue.h - the platform's discrete-event queue in integer
+ * picoseconds. Events at the same time run in the order they were
+ * scheduled, so a run is deterministic.
+ */
+#ifndef ABBSIM_EVENT_QUEUE_H
+#define ABBSIM_EVENT_QUEUE_H
+
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <vector>
+
+namespace abbsim {
+
+class EventQueue {
+public:
+	static constexpr uint64_t Never = UINT64_MAX;
+
+	void at(uint64_t t_ps, std::function<void(uint64_t)> fn)
+	{
+		heap_.push(Ev{t_ps, seq_++, std::move(fn)});
+	}
+	uint64_t next() const { return heap_.empty() ? Never : heap_.top().t; }
+	bool empty() const { return heap_.empty(); }
+	/* Runs the earliest event; returns its time. */
+	uint64_t run_one()
+	{
+		Ev e = std::move(const_cast<Ev &>(heap_.top()));
+		heap_.pop();
+		e.fn(e.t);
+		return e.t;
+	}
+	void clear() { heap_ = decltype(heap_)(); }
+
+private:
+	struct Ev {
+		uint64_t t, seq;
+		std::function<void(uint64_t)> fn;
+		bool operator<(const Ev &o) const { return t != o.t ? t > o.t : seq > o.seq; }
+	};
+	std::priority_queue<Ev> heap_;
+	uint64_t seq_ = 0;
+};
+
+} // namespace abbsim
+#endif

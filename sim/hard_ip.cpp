@@ -1,0 +1,245 @@
+/*
+ * hard_ip.cpp - the RTL port: per-edge beat exchange with the Verilator
+ * model (kept small: it is the simulator's hot path), TLP-level handling
+ * out of line.
+ */
+#include "hard_ip.h"
+
+#include "Vabb_top.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+
+namespace abbsim {
+
+HardIp::HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg)
+	: q_(q), up_(up), down_(down), cfg_(cfg)
+{
+	ctx_.reset(new VerilatedContext);
+	ctx_->traceEverOn(true);
+	top_.reset(new Vabb_top(ctx_.get(), "abb_top"));
+	top_->clk_i = 0;
+	top_->rst_ni = 0;
+	top_->rx_valid_i = 0;
+	top_->tx_ready_i = 0;
+	top_->skip_cycles_i = 0;
+	top_->eval();
+}
+
+HardIp::~HardIp()
+{
+	trace_close();
+	top_->final();
+}
+
+void HardIp::reset()
+{
+	rx_.clear();
+	rx_beat_ = 0;
+	tx_beats_.clear();
+	tx_in_tlp_ = tx_valid_ = false;
+	msi_after_tlp_ = 0;
+	top_->rx_valid_i = 0;
+	top_->tx_ready_i = 0;
+}
+
+void HardIp::set_reset(bool active) { top_->rst_ni = active ? 0 : 1; }
+
+void HardIp::apply_cfg()
+{
+	mem_en_ = cfg_.mem_enabled();
+	master_ = cfg_.bus_master();
+	msi_en_ = cfg_.msi_enabled();
+	for (unsigned i = 0; i < 2; i++) {
+		bar_lo_[i] = cfg_.bar_addr(i);
+		bar_sz_[i] = cfg_.bar_size(i);
+	}
+	msi_addr_ = cfg_.msi_addr();
+	msi_data_ = cfg_.msi_data();
+	bdf_ = cfg_.bdf();
+	top_->cfg_bus_master_en_i = master_;
+	top_->cfg_max_payload_i = cfg_.mps_code();
+	top_->cfg_max_read_req_i = cfg_.mrrs_code();
+	top_->cfg_req_id_i = bdf_;
+	top_->cfg_msi_en_i = msi_en_;
+}
+
+void HardIp::on_downstream(Tlp &&t, uint64_t now)
+{
+	unsigned bar = 0;
+	TlpKind k = t.kind();
+	if (k == TlpKind::MRd || k == TlpKind::MWr) {
+		uint64_t a = t.addr();
+		bool hit = false;
+		for (unsigned i = 0; i < 2 && mem_en_; i++)
+			if (a >= bar_lo_[i] && a < (uint64_t)bar_lo_[i] + bar_sz_[i]) {
+				bar = i;
+				hit = true;
+				break;
+			}
+		if (!hit) {
+			/* Unsupported request: a read gets a UR completion from the
+			 * hard block, a write is dropped; the RTL never sees either. */
+			if (log)
+				log("down", t, now);
+			down_.consumed(t.fc_class(), t.data_credits(), now);
+			if (k == TlpKind::MRd) {
+				Tlp c = make_cpl(bdf_, CplUR, t.byte_span(), t.req_id(), t.req_tag(),
+						 (unsigned)(t.first_byte_addr() & 0x7f), nullptr, 0);
+				if (log)
+					log("up", c, now);
+				up_.submit(std::move(c), now);
+			}
+			return;
+		}
+	} else if (k != TlpKind::Cpl && k != TlpKind::CplD) {
+		down_.consumed(t.fc_class(), t.data_credits(), now);
+		if (violation)
+			violation("hard IP: unsupported downstream TLP dropped: " + t.describe());
+		return;
+	}
+	RxItem it;
+	to_beats(t, it.beats);
+	it.bar = bar;
+	it.tlp = std::move(t);
+	rx_.push_back(std::move(it));
+}
+
+bool HardIp::tx_accept(uint64_t beat0) const
+{
+	(void)beat0;
+	return up_.unsent_bytes() < TxBufferBytes;
+}
+
+void HardIp::edge(uint64_t t, uint32_t skip)
+{
+	Vabb_top &m = *top_;
+	const RxItem *rx = rx_.empty() ? nullptr : &rx_.front();
+	if (rx) {
+		m.rx_valid_i = 1;
+		m.rx_sop_i = rx_beat_ == 0;
+		m.rx_eop_i = rx_beat_ + 1 == rx->beats.size();
+		m.rx_data_i = rx->beats[rx_beat_];
+		m.rx_bar_i = rx->bar;
+	} else {
+		m.rx_valid_i = 0;
+	}
+	tx_valid_ = m.tx_valid_o;
+	bool ready = tx_in_tlp_ || !tx_valid_ || tx_accept(m.tx_data_o);
+	m.tx_ready_i = ready;
+	m.skip_cycles_i = skip;
+	m.clk_i = 0;
+	m.eval();
+	if (tfp_)
+		tfp_->dump(t - half_ps);
+	bool rx_fire = rx && m.rx_ready_o;
+	bool tx_fire = tx_valid_ && ready;
+	uint64_t tx_data = m.tx_data_o;
+	bool tx_sop = m.tx_sop_o, tx_eop = m.tx_eop_o;
+	bool irq = m.irq_o;
+	m.clk_i = 1;
+	m.eval();
+	if (tfp_)
+		tfp_->dump(t);
+	idle_o_ = m.idle_o;
+	tx_valid_ = m.tx_valid_o;
+	if (rx_fire && ++rx_beat_ == rx->beats.size())
+		rx_done(t);
+	if (tx_fire)
+		tx_beat(tx_data, tx_sop, tx_eop, t);
+	if (irq) {
+		if (tx_in_tlp_)
+			msi_after_tlp_++;
+		else
+			send_msi(t);
+	}
+}
+
+void HardIp::rx_done(uint64_t now)
+{
+	RxItem &it = rx_.front();
+	if (log)
+		log("down", it.tlp, now);
+	down_.consumed(it.tlp.fc_class(), it.tlp.data_credits(), now);
+	rx_.pop_front();
+	rx_beat_ = 0;
+}
+
+void HardIp::tx_beat(uint64_t data, bool sop, bool eop, uint64_t now)
+{
+	if (sop && tx_in_tlp_ && violation)
+		violation("hard IP: start of packet inside a TLP; the partial TLP is dropped");
+	if (sop)
+		tx_beats_.clear();
+	else if (!tx_in_tlp_) {
+		if (violation)
+			violation("hard IP: TX beat without start of packet dropped");
+		return;
+	}
+	tx_beats_.push_back(data);
+	tx_in_tlp_ = !eop;
+	if (eop)
+		tx_tlp(now);
+}
+
+void HardIp::tx_tlp(uint64_t now)
+{
+	Tlp t;
+	std::string why;
+	if (!from_beats(tx_beats_, t, why)) {
+		if (violation)
+			violation("hard IP: malformed TLP from the RTL dropped: " + why);
+	} else if ((t.kind() == TlpKind::MRd || t.kind() == TlpKind::MWr) && !master_) {
+		if (violation)
+			violation("hard IP: request sent while bus mastering is disabled, dropped: " +
+				  t.describe());
+	} else {
+		if (log)
+			log("up", t, now);
+		up_.submit(std::move(t), now);
+	}
+	tx_beats_.clear();
+	while (msi_after_tlp_) {
+		msi_after_tlp_--;
+		send_msi(now);
+	}
+}
+
+void HardIp::send_msi(uint64_t now)
+{
+	if (!msi_en_ || !master_) {
+		if (violation)
+			violation("hard IP: irq_o pulse while MSI or bus mastering is disabled, no MSI sent");
+		return;
+	}
+	uint8_t d[4] = {(uint8_t)msi_data_, (uint8_t)(msi_data_ >> 8), 0, 0};
+	Tlp t = make_mem(true, msi_addr_, 4, bdf_, 0, d);
+	if (log)
+		log("up", t, now);
+	up_.submit(std::move(t), now);
+}
+
+int HardIp::trace_open(const char *path, std::string &err)
+{
+	trace_close();
+	tfp_ = new VerilatedFstC;
+	top_->trace(tfp_, 99);
+	tfp_->open(path);
+	if (!tfp_->isOpen()) {
+		delete tfp_;
+		tfp_ = nullptr;
+		err = std::string("cannot open FST file ") + path;
+		return -1;
+	}
+	return 0;
+}
+
+void HardIp::trace_close()
+{
+	if (!tfp_)
+		return;
+	tfp_->close();
+	delete tfp_;
+	tfp_ = nullptr;
+}
+
+} // namespace abbsim

@@ -1,0 +1,96 @@
+/*
+ * hard_ip.h - the endpoint's PCIe hard block around the RTL: owns the
+ * Verilator model of abb_top, feeds it the configuration inputs, delivers
+ * downstream TLPs as beats (BAR decode; unsupported requests answered UR
+ * here), assembles the RTL's transmit beats into TLPs for the upstream link
+ * (with a bounded transmit buffer as back-pressure), turns irq_o pulses into
+ * MSI writes ordered after the TLPs already accepted, and writes the FST
+ * waveform. One call of edge() is one rising edge of the user clock.
+ */
+#ifndef ABBSIM_HARD_IP_H
+#define ABBSIM_HARD_IP_H
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cfg_space.h"
+#include "event_queue.h"
+#include "link.h"
+#include "tlp.h"
+
+class Vabb_top;
+class VerilatedContext;
+class VerilatedFstC;
+
+namespace abbsim {
+
+class HardIp {
+public:
+	/* Transmit buffer of the hard block: a new TLP from the RTL is taken
+	 * only while fewer bytes than this wait for the serialiser. */
+	static constexpr size_t TxBufferBytes = 2048;
+
+	HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg);
+	~HardIp();
+
+	/* Drops every buffered TLP; the RTL reset is driven by set_reset. */
+	void reset();
+	void set_reset(bool active);
+	/* Copies command/MPS/MRRS/MSI state from the config space to the RTL. */
+	void apply_cfg();
+
+	/* A TLP arrived on the downstream link at time now. */
+	void on_downstream(Tlp &&t, uint64_t now);
+
+	/* One rising edge at time t (ps, relative to the epoch for the trace);
+	 * skip = cycles the platform skipped before it. */
+	void edge(uint64_t t, uint32_t skip);
+	/* Nothing to do but count: idle_o, no beat waiting or in transfer. */
+	bool idle() const { return idle_o_ && rx_.empty() && !tx_in_tlp_ && !tx_valid_; }
+
+	int trace_open(const char *path, std::string &err);
+	void trace_close();
+	bool tracing() const { return tfp_ != nullptr; }
+
+	std::function<void(const char *dir, const Tlp &t, uint64_t now)> log; /* may be empty */
+	std::function<void(const std::string &)> violation;
+	uint64_t cycle = 0;      /* edges since the epoch, maintained by the engine */
+	uint64_t half_ps = 4000; /* half a clock period, for the trace */
+
+private:
+	struct RxItem {
+		std::vector<uint64_t> beats;
+		unsigned bar;
+		Tlp tlp; /* for the log and the credit return */
+	};
+	void rx_done(uint64_t now);
+	void tx_beat(uint64_t data, bool sop, bool eop, uint64_t now);
+	void tx_tlp(uint64_t now);
+	void send_msi(uint64_t now);
+	bool tx_accept(uint64_t beat0) const;
+
+	EventQueue &q_;
+	Link &up_, &down_;
+	CfgSpace &cfg_;
+	std::unique_ptr<VerilatedContext> ctx_;
+	std::unique_ptr<Vabb_top> top_;
+	VerilatedFstC *tfp_ = nullptr;
+
+	std::deque<RxItem> rx_;
+	size_t rx_beat_ = 0;
+	std::vector<uint64_t> tx_beats_;
+	bool tx_in_tlp_ = false, tx_valid_ = false, idle_o_ = false;
+	unsigned msi_after_tlp_ = 0;
+	/* config shadows */
+	bool mem_en_ = false, master_ = false, msi_en_ = false;
+	uint32_t bar_lo_[2] = {}, bar_sz_[2] = {};
+	uint64_t msi_addr_ = 0;
+	uint16_t msi_data_ = 0, bdf_ = 0;
+};
+
+} // namespace abbsim
+#endif

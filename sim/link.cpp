@@ -1,0 +1,120 @@
+/*
+ * link.cpp - serialisation, overhead, latency and credits of one direction.
+ */
+#include "link.h"
+
+#include <algorithm>
+
+namespace abbsim {
+
+void Link::reset(const abbsim_params &p, const Credits &limits)
+{
+	txq_.clear();
+	flight_.clear();
+	unsent_ = 0;
+	limit_ = limits;
+	used_ = Credits{{0, 0, 0}, {0, 0, 0}};
+	free_fs_ = 0;
+	wake_pending_ = blocked_ = false;
+	/* One byte on one lane: Gen1 10 bits at 2.5 GT/s = 4 ns, Gen2 2 ns,
+	 * Gen3 8 bits x 130/128 at 8 GT/s = 1.015625 ns. */
+	fs_per_lane_byte_ = p.gen == 1 ? 4000000 : p.gen == 2 ? 2000000 : 1015625;
+	skp_interval_ = p.gen == 3 ? 5920 : 1180;
+	skp_len_ = p.gen == 3 ? 16 : 4;
+	lanes_ = p.lanes;
+	latency_ps_ = (uint64_t)p.link_latency_ns * 1000;
+	bytes_total_ = skp_done_ = tlp_count_ = 0;
+	busy_fs_ = 0;
+	stats_ = {};
+}
+
+bool Link::have_credits(const Tlp &t) const
+{
+	unsigned c = t.fc_class();
+	if (limit_.hdr[c] != Credits::Infinite && used_.hdr[c] + 1 > limit_.hdr[c])
+		return false;
+	if (limit_.data[c] != Credits::Infinite &&
+	    used_.data[c] + (int32_t)t.data_credits() > limit_.data[c])
+		return false;
+	return true;
+}
+
+void Link::submit(Tlp &&t, uint64_t now)
+{
+	unsent_ += t.wire_bytes();
+	txq_.push_back(Queued{std::move(t), now});
+	try_start(now);
+}
+
+void Link::consumed(FcClass c, unsigned data_credits, uint64_t now)
+{
+	q_.at(now + latency_ps_, [this, c, data_credits](uint64_t t) {
+		used_.hdr[c] -= 1;
+		used_.data[c] -= (int32_t)data_credits;
+		if (blocked_)
+			try_start(t);
+	});
+}
+
+void Link::try_start(uint64_t now)
+{
+	while (!txq_.empty()) {
+		if (free_fs_ > (unsigned __int128)now * 1000) {
+			if (!wake_pending_) {
+				wake_pending_ = true;
+				uint64_t wake = (uint64_t)((free_fs_ + 999) / 1000);
+				q_.at(wake, [this](uint64_t t) {
+					wake_pending_ = false;
+					try_start(t);
+				});
+			}
+			return;
+		}
+		Queued &h = txq_.front();
+		if (!have_credits(h.tlp)) {
+			blocked_ = true;
+			return;
+		}
+		unsigned __int128 start = std::max(free_fs_, (unsigned __int128)h.ready_ps * 1000);
+		if (blocked_)
+			start = std::max(start, (unsigned __int128)now * 1000);
+		blocked_ = false;
+		unsigned c = h.tlp.fc_class();
+		used_.hdr[c] += 1;
+		used_.data[c] += (int32_t)h.tlp.data_credits();
+
+		uint64_t bytes = h.tlp.wire_bytes();
+		if (++tlp_count_ % DllpEvery == 0)
+			bytes += DllpBytes;
+		bytes_total_ += bytes;
+		uint64_t skp_due = bytes_total_ / (skp_interval_ * lanes_);
+		if (skp_due > skp_done_) {
+			bytes += (skp_due - skp_done_) * skp_len_ * lanes_;
+			skp_done_ = skp_due;
+		}
+		unsigned __int128 dur = (unsigned __int128)bytes * fs_per_lane_byte_ / lanes_;
+		free_fs_ = start + dur;
+		busy_fs_ += dur;
+		stats_.tlps++;
+		stats_.payload_bytes += h.tlp.payload_bytes();
+		stats_.wire_bytes += bytes;
+		stats_.busy_ps = (uint64_t)(busy_fs_ / 1000);
+
+		uint64_t at = (uint64_t)((free_fs_ + 999) / 1000) + latency_ps_;
+		unsent_ -= h.tlp.wire_bytes();
+		flight_.push_back(InFlight{std::move(h.tlp), at});
+		txq_.pop_front();
+		q_.at(at, [this](uint64_t t) { arrive(t); });
+		if (txq_.empty() && on_drain)
+			on_drain(now);
+	}
+}
+
+void Link::arrive(uint64_t now)
+{
+	InFlight f = std::move(flight_.front());
+	flight_.pop_front();
+	deliver(std::move(f.tlp), now);
+}
+
+} // namespace abbsim

@@ -1,0 +1,84 @@
+/*
+ * link.h - one direction of the PCIe link: a transmit queue, serialisation
+ * at lanes x per-lane rate (encoding applied), per-TLP framing/sequence/LCRC,
+ * DLLP (ACK/UpdateFC) and SKP ordered-set overhead, a fixed latency, and
+ * flow-control credits (posted, non-posted, completion; header and data)
+ * that are consumed when a TLP starts and come back a latency after the
+ * receiver consumed it. Store and forward: a TLP is delivered whole at
+ * (end of serialisation + latency).
+ */
+#ifndef ABBSIM_LINK_H
+#define ABBSIM_LINK_H
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+
+#include "abbsim.h"
+#include "event_queue.h"
+#include "tlp.h"
+
+namespace abbsim {
+
+/* Credit limits per class; Infinite = advertised as infinite. */
+struct Credits {
+	static constexpr int32_t Infinite = -1;
+	int32_t hdr[3];
+	int32_t data[3];
+};
+
+class Link {
+public:
+	/* Overhead model (per direction):
+	 * - one 8-byte DLLP (ACK or UpdateFC) charged after every DllpEvery TLPs;
+	 * - SKP ordered sets: Gen1/2 4 symbols per lane every 1180 symbol times,
+	 *   Gen3 16 symbols every 370 blocks (5920 symbols), about 0.3 %. */
+	static constexpr unsigned DllpEvery = 4, DllpBytes = 8;
+
+	explicit Link(EventQueue &q) : q_(q) {}
+	void reset(const abbsim_params &p, const Credits &limits);
+
+	/* Queues a TLP for transmission, ready at time now. */
+	void submit(Tlp &&t, uint64_t now);
+	/* The receiver freed the buffers of a TLP of this class at time now:
+	 * its credits are back at the transmitter one latency later. */
+	void consumed(FcClass c, unsigned data_credits, uint64_t now);
+
+	size_t unsent_bytes() const { return unsent_; }
+	bool quiet() const { return txq_.empty() && flight_.empty(); }
+	const struct abbsim_link_stats &stats() const { return stats_; }
+	/* Wire time of n bytes in femtoseconds (without DLLP/SKP overhead). */
+	uint64_t wire_fs(uint64_t n) const { return n * fs_per_lane_byte_ / lanes_; }
+
+	std::function<void(Tlp &&, uint64_t)> deliver; /* arrival at the receiver */
+	std::function<void(uint64_t)> on_drain;          /* transmit queue became empty */
+
+private:
+	struct Queued {
+		Tlp tlp;
+		uint64_t ready_ps;
+	};
+	struct InFlight {
+		Tlp tlp;
+		uint64_t arrive_ps;
+	};
+	bool have_credits(const Tlp &t) const;
+	void try_start(uint64_t now);
+	void arrive(uint64_t now);
+
+	EventQueue &q_;
+	std::deque<Queued> txq_;
+	std::deque<InFlight> flight_;
+	size_t unsent_ = 0;
+	Credits limit_{}, used_{};
+	unsigned __int128 free_fs_ = 0; /* serialiser busy until */
+	bool wake_pending_ = false, blocked_ = false;
+	uint64_t fs_per_lane_byte_ = 4000000, lanes_ = 4, latency_ps_ = 0;
+	uint64_t skp_interval_ = 1180, skp_len_ = 4; /* per lane, bytes */
+	uint64_t bytes_total_ = 0, skp_done_ = 0, tlp_count_ = 0;
+	unsigned __int128 busy_fs_ = 0;
+	struct abbsim_link_stats stats_{};
+};
+
+} // namespace abbsim
+#endif

@@ -1,0 +1,582 @@
+/*
+ * platform.cpp - the simulation thread, the cycle loop, lockstep waiting,
+ * hot reset and enumeration, tracing.
+ */
+#include "platform.h"
+
+#include "error.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <pthread.h>
+
+/* libsystemc wants an sc_main; the platform never uses SystemC's main. */
+extern "C" int sc_main(int, char **) { return 0; }
+
+namespace abbsim {
+
+/* Flow-control credits advertised by the receivers. Device -> root complex:
+ * the root port's buffers, generous (16 KiB of posted data). Root complex ->
+ * device: the hard block's receive buffers. Completions are infinite in
+ * both directions, as endpoints and root ports advertise them. */
+static const Credits UpCredits = {{64, 64, Credits::Infinite}, {1024, 64, Credits::Infinite}};
+static const Credits DownCredits = {{32, 16, Credits::Infinite}, {256, 16, Credits::Infinite}};
+
+/* Non-idle cycles between two looks at the mailbox and the waiters. */
+static constexpr uint64_t BatchCycles = 16384;
+/* SystemC time is brought up to platform time at least this often (ps). */
+static constexpr uint64_t QuantumPs = 100ull * 1000 * 1000;
+/* Hot reset: rst_ni low for this many user-clock cycles. */
+static constexpr unsigned ResetCycles = 16;
+/* Bus/device/function the root complex gives the endpoint. */
+static constexpr uint16_t DeviceBdf = 0x0100;
+
+/* Set by the Verilator fatal/stop hooks (rtl_hooks.cpp). */
+extern std::atomic<bool> g_rtl_fatal;
+extern std::string rtl_fatal_message();
+
+Platform::Platform(sc_core::sc_module_name name)
+	: sc_core::sc_module(name), rc(q_, down_, up_, mmu), up_(q_), down_(q_),
+	  hip_(q_, up_, down_, cfg)
+{
+	SC_THREAD(main_thread);
+	set_stack_size(16u << 20);
+	up_.deliver = [this](Tlp &&t, uint64_t now) { rc.on_upstream(std::move(t), now); };
+	down_.deliver = [this](Tlp &&t, uint64_t now) { hip_.on_downstream(std::move(t), now); };
+	down_.on_drain = [this](uint64_t now) { rc.feed(now); };
+	rc.wake = [this] { wake_ = true; };
+	rc.cycle_of = [this](uint64_t t) { return cycle_of(t); };
+	rc.violation = [this](const std::string &s) { add_violation("root complex: " + s); };
+	hip_.violation = [this](const std::string &s) { add_violation(s); };
+}
+
+Platform::~Platform()
+{
+	hip_.trace_close();
+	if (tlp_log_)
+		fclose(tlp_log_);
+}
+
+/* ---------- time ---------- */
+
+uint64_t Platform::edge_time(uint64_t n) const
+{
+	return epoch_ + (uint64_t)((unsigned __int128)n * 1000000u / clk_mhz_);
+}
+
+uint64_t Platform::first_edge_at(uint64_t t) const
+{
+	if (t <= epoch_)
+		return 0;
+	unsigned __int128 d = t - epoch_;
+	uint64_t n = (uint64_t)((d * clk_mhz_ + 999999u) / 1000000u);
+	while (edge_time(n) < t)
+		n++;
+	return n;
+}
+
+uint64_t Platform::cycle_of(uint64_t t) const
+{
+	if (t <= epoch_)
+		return 0;
+	return (uint64_t)((unsigned __int128)(t - epoch_) * clk_mhz_ / 1000000u);
+}
+
+void Platform::sync_sc_time()
+{
+	sc_core::sc_time target = sc_core::sc_time::from_value(now_);
+	sc_core::sc_time cur = sc_core::sc_time_stamp();
+	if (target > cur)
+		wait(target - cur);
+}
+
+/* ---------- host side ---------- */
+
+void Platform::post(std::function<void()> fn)
+{
+	mail_.push_back(std::move(fn));
+	mail_flag_.store(true, std::memory_order_release);
+}
+
+int Platform::wait_for(std::unique_lock<std::mutex> &lk, std::shared_ptr<Waiter> w,
+		       std::function<void()> fn)
+{
+	if (broken)
+		return fail(-EIO, "simulator stopped: %s", broken_why.c_str());
+	post([this, w, fn] {
+		if (fn)
+			fn();
+		if (w->kind == Waiter::Open || w->kind == Waiter::Call) {
+			if (!w->done)
+				finish(*w, w->result, w->error);
+		} else {
+			register_waiter(w);
+		}
+	});
+	want_run = true;
+	cv_sim.notify_all();
+	unsigned wd = params.watchdog_s ? params.watchdog_s : 120;
+	auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wd);
+	while (!w->done) {
+		if (w->cv.wait_until(lk, deadline) == std::cv_status::timeout && !w->done) {
+			w->abandoned = true;
+			cv_sim.notify_all();
+			return fail(-ETIME,
+				    "watchdog: the simulation made no progress for %u s of wall-clock time "
+				    "(device time %llu ns, cycle %llu); raise ABB_SIM_WATCHDOG_S if the run is just slow",
+				    wd, (unsigned long long)(now_pub.load() / 1000),
+				    (unsigned long long)cycles_pub.load());
+		}
+	}
+	if (w->result < 0)
+		return fail(w->result, "%s", w->error.c_str());
+	return w->result;
+}
+
+/* ---------- simulation thread ---------- */
+
+void Platform::finish(Waiter &w, int result, const std::string &err)
+{
+	w.done = true;
+	w.result = result;
+	if (result < 0 && !err.empty())
+		w.error = err;
+	w.cv.notify_all();
+}
+
+void Platform::register_waiter(const std::shared_ptr<Waiter> &w)
+{
+	if (w->timeout_ns >= 0) {
+		uint64_t when = now_ + (uint64_t)w->timeout_ns * 1000;
+		q_.at(when, [this, w](uint64_t) {
+			w->deadline_hit = true;
+			wake_ = true;
+		});
+	}
+	waiters_.push_back(w);
+}
+
+bool Platform::quiet() const
+{
+	return hip_.idle() && up_.quiet() && down_.quiet() && rc.quiet();
+}
+
+void Platform::settle_waiters()
+{
+	idle_waiters_ = false;
+	for (auto it = waiters_.begin(); it != waiters_.end();) {
+		Waiter &w = **it;
+		bool fin = false;
+		int res = 0;
+		std::string err;
+		if (w.abandoned) {
+			it = waiters_.erase(it);
+			continue;
+		}
+		switch (w.kind) {
+		case Waiter::PioRead:
+			if (w.pio->done) {
+				fin = true;
+				res = w.pio->result;
+				err = w.pio->error;
+			}
+			break;
+		case Waiter::Irq:
+			if (rc.msi_count > w.irq_seen) {
+				fin = true;
+			} else if (w.deadline_hit) {
+				fin = true;
+				res = -ETIMEDOUT;
+				err = "no interrupt within the device-time timeout";
+			}
+			w.irq_seen = rc.msi_count;
+			break;
+		case Waiter::Advance:
+			fin = w.deadline_hit;
+			break;
+		case Waiter::Idle:
+			if (quiet()) {
+				fin = true;
+			} else if (w.deadline_hit) {
+				fin = true;
+				res = -ETIMEDOUT;
+				err = "device not idle within the device-time timeout";
+			}
+			break;
+		default:
+			fin = true;
+		}
+		if (!fin && broken) {
+			fin = true;
+			res = -EIO;
+			err = "simulator stopped: " + broken_why;
+		}
+		if (fin) {
+			finish(w, res, err);
+			it = waiters_.erase(it);
+		} else {
+			if (w.kind == Waiter::Idle)
+				idle_waiters_ = true;
+			++it;
+		}
+	}
+}
+
+void Platform::publish()
+{
+	stats_pub[0] = down_.stats();
+	stats_pub[1] = up_.stats();
+	for (auto &v : violations_)
+		if (violations_pub.size() < 256)
+			violations_pub.push_back(std::move(v));
+	violations_.clear();
+	violation_count_pub += violation_count_;
+	violation_count_ = 0;
+	now_pub.store(now_ - epoch_);
+	cycles_pub.store(cycle_);
+	irq_pub.store(rc.msi_count);
+	if (tlp_log_)
+		fflush(tlp_log_);
+}
+
+void Platform::main_thread()
+{
+	for (;;) {
+		run();
+		sync_sc_time();
+		sc_core::sc_pause();
+		wait(sc_core::SC_ZERO_TIME);
+	}
+}
+
+void Platform::run()
+{
+	std::unique_lock<std::mutex> lk(mu);
+	for (;;) {
+		while (!mail_.empty()) {
+			std::vector<std::function<void()>> m;
+			m.swap(mail_);
+			mail_flag_.store(false, std::memory_order_relaxed);
+			for (auto &f : m)
+				f();
+		}
+		if (g_rtl_fatal.load() && !broken) {
+			broken = true;
+			broken_why = "RTL model fatal error: " + rtl_fatal_message();
+		}
+		settle_waiters();
+		publish();
+		if (waiters_.empty()) {
+			want_run = false;
+			return;
+		}
+		lk.unlock();
+		bool alive;
+		try {
+			alive = run_cycles();
+		} catch (const std::exception &e) {
+			lk.lock();
+			broken = true;
+			broken_why = std::string("exception in the simulation: ") + e.what();
+			continue;
+		}
+		if (now_ > sc_core::sc_time_stamp().value() + QuantumPs)
+			sync_sc_time();
+		lk.lock();
+		if (!alive && mail_.empty()) {
+			/* Nothing can happen until a host thread posts something:
+			 * time stands still; the waiters' watchdogs still run. */
+			publish();
+			cv_sim.wait_for(lk, std::chrono::milliseconds(20));
+		}
+	}
+}
+
+void Platform::edge(uint64_t n)
+{
+	uint64_t t = edge_time(n);
+	hip_.cycle = n;
+	hip_.edge(t - epoch_, (uint32_t)(n - cycle_ - 1));
+	cycle_ = n;
+	now_ = t;
+}
+
+bool Platform::run_cycles()
+{
+	wake_ = false;
+	const uint64_t batch_end = cycle_ + BatchCycles;
+	while (!wake_ && !mail_flag_.load(std::memory_order_relaxed)) {
+		uint64_t n = cycle_ + 1;
+		if (hip_.idle()) {
+			/* Quiet RTL: jump to the first edge at or after the next
+			 * event (or the trace window switch). */
+			uint64_t ne = q_.next();
+			uint64_t m;
+			if (ne == EventQueue::Never) {
+				if (trace_switch_ == UINT64_MAX || idle_waiters_)
+					return idle_waiters_ ? (wake_ = true) : false;
+				m = trace_switch_;
+			} else {
+				m = first_edge_at(ne);
+			}
+			if (trace_switch_ > cycle_ && m > trace_switch_)
+				m = trace_switch_;
+			if (m - cycle_ - 1 > UINT32_MAX)
+				m = cycle_ + 1 + UINT32_MAX;
+			if (m > n)
+				n = m;
+		}
+		uint64_t t = edge_time(n);
+		while (q_.next() <= t) {
+			now_ = q_.next();
+			q_.run_one();
+			if (wake_)
+				return true;
+		}
+		edge(n);
+		if (n >= trace_switch_)
+			trace_switch();
+		if (idle_waiters_ && quiet())
+			wake_ = true;
+		if (n >= batch_end)
+			break;
+	}
+	return true;
+}
+
+/* ---------- open / close / tracing ---------- */
+
+void Platform::do_open(const OpenArgs &a, Waiter &w)
+{
+	for (auto &o : waiters_)
+		finish(*o, -ECANCELED, "the board was reset by abbsim_open");
+	waiters_.clear();
+	hip_.trace_close();
+	trace_switch_ = UINT64_MAX;
+	if (tlp_log_) {
+		fclose(tlp_log_);
+		tlp_log_ = nullptr;
+		hip_.log = nullptr;
+	}
+	params = a.p;
+	clk_mhz_ = params.clk_mhz;
+	q_.clear();
+	up_.reset(params, UpCredits);
+	down_.reset(params, DownCredits);
+	rc.reset(params);
+	mmu.reset(params.iova_scatter, params.seed);
+	hip_.reset();
+	cfg.reset(params, DeviceBdf);
+	hip_.apply_cfg();
+	hip_.half_ps = 500000u / clk_mhz_;
+	/* Hot reset on the new clock grid. */
+	epoch_ = now_;
+	cycle_ = 0;
+	hip_.set_reset(true);
+	for (unsigned i = 1; i <= ResetCycles; i++) {
+		hip_.cycle = 0;
+		hip_.edge(edge_time(i) - epoch_, 0);
+	}
+	hip_.set_reset(false);
+	now_ = edge_time(ResetCycles);
+	epoch_ = now_;
+	violations_.clear();
+	violation_count_ = 0;
+	violations_pub.clear();
+	violation_count_pub = 0;
+	violations_printed_ = 0;
+
+	std::string err;
+	int rc_ = enumerate(cfg, params, bars, err);
+	if (rc_) {
+		w.result = rc_;
+		w.error = err;
+		return;
+	}
+	hip_.apply_cfg();
+	rc.set_limits(bars.mps, bars.mrrs);
+	if (!a.log_path.empty() && (rc_ = do_tlp_log(a.log_path, err))) {
+		w.result = rc_;
+		w.error = err;
+		return;
+	}
+	if (!a.trace_path.empty() && (rc_ = do_trace(a.trace_path, a.trace_from, a.trace_to, err))) {
+		w.result = rc_;
+		w.error = err;
+		return;
+	}
+	is_open = true;
+	publish();
+}
+
+void Platform::do_close()
+{
+	hip_.trace_close();
+	trace_switch_ = UINT64_MAX;
+	if (tlp_log_) {
+		fclose(tlp_log_);
+		tlp_log_ = nullptr;
+		hip_.log = nullptr;
+	}
+	is_open = false;
+}
+
+int Platform::do_trace(const std::string &path, uint64_t from, uint64_t to, std::string &err)
+{
+	if (to && to <= from) {
+		err = "trace window is empty: to_cycle must be 0 or greater than from_cycle";
+		return -EINVAL;
+	}
+	hip_.trace_close();
+	trace_path_ = path;
+	trace_from_ = from;
+	trace_to_ = to;
+	if (from <= cycle_) {
+		if (hip_.trace_open(path.c_str(), err))
+			return -EIO;
+		trace_switch_ = to ? to : UINT64_MAX;
+	} else {
+		trace_switch_ = from;
+	}
+	return 0;
+}
+
+void Platform::trace_switch()
+{
+	std::string err;
+	if (!hip_.tracing()) {
+		if (hip_.trace_open(trace_path_.c_str(), err))
+			add_violation("trace: " + err);
+		trace_switch_ = trace_to_ ? trace_to_ : UINT64_MAX;
+	} else {
+		hip_.trace_close();
+		trace_switch_ = UINT64_MAX;
+	}
+}
+
+int Platform::do_tlp_log(const std::string &path, std::string &err)
+{
+	if (tlp_log_)
+		fclose(tlp_log_);
+	tlp_log_ = fopen(path.c_str(), "w");
+	if (!tlp_log_) {
+		err = "cannot open TLP log " + path + ": " + strerror(errno);
+		hip_.log = nullptr;
+		return -errno;
+	}
+	fprintf(tlp_log_, "# cycle time_ns dir TLP (gen %u x%u, MPS %u, MRRS %u, RCB %u, %u MHz)\n",
+		params.gen, params.lanes, bars.mps, bars.mrrs, params.rcb, params.clk_mhz);
+	hip_.log = [this](const char *dir, const Tlp &t, uint64_t now) { log_tlp(dir, t, now); };
+	return 0;
+}
+
+void Platform::log_tlp(const char *dir, const Tlp &t, uint64_t now)
+{
+	uint64_t rel = now - epoch_;
+	fprintf(tlp_log_, "%10llu %10llu.%03llu %-4s %s\n", (unsigned long long)cycle_of(now),
+		(unsigned long long)(rel / 1000), (unsigned long long)(rel % 1000), dir,
+		t.describe().c_str());
+}
+
+void Platform::add_violation(const std::string &s)
+{
+	violation_count_++;
+	if (violations_.size() < 256)
+		violations_.push_back(s);
+	if (violations_printed_ < 10) {
+		violations_printed_++;
+		fprintf(stderr, "abbsim: %s\n", s.c_str());
+	}
+	if (tlp_log_)
+		fprintf(tlp_log_, "# violation: %s\n", s.c_str());
+}
+
+void Platform::cfg_changed()
+{
+	hip_.apply_cfg();
+	rc.set_limits(code_size(cfg.mps_code()), code_size(cfg.mrrs_code()));
+}
+
+/* ---------- the process-wide instance ---------- */
+
+static std::mutex g_start_mu;
+static std::condition_variable g_start_cv;
+static Platform *g_plat = nullptr;
+static int g_start_rc = 0;
+static std::string g_start_err;
+static bool g_starting = false;
+
+static void *sim_thread(void *)
+{
+	Platform *p = nullptr;
+	try {
+		setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+		p = new Platform("abb_platform");
+	} catch (const std::exception &e) {
+		std::lock_guard<std::mutex> g(g_start_mu);
+		g_start_rc = -EIO;
+		g_start_err = std::string("cannot build the simulated board: ") + e.what();
+		g_start_cv.notify_all();
+		return nullptr;
+	}
+	{
+		std::lock_guard<std::mutex> g(g_start_mu);
+		g_plat = p;
+		g_start_cv.notify_all();
+	}
+	for (;;) {
+		{
+			std::unique_lock<std::mutex> lk(p->mu);
+			p->cv_sim.wait(lk, [p] { return p->want_run; });
+		}
+		try {
+			sc_core::sc_start();
+		} catch (const std::exception &e) {
+			std::lock_guard<std::mutex> lk(p->mu);
+			p->broken = true;
+			p->broken_why = std::string("SystemC: ") + e.what();
+			p->want_run = false;
+		}
+		std::lock_guard<std::mutex> lk(p->mu);
+		if (p->broken && p->want_run) {
+			/* The kernel cannot run again: fail whoever waits. */
+			p->want_run = false;
+		}
+		if (p->broken)
+			break;
+	}
+	/* Broken: answer posted work with errors forever. */
+	for (;;) {
+		std::unique_lock<std::mutex> lk(p->mu);
+		p->cv_sim.wait(lk, [p] { return p->want_run; });
+		p->want_run = false;
+	}
+	return nullptr;
+}
+
+int platform_get(Platform **out)
+{
+	std::unique_lock<std::mutex> lk(g_start_mu);
+	if (!g_plat && !g_start_rc && !g_starting) {
+		g_starting = true;
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pthread_t th;
+		int e = pthread_create(&th, &attr, sim_thread, nullptr);
+		pthread_attr_destroy(&attr);
+		if (e) {
+			g_start_rc = -e;
+			g_start_err = std::string("cannot start the simulation thread: ") + strerror(e);
+		}
+	}
+	g_start_cv.wait(lk, [] { return g_plat || g_start_rc; });
+	if (g_start_rc)
+		return fail(g_start_rc, "%s", g_start_err.c_str());
+	*out = g_plat;
+	return 0;
+}
+
+} // namespace abbsim

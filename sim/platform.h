@@ -1,0 +1,152 @@
+/*
+ * platform.h - the simulated board and its time control.
+ *
+ * One Platform per process (SystemC has one kernel per process). A dedicated
+ * simulation pthread owns the SystemC kernel: it constructs the Platform
+ * module and calls sc_start() whenever some host thread waits on the
+ * device. The Platform's SC_THREAD runs the Verilator model in a tight
+ * loop of rising edges and the link/root-complex events (integer
+ * picoseconds) between them, loosely timed: SystemC time follows the
+ * platform's time only in quanta and at every stop, as with a TLM quantum
+ * keeper, so the kernel stays off the per-cycle path. When no host thread
+ * waits, the thread calls sc_pause() and time stands still (lockstep).
+ *
+ * Host threads never touch simulation state directly: they post closures
+ * to a mailbox (run by the simulation thread, under the platform mutex, in
+ * posting order) and block on their own Waiter until its condition holds.
+ */
+#ifndef ABBSIM_PLATFORM_H
+#define ABBSIM_PLATFORM_H
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "abbsim.h"
+#include "cfg_space.h"
+#include "enumerate.h"
+#include "event_queue.h"
+#include "hard_ip.h"
+#include "iommu.h"
+#include "link.h"
+#include "root_complex.h"
+
+namespace abbsim {
+
+/* A host thread blocked on the device. */
+struct Waiter {
+	enum Kind { Open, PioRead, Irq, Advance, Idle, Call } kind;
+	explicit Waiter(Kind k) : kind(k) {}
+	int64_t timeout_ns = -1;         /* device time; < 0: none */
+	bool deadline_hit = false;
+	uint64_t irq_seen = 0;
+	std::shared_ptr<abbsim::PioRead> pio;
+	/* result, under the platform mutex */
+	bool done = false, abandoned = false;
+	int result = 0;
+	std::string error;
+	std::condition_variable cv;
+};
+
+struct OpenArgs {
+	abbsim_params p;
+	std::string trace_path, log_path;
+	uint64_t trace_from = 0, trace_to = 0;
+};
+
+class Platform : public sc_core::sc_module {
+public:
+	SC_HAS_PROCESS(Platform);
+	explicit Platform(sc_core::sc_module_name name);
+	~Platform() override;
+
+	/* --- called by host threads with mu held --- */
+	/* Queues fn for the simulation thread (run in order, mu held). */
+	void post(std::function<void()> fn);
+	/* Posts fn, registers w, lets time run until w is done (or the
+	 * watchdog fires); returns w->result. lk holds mu. */
+	int wait_for(std::unique_lock<std::mutex> &lk, std::shared_ptr<Waiter> w,
+		     std::function<void()> fn);
+
+	/* --- state the host reads with mu held (published at boundaries) --- */
+	bool is_open = false;
+	bool broken = false;
+	std::string broken_why;
+	abbsim_params params{};
+	Enumerated bars;
+	CfgSpace cfg;
+	Iommu mmu;
+	struct abbsim_link_stats stats_pub[2] = {};
+	std::vector<std::string> violations_pub;
+	uint64_t violation_count_pub = 0;
+	std::atomic<uint64_t> now_pub{0}, cycles_pub{0}, irq_pub{0};
+
+	/* --- simulation thread only (via posted closures) --- */
+	void do_open(const OpenArgs &a, Waiter &w);
+	void do_close();
+	int do_trace(const std::string &path, uint64_t from, uint64_t to, std::string &err);
+	int do_tlp_log(const std::string &path, std::string &err);
+	void cfg_changed();
+	void rtl_fatal(const std::string &msg);
+
+	RootComplex rc;
+	uint64_t now_ps() const { return now_ - epoch_; }
+	uint64_t abs_now() const { return now_; }
+
+	/* Synchronisation shared with the simulation pthread. */
+	std::mutex mu;
+	std::condition_variable cv_sim;
+	bool want_run = false;
+
+private:
+	void main_thread(); /* SC_THREAD */
+	void run();
+	bool run_cycles();
+	void settle_waiters();
+	void publish();
+	void register_waiter(const std::shared_ptr<Waiter> &w);
+	void finish(Waiter &w, int result, const std::string &err = "");
+	bool quiet() const;
+	uint64_t edge_time(uint64_t n) const;
+	uint64_t first_edge_at(uint64_t t) const;
+	uint64_t cycle_of(uint64_t t) const;
+	void edge(uint64_t n);
+	void trace_switch();
+	void log_tlp(const char *dir, const Tlp &t, uint64_t now);
+	void add_violation(const std::string &s);
+	void sync_sc_time();
+
+	EventQueue q_;
+	Link up_, down_;
+	HardIp hip_;
+	std::vector<std::function<void()>> mail_;
+	std::atomic<bool> mail_flag_{false};
+	std::list<std::shared_ptr<Waiter>> waiters_;
+	bool wake_ = false;
+	bool idle_waiters_ = false;
+	uint64_t now_ = 0, epoch_ = 0, cycle_ = 0;
+	unsigned clk_mhz_ = 125;
+	/* tracing */
+	std::string trace_path_;
+	uint64_t trace_from_ = 0, trace_to_ = 0;
+	uint64_t trace_switch_ = UINT64_MAX; /* cycle at which to open/close */
+	FILE *tlp_log_ = nullptr;
+	std::vector<std::string> violations_;
+	uint64_t violation_count_ = 0;
+	unsigned violations_printed_ = 0;
+};
+
+/* The process-wide platform; started on first use (0 or -errno). */
+int platform_get(Platform **out);
+
+} // namespace abbsim
+#endif

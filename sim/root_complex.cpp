@@ -1,0 +1,337 @@
+/*
+ * root_complex.cpp - host side of the link: PIO, DMA write landing, DMA read
+ * completions, MSI, rule checks.
+ */
+#include "root_complex.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+namespace abbsim {
+
+static uint64_t splitmix(uint64_t &s)
+{
+	uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+void RootComplex::reset(const abbsim_params &p)
+{
+	mps_ = p.mps;
+	mrrs_ = p.mrrs;
+	rcb_ = p.rcb;
+	mem_latency_ps_ = (uint64_t)p.mem_latency_ns * 1000;
+	reorder_ = p.reorder;
+	rng_ = p.seed;
+	reads_.clear();
+	ready_.clear();
+	memset(tag_busy_, 0, sizeof tag_busy_);
+	for (auto &pt : pio_)
+		pt = PioTag{};
+	pio_next_ = pio_pending_ = 0;
+	msi_count = 0;
+}
+
+void RootComplex::bad(uint64_t now, const char *fmt, ...)
+{
+	char buf[300];
+	int n = snprintf(buf, sizeof buf, "cycle %llu: ",
+			 (unsigned long long)(cycle_of ? cycle_of(now) : 0));
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, sizeof buf - n, fmt, ap);
+	va_end(ap);
+	if (violation)
+		violation(buf);
+}
+
+/* ---- host PIO ---- */
+
+void RootComplex::pio_write(uint64_t addr, const uint8_t *src, size_t n, uint64_t now)
+{
+	/* TLPs of at most min(MPS, 128) bytes, none crossing 4 KiB. */
+	const uint64_t maxb = std::min<unsigned>(mps_, 128);
+	while (n) {
+		uint64_t lim = std::min<uint64_t>(maxb - (addr % maxb), 4096 - (addr % 4096));
+		unsigned chunk = (unsigned)std::min<uint64_t>(n, lim);
+		down_.submit(make_mem(true, addr, chunk, RcId, 0, src), now);
+		addr += chunk;
+		src += chunk;
+		n -= chunk;
+	}
+}
+
+void RootComplex::pio_read(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, uint64_t now)
+{
+	r->data.assign(n, 0xff);
+	size_t off = 0;
+	while (off < n) {
+		uint64_t a = addr + off;
+		uint64_t lim = std::min<uint64_t>(128 - (a % 128), 4096 - (a % 4096));
+		unsigned chunk = (unsigned)std::min<uint64_t>(n - off, lim);
+		unsigned tag = 256;
+		for (unsigned i = 0; i < 256; i++) {
+			unsigned t = (pio_next_ + i) % 256;
+			if (!pio_[t].busy) {
+				tag = t;
+				break;
+			}
+		}
+		if (tag == 256) {
+			r->result = -EAGAIN;
+			r->error = "root complex: all 256 PIO read tags in use";
+			break;
+		}
+		pio_next_ = (tag + 1) % 256;
+		PioTag &pt = pio_[tag];
+		pt.req = r;
+		pt.off = off;
+		pt.addr = a;
+		pt.n = chunk;
+		pt.got = 0;
+		pt.gen = ++pio_gen_;
+		pt.busy = true;
+		r->outstanding++;
+		pio_pending_++;
+		down_.submit(make_mem(false, a, chunk, RcId, (uint8_t)tag, nullptr), now);
+		uint64_t gen = pt.gen;
+		q_.at(now + PioTimeoutPs, [this, tag, gen](uint64_t t) {
+			PioTag &p = pio_[tag];
+			if (p.busy && p.gen == gen) {
+				char why[120];
+				snprintf(why, sizeof why,
+					 "completion timeout: no completion for PIO read of %u bytes at 0x%llx within 50 us",
+					 p.n, (unsigned long long)p.addr);
+				bad(t, "%s", why);
+				pio_finish(p, -EIO, why);
+			}
+		});
+		off += chunk;
+	}
+	if (r->outstanding == 0) {
+		r->done = true;
+		if (wake)
+			wake();
+	}
+}
+
+void RootComplex::pio_finish(PioTag &pt, int result, const std::string &why)
+{
+	auto r = pt.req;
+	if (result) {
+		std::fill(r->data.begin() + pt.off, r->data.begin() + pt.off + pt.n, 0xff);
+		if (!r->result) {
+			r->result = result;
+			r->error = why;
+		}
+	}
+	pt.busy = false;
+	pt.req.reset();
+	pio_pending_--;
+	if (--r->outstanding == 0) {
+		r->done = true;
+		if (wake)
+			wake();
+	}
+}
+
+void RootComplex::pio_completion(const Tlp &t, uint64_t now)
+{
+	unsigned tag = t.cpl_tag();
+	PioTag &pt = pio_[tag];
+	if (t.cpl_req_id() != RcId || !pt.busy) {
+		bad(now, "unexpected completion (no PIO read with this tag outstanding): %s",
+		    t.describe().c_str());
+		return;
+	}
+	if (t.cpl_status() != CplSC) {
+		pio_finish(pt, -EIO, "PIO read completed with status " + t.describe());
+		return;
+	}
+	if (t.kind() != TlpKind::CplD) {
+		bad(now, "successful completion without data for a PIO read: %s", t.describe().c_str());
+		pio_finish(pt, -EIO, "PIO read completed without data");
+		return;
+	}
+	uint64_t want = pt.addr + pt.got;
+	unsigned remain = pt.n - pt.got;
+	if (t.lower_addr() != (want & 0x7f) || t.byte_count() != remain) {
+		bad(now, "PIO read completion fields wrong: lower address %02x byte count %u, expected %02x %u: %s",
+		    t.lower_addr(), t.byte_count(), (unsigned)(want & 0x7f), remain, t.describe().c_str());
+		pio_finish(pt, -EIO, "malformed PIO read completion");
+		return;
+	}
+	unsigned skip = (unsigned)(want & 3);
+	unsigned avail = t.payload_bytes() > skip ? t.payload_bytes() - skip : 0;
+	unsigned take = std::min(avail, remain);
+	const uint8_t *p = (const uint8_t *)t.data.data() + skip;
+	memcpy(pt.req->data.data() + pt.off + pt.got, p, take);
+	pt.got += take;
+	if (pt.got >= pt.n)
+		pio_finish(pt, 0, "");
+}
+
+/* ---- device requests ---- */
+
+void RootComplex::on_upstream(Tlp &&t, uint64_t now)
+{
+	up_.consumed(t.fc_class(), t.data_credits(), now);
+	switch (t.kind()) {
+	case TlpKind::MWr:
+		host_write(t, now);
+		break;
+	case TlpKind::MRd:
+		dma_read(std::move(t), now);
+		break;
+	case TlpKind::Cpl:
+	case TlpKind::CplD:
+		pio_completion(t, now);
+		break;
+	default:
+		bad(now, "unsupported TLP from the device dropped: %s", t.describe().c_str());
+	}
+}
+
+void RootComplex::host_write(const Tlp &t, uint64_t now)
+{
+	uint64_t a = t.addr();
+	unsigned bytes = 4 * t.len_dw();
+	if (a >= MsiLo && a < MsiHi) {
+		msi_count++;
+		if (wake)
+			wake();
+		return;
+	}
+	if (bytes > mps_) {
+		bad(now, "memory write payload %u bytes exceeds MPS %u, dropped: %s", bytes, mps_,
+		    t.describe().c_str());
+		return;
+	}
+	if ((a % 4096) + bytes > 4096) {
+		bad(now, "memory write crosses a 4 KiB boundary, dropped: %s", t.describe().c_str());
+		return;
+	}
+	if (t.len_dw() > 1 && (t.fbe() == 0 || t.lbe() == 0)) {
+		bad(now, "memory write of more than 1 DW with a zero byte enable: %s", t.describe().c_str());
+		return;
+	}
+	/* Write each run of enabled bytes (normally exactly one). */
+	const uint8_t *src = (const uint8_t *)t.data.data();
+	unsigned n = t.len_dw();
+	auto enabled = [&](unsigned b) {
+		unsigned dw = b / 4, bit = 1u << (b % 4);
+		if (dw == 0)
+			return (t.fbe() & bit) != 0;
+		if (dw == n - 1)
+			return (t.lbe() & bit) != 0;
+		return true;
+	};
+	uint64_t cyc = cycle_of ? cycle_of(now) : 0;
+	for (unsigned b = 0; b < bytes;) {
+		if (!enabled(b)) {
+			b++;
+			continue;
+		}
+		unsigned e = b;
+		while (e < bytes && enabled(e))
+			e++;
+		mmu_.dev_write(a + b, src + b, e - b, cyc);
+		b = e;
+	}
+}
+
+void RootComplex::dma_read(Tlp &&t, uint64_t now)
+{
+	unsigned tag = t.req_tag();
+	unsigned bytes = 4 * t.len_dw();
+	uint64_t a = t.addr();
+	bool ok = true;
+	if (bytes > mrrs_) {
+		bad(now, "memory read of %u bytes exceeds MRRS %u: %s", bytes, mrrs_, t.describe().c_str());
+		ok = false;
+	}
+	if ((a % 4096) + bytes > 4096) {
+		bad(now, "memory read crosses a 4 KiB boundary: %s", t.describe().c_str());
+		ok = false;
+	}
+	if (tag_busy_[tag]) {
+		bad(now, "memory read reuses tag %02x that is still outstanding: %s", tag, t.describe().c_str());
+		ok = false;
+	}
+	DmaRead r;
+	r.req_id = t.req_id();
+	r.tag = (uint8_t)tag;
+	r.next = t.first_byte_addr();
+	r.end = r.next + t.byte_span();
+	r.ur = !ok;
+	tag_busy_[tag] = true;
+	reads_.push_back(std::move(r));
+	q_.at(now + mem_latency_ps_, [this](uint64_t t2) {
+		DmaRead d = std::move(reads_.front());
+		reads_.pop_front();
+		if (!d.ur) {
+			/* Host memory is read now, in one piece, through the IOMMU. */
+			bool zero_len = false;
+			d.bytes.assign(d.end - d.next, 0);
+			if (!zero_len && !mmu_.dev_read(d.next, d.bytes.data(), d.bytes.size(),
+							cycle_of ? cycle_of(t2) : 0))
+				d.ur = true;
+		}
+		ready_.push_back(std::move(d));
+		feed(t2);
+	});
+}
+
+Tlp RootComplex::next_completion(DmaRead &r)
+{
+	unsigned bc = (unsigned)(r.end - r.next);
+	if (r.ur) {
+		Tlp c = make_cpl(RcId, CplUR, bc, r.req_id, r.tag, (unsigned)(r.next & 0x7f), nullptr, 0);
+		r.next = r.end;
+		return c;
+	}
+	/* First completion: up to the next RCB boundary (when the start is not
+	 * aligned); then the largest RCB multiple that fits MPS; the last one
+	 * takes the rest. */
+	uint64_t dw = r.next & ~3ull;
+	uint64_t stop;
+	if (r.first && (r.next % rcb_)) {
+		stop = std::min<uint64_t>(r.end, (r.next | (rcb_ - 1)) + 1);
+		if (stop - dw > mps_)
+			stop = dw + mps_;
+	} else {
+		uint64_t lim = dw + mps_;
+		stop = lim >= r.end ? r.end : lim & ~(uint64_t)(rcb_ - 1);
+	}
+	r.first = false;
+	unsigned ndw = (unsigned)(((stop + 3) & ~3ull) - dw) / 4;
+	std::vector<uint32_t> dws(ndw, 0);
+	memcpy((uint8_t *)dws.data() + (r.next & 3), r.bytes.data() + r.taken, stop - r.next);
+	Tlp c = make_cpl(RcId, CplSC, bc, r.req_id, r.tag, (unsigned)(r.next & 0x7f), dws.data(), ndw);
+	r.taken += stop - r.next;
+	r.next = stop;
+	return c;
+}
+
+void RootComplex::feed(uint64_t now)
+{
+	/* One completion at a time into an empty transmit queue, so the choice
+	 * among ready reads is made as late as the link allows. */
+	while (!ready_.empty() && down_.unsent_bytes() == 0) {
+		size_t i = reorder_ ? (size_t)(splitmix(rng_) % ready_.size()) : 0;
+		DmaRead &r = ready_[i];
+		Tlp c = next_completion(r);
+		if (r.next >= r.end) {
+			tag_busy_[r.tag] = false;
+			ready_.erase(ready_.begin() + (long)i);
+		}
+		down_.submit(std::move(c), now);
+	}
+}
+
+} // namespace abbsim

@@ -1,0 +1,105 @@
+/*
+ * root_complex.h - the root complex and host memory: turns host PIO into
+ * MWr/MRd TLPs to the BARs and collects the device's completions; lands
+ * device memory writes in host memory through the IOMMU; answers device
+ * memory reads after the memory latency with completions split at the
+ * read-completion boundary and MPS, optionally interleaved across tags;
+ * counts MSIs; checks the PCIe rules a real root complex enforces.
+ */
+#ifndef ABBSIM_ROOT_COMPLEX_H
+#define ABBSIM_ROOT_COMPLEX_H
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "abbsim.h"
+#include "event_queue.h"
+#include "iommu.h"
+#include "link.h"
+#include "tlp.h"
+
+namespace abbsim {
+
+/* One host PIO read: the buffer the completions fill, and its result. The
+ * engine completes the waiting host thread when done is set. */
+struct PioRead {
+	std::vector<uint8_t> data;
+	unsigned outstanding = 0;
+	int result = 0;
+	bool done = false;
+	std::string error;
+};
+
+class RootComplex {
+public:
+	static constexpr uint16_t RcId = 0x0000;
+	static constexpr uint64_t MsiLo = 0xfee00000, MsiHi = 0xfef00000;
+	static constexpr uint64_t PioTimeoutPs = 50ull * 1000 * 1000; /* 50 us */
+
+	RootComplex(EventQueue &q, Link &down, Link &up, Iommu &mmu) : q_(q), down_(down), up_(up), mmu_(mmu) {}
+	void reset(const abbsim_params &p);
+	/* MPS and MRRS as programmed in Device Control (bytes). */
+	void set_limits(unsigned mps, unsigned mrrs) { mps_ = mps; mrrs_ = mrrs; }
+
+	/* Host PIO at device address addr (BAR base + offset). */
+	void pio_write(uint64_t addr, const uint8_t *src, size_t n, uint64_t now);
+	void pio_read(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, uint64_t now);
+
+	/* A TLP from the device arrived (upstream link delivery). */
+	void on_upstream(Tlp &&t, uint64_t now);
+	/* The downstream link can take the next completion. */
+	void feed(uint64_t now);
+	bool quiet() const { return reads_.empty() && ready_.empty() && pio_pending_ == 0; }
+
+	std::function<void()> wake;                 /* a PIO read finished or an MSI came */
+	std::function<uint64_t(uint64_t)> cycle_of; /* time -> user-clock cycle */
+	std::function<void(const std::string &)> violation;
+	uint64_t msi_count = 0;
+
+private:
+	struct DmaRead {
+		uint16_t req_id;
+		uint8_t tag;
+		uint64_t next;   /* address of the next byte to complete */
+		uint64_t end;    /* one past the last byte */
+		bool first = true;
+		bool ur = false;
+		std::vector<uint8_t> bytes; /* snapshot of host memory from next..end */
+		size_t taken = 0;
+	};
+	struct PioTag {
+		std::shared_ptr<PioRead> req;
+		size_t off = 0;         /* in req->data */
+		uint64_t addr = 0;      /* first byte */
+		unsigned n = 0, got = 0;
+		uint64_t gen = 0;       /* to match its timeout event */
+		bool busy = false;
+	};
+	void host_write(const Tlp &t, uint64_t now);
+	void dma_read(Tlp &&t, uint64_t now);
+	void pio_completion(const Tlp &t, uint64_t now);
+	void pio_finish(PioTag &pt, int result, const std::string &why);
+	Tlp next_completion(DmaRead &r);
+	void bad(uint64_t now, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+	EventQueue &q_;
+	Link &down_, &up_;
+	Iommu &mmu_;
+	unsigned mps_ = 128, mrrs_ = 512, rcb_ = 64;
+	uint64_t mem_latency_ps_ = 0;
+	bool reorder_ = false;
+	uint64_t rng_ = 1;
+	std::deque<DmaRead> reads_;  /* waiting for the memory latency */
+	std::vector<DmaRead> ready_; /* being completed */
+	bool tag_busy_[256] = {}; /* device read tags outstanding */
+	PioTag pio_[256];
+	unsigned pio_next_ = 0, pio_pending_ = 0;
+	uint64_t pio_gen_ = 0;
+};
+
+} // namespace abbsim
+#endif

@@ -1,0 +1,81 @@
+# sim/sim.mk - the simulated platform: $(B)/sim/libabbsim.so (API: sim/abbsim.h)
+#
+#   make sim          the library (Verilator model of $(RTL_TOP) + platform)
+#   make sim-smoke    build and run $(B)/sim/smoke_abbsim (opens the board,
+#                     reads VERSION, prints the cycle count)
+#
+# Needs from rtl-model/rtl.mk: RTL_SRCS (package first) and RTL_TOP.
+# Steps (each a single target, so `make -j` never races): verilate into
+# $(B)/sim/obj_dir (stamp .verilated), compile the verilated C++ with the
+# generated makefile (stamp .compiled), compile sim/*.cpp, link.
+
+VERILATOR ?= verilator
+SIM_B      := $(B)/sim
+SIM_VDIR   := $(SIM_B)/obj_dir
+SIM_LIB    := $(SIM_B)/libabbsim.so
+SIM_VROOT  := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
+SIM_SC_CFLAGS := $(shell pkg-config --cflags systemc 2>/dev/null)
+SIM_SC_LIBS   := $(shell pkg-config --libs systemc 2>/dev/null || echo -lsystemc)
+
+# Verilator flags, one per line.
+SIM_VFLAGS := --cc#                          C++ model; the platform owns the main loop
+SIM_VFLAGS += -O3#                           all Verilator optimisations
+SIM_VFLAGS += --x-assign fast#               X assignments take the fastest value
+SIM_VFLAGS += --x-initial fast#              uninitialised state: fastest value (reset defines it)
+SIM_VFLAGS += --trace-fst#                   FST tracing compiled in, switched on at run time
+SIM_VFLAGS += --top-module $(RTL_TOP)#       the RTL / hard-IP boundary (rtl-model/TLP-STREAM.md)
+SIM_VFLAGS += --prefix Vabb_top#             model class name the wrapper includes
+SIM_VFLAGS += --Mdir $(SIM_VDIR)#            generated files below build/
+SIM_VFLAGS += -CFLAGS -fPIC#                 the model goes into a shared library
+SIM_VFLAGS += -CFLAGS -DVL_USER_FINISH#      $$finish ...
+SIM_VFLAGS += -CFLAGS -DVL_USER_STOP#        ... $$stop ...
+SIM_VFLAGS += -CFLAGS -DVL_USER_FATAL#       ... and fatal errors stop the simulation, never exit() (sim/rtl_hooks.cpp)
+
+# Optimisation of the verilated C++ (the generated makefile's defaults are -Os).
+SIM_VOPT := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
+
+SIM_SRCS := params.cpp tlp.cpp cfg_space.cpp enumerate.cpp iommu.cpp link.cpp \
+            root_complex.cpp hard_ip.cpp platform.cpp rtl_hooks.cpp abbsim.cpp
+SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o))
+SIM_CXXFLAGS := -std=c++17 -fPIC -O2 -g $(WARN) -Isim $(SIM_SC_CFLAGS) \
+                -I$(SIM_VDIR) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
+                -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL
+
+.PHONY: sim sim-smoke sim-install
+all: sim
+sim: $(SIM_LIB)
+
+$(SIM_VDIR)/.verilated: $(RTL_SRCS) sim/sim.mk
+	@mkdir -p $(SIM_VDIR)
+	$(VERILATOR) $(SIM_VFLAGS) $(RTL_SRCS)
+	@touch $@
+
+$(SIM_VDIR)/.compiled: $(SIM_VDIR)/.verilated sim/verilated_lib.mk
+	$(MAKE) -C $(SIM_VDIR) -f Vabb_top.mk -f $(CURDIR)/sim/verilated_lib.mk $(SIM_VOPT) \
+	  Vabb_top__ALL.a libverilated_pic.a
+	@touch $@
+
+# Every platform object waits for the generated headers (hard_ip.cpp and
+# rtl_hooks.cpp include them).
+$(SIM_B)/%.o: sim/%.cpp $(SIM_VDIR)/.verilated
+	@mkdir -p $(SIM_B)
+	$(CXX) $(SIM_CXXFLAGS) -MMD -MP -c -o $@ $<
+
+$(SIM_LIB): $(SIM_OBJS) $(SIM_VDIR)/.compiled
+	$(CXX) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so $(SIM_OBJS) \
+	  $(SIM_VDIR)/Vabb_top__ALL.a $(SIM_VDIR)/libverilated_pic.a $(SIM_SC_LIBS) -lz -pthread
+
+$(SIM_B)/smoke_abbsim: sim/smoke_abbsim.c sim/abbsim.h $(SIM_LIB)
+	$(CC) -std=c11 -O2 -g $(WARN) -Isim -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
+
+sim-smoke: $(SIM_B)/smoke_abbsim
+	$(SIM_B)/smoke_abbsim
+
+sim-install: $(SIM_LIB)
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 0755 $(SIM_LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0644 sim/abbsim.h $(DESTDIR)$(PREFIX)/include/
+
+install: sim-install
+
+-include $(SIM_OBJS:.o=.d)
