@@ -3,6 +3,7 @@
 # Included by the top Makefile (B = build directory, PREFIX, CC, CFLAGS, WARN).
 #   make host       libabb.so (soname libabb.so.0), libabb.a, tools, abb.pc
 #   make demo       runs build/abb_demo (DMA write/read table on the simulator)
+#   make bench      runs build/abb_bench (throughput against the link formula)
 #   make install    lib, headers, abb.pc, libabbsim.so, tools into $(PREFIX)
 #
 # The library never links SystemC: the sim backend dlopen()s libabbsim.so.
@@ -14,7 +15,7 @@ HOST_SO       := $(B)/libabb.so.$(HOST_VERSION)
 HOST_A        := $(B)/libabb.a
 HOST_PC       := $(B)/abb.pc
 HOST_PC_INST  := $(B)/host/abb.pc
-HOST_TOOLS    := $(B)/abb_demo $(B)/abb_tool
+HOST_TOOLS    := $(patsubst host/tools/%.c,$(B)/%,$(wildcard host/tools/abb_*.c))
 
 HOST_SRCS     := $(wildcard host/lib/*.c)
 HOST_OBJS     := $(HOST_SRCS:host/lib/%.c=$(B)/host/lib/%.o)
@@ -26,6 +27,7 @@ HOST_LIBS     := -ldl -lpthread $(HOST_PCI_LIBS)
 # for a generated header while it is being written).
 HOST_CPPFLAGS := -Ihost/include -Ihost/lib -Isim $(HOST_EXTRA_INC) -D_GNU_SOURCE \
                  -DABB_BUILD_DIR='"$(abspath $(B))"'
+HOST_TOOL_CPPFLAGS := -Ihost/include -Ihost/lib $(HOST_EXTRA_INC)
 HOST_CFLAGS   := -std=c11 -fPIC $(WARN) $(CFLAGS) $(HOST_PCI_CFLAGS) -MMD -MP
 
 .PHONY: host install-host
@@ -52,7 +54,7 @@ $(HOST_A): $(HOST_OBJS)
 # themselves in the build tree, or in ../lib once installed.
 $(B)/host/tools/%.o: host/tools/%.c
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CPPFLAGS) $(HOST_CFLAGS) -c $< -o $@
+	$(CC) $(HOST_TOOL_CPPFLAGS) $(HOST_CFLAGS) -c $< -o $@
 
 $(B)/abb_%: $(B)/host/tools/abb_%.o $(B)/libabb.so
 	$(CC) -o $@ $< -L$(B) -labb -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' -lm
@@ -86,6 +88,9 @@ $(HOST_PC_INST): host/host.mk
 
 demo: deps all
 	$(B)/abb_demo
+
+bench: deps all
+	$(B)/abb_bench
 
 install: install-host
 install-host: host
