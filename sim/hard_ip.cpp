@@ -130,7 +130,7 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 	m.clk_i = 0;
 	m.eval();
 	if (tfp_)
-		tfp_->dump(t - half_ps);
+		tfp_->dump(t - epoch - half_ps);
 	bool rx_fire = rx && m.rx_ready_o;
 	bool tx_fire = tx_valid_ && ready;
 	uint64_t tx_data = m.tx_data_o;
@@ -139,7 +139,7 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 	m.clk_i = 1;
 	m.eval();
 	if (tfp_)
-		tfp_->dump(t);
+		tfp_->dump(t - epoch);
 	idle_o_ = m.idle_o;
 	tx_valid_ = m.tx_valid_o;
 	if (rx_fire && ++rx_beat_ == rx->beats.size())

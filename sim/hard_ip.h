@@ -46,8 +46,8 @@ public:
 	/* A TLP arrived on the downstream link at time now. */
 	void on_downstream(Tlp &&t, uint64_t now);
 
-	/* One rising edge at time t (ps, relative to the epoch for the trace);
-	 * skip = cycles the platform skipped before it. */
+	/* One rising edge at time t (absolute ps); skip = cycles the platform
+	 * skipped before it. */
 	void edge(uint64_t t, uint32_t skip);
 	/* Nothing to do but count: idle_o, no beat waiting or in transfer. */
 	bool idle() const { return idle_o_ && rx_.empty() && !tx_in_tlp_ && !tx_valid_; }
@@ -60,6 +60,7 @@ public:
 	std::function<void(const std::string &)> violation;
 	uint64_t cycle = 0;      /* edges since the epoch, maintained by the engine */
 	uint64_t half_ps = 4000; /* half a clock period, for the trace */
+	uint64_t epoch = 0;      /* trace time 0 (ps) */
 
 private:
 	struct RxItem {

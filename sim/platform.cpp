@@ -235,7 +235,7 @@ void Platform::publish()
 	violation_count_pub += violation_count_;
 	violation_count_ = 0;
 	now_pub.store(now_ - epoch_);
-	cycles_pub.store(cycle_);
+	cycles_pub.store(cycle_of(now_));
 	irq_pub.store(rc.msi_count);
 	if (tlp_log_)
 		fflush(tlp_log_);
@@ -298,7 +298,7 @@ void Platform::edge(uint64_t n)
 {
 	uint64_t t = edge_time(n);
 	hip_.cycle = n;
-	hip_.edge(t - epoch_, (uint32_t)(n - cycle_ - 1));
+	hip_.edge(t, (uint32_t)(n - cycle_ - 1));
 	cycle_ = n;
 	now_ = t;
 }
@@ -377,11 +377,12 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	hip_.set_reset(true);
 	for (unsigned i = 1; i <= ResetCycles; i++) {
 		hip_.cycle = 0;
-		hip_.edge(edge_time(i) - epoch_, 0);
+		hip_.edge(edge_time(i), 0);
 	}
 	hip_.set_reset(false);
 	now_ = edge_time(ResetCycles);
 	epoch_ = now_;
+	hip_.epoch = epoch_;
 	violations_.clear();
 	violation_count_ = 0;
 	violations_pub.clear();
