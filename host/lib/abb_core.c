@@ -15,9 +15,11 @@
 static const struct abb_backend *const abb_backends[] = {
 	&abb_backend_sim,
 	&abb_backend_vfio,
+	&abb_backend_model,
 };
 
-#define ABB_URI_FORMS "\"sim\", \"sim:key=val,...\", \"vfio\" or \"vfio:DDDD:BB:DD.F\""
+#define ABB_URI_FORMS "\"sim\", \"sim:key=val,...\", \"vfio\", \"vfio:DDDD:BB:DD.F\", " \
+		      "\"model\" or \"model:mem_size=N\""
 
 static int find_backend(const char *uri, const struct abb_backend **be, const char **args)
 {

@@ -72,5 +72,6 @@ struct abb_backend {
 
 extern const struct abb_backend abb_backend_sim;
 extern const struct abb_backend abb_backend_vfio;
+extern const struct abb_backend abb_backend_model;
 
 #endif
