@@ -61,6 +61,8 @@ void HardIp::apply_cfg()
 	top_->cfg_max_read_req_i = cfg_.mrrs_code();
 	top_->cfg_req_id_i = bdf_;
 	top_->cfg_msi_en_i = msi_en_;
+	/* BAR1 size; TLP-STREAM.md: only changes while rst_ni is low (open). */
+	top_->cfg_mem_bits_i = (uint8_t)__builtin_ctz(bar_sz_[1]);
 }
 
 void HardIp::on_downstream(Tlp &&t, uint64_t now)

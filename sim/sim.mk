@@ -3,6 +3,8 @@
 #   make sim          the library (Verilator model of $(RTL_TOP) + platform)
 #   make sim-smoke    build and run $(B)/sim/smoke_abbsim (opens the board,
 #                     reads VERSION, prints the cycle count)
+#   make sim-test     build and run $(B)/sim/test_abbsim (config space, PIO,
+#                     DMA both ways, IOMMU scatter, faults, determinism, speed)
 #
 # Needs from rtl-model/rtl.mk: RTL_SRCS (package first) and RTL_TOP.
 # Steps (each a single target, so `make -j` never races): verilate into
@@ -41,7 +43,7 @@ SIM_CXXFLAGS := -std=c++17 -fPIC -O2 -g $(WARN) -Isim $(SIM_SC_CFLAGS) \
                 -I$(SIM_VDIR) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
                 -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL
 
-.PHONY: sim sim-smoke sim-install
+.PHONY: sim sim-smoke sim-test sim-install
 all: sim
 sim: $(SIM_LIB)
 
@@ -70,6 +72,12 @@ $(SIM_B)/smoke_abbsim: sim/smoke_abbsim.c sim/abbsim.h $(SIM_LIB)
 
 sim-smoke: $(SIM_B)/smoke_abbsim
 	$(SIM_B)/smoke_abbsim
+
+$(SIM_B)/test_abbsim: sim/test_abbsim.c sim/abbsim.h $(SIM_LIB)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g $(WARN) -Isim -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
+
+sim-test: $(SIM_B)/test_abbsim
+	$(SIM_B)/test_abbsim
 
 sim-install: $(SIM_LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include

@@ -1,0 +1,261 @@
+/*
+ * test_abbsim.c - self-test of libabbsim against the RTL (make sim-test):
+ * config space and enumeration, PIO, DMA in both directions through the
+ * IOMMU (contiguous and scattered IOVAs, reordered completions), faults,
+ * determinism of cycle counts, and the simulation speed of a 4 MiB
+ * transfer. Prints one line per check; exit status 0 when all pass.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "abbsim.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                   \
+	do {                                                               \
+		if (!(cond)) {                                             \
+			failures++;                                        \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);        \
+			printf(__VA_ARGS__);                               \
+			printf(" [%s]\n", abbsim_last_error());            \
+		}                                                          \
+	} while (0)
+
+enum { C2H = 0x2c, H2C = 0x50, ISR = 0x08, IER = 0x10, GER = 0x18 };
+enum { PAH = 0x00, PAL = 0x04, HAH = 0x08, HAL = 0x0c, BDAH = 0x10, BDAL = 0x14, LENG = 0x18,
+       CTRL = 0x1c, STA = 0x20 };
+#define CTRL_GO (0x00008000u | 0x00010000u | 0x00100000u | 0x01000000u | 0x02000000u | 0x10000000u)
+
+static double wall(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void wr(uint32_t off, uint32_t v)
+{
+	int rc = abbsim_mmio_write(0, off, &v, 4);
+	CHECK(rc == 0, "mmio_write 0x%x", off);
+}
+
+static uint32_t rd(uint32_t off)
+{
+	uint32_t v = 0;
+	int rc = abbsim_mmio_read(0, off, &v, 4);
+	CHECK(rc == 0, "mmio_read 0x%x", off);
+	return v;
+}
+
+static int open_with(struct abbsim_params *p)
+{
+	int rc = abbsim_open(p);
+	CHECK(rc == 0, "open");
+	return rc;
+}
+
+/* One DMA of len bytes between board address board and the first IOVA
+ * segment of a mapped buffer; chain of descriptors when the buffer is
+ * scattered (descriptors in a separately mapped list). Returns STA. */
+static uint32_t dma(unsigned ch, uint32_t board, void *buf, size_t len, uint64_t *cycles)
+{
+	size_t maxs = abbsim_iommu_max_segs(buf, len);
+	struct abbsim_seg *segs = calloc(maxs, sizeof *segs);
+	int n = abbsim_iommu_map(buf, len, segs, maxs);
+	CHECK(n >= 1, "iommu_map %zu bytes", len);
+	uint32_t *desc = NULL;
+	struct abbsim_seg dseg = {0, 0};
+	if (n > 1) {
+		/* descriptor list: 8 words per descriptor, 64-byte aligned */
+		if (posix_memalign((void **)&desc, 4096, (size_t)n * 64))
+			abort();
+		memset(desc, 0, (size_t)n * 64);
+		int m = abbsim_iommu_map(desc, (size_t)n * 64, &dseg, 1);
+		CHECK(m == 1, "map descriptors");
+		uint32_t pa = board;
+		for (int i = 1; i < n; i++) {
+			uint32_t *d = desc + 16 * (i - 1);
+			uint64_t next = i + 1 < n ? dseg.iova + 64u * i : 0;
+			pa += (uint32_t)segs[i - 1].len;
+			d[0] = 0;
+			d[1] = pa;
+			d[2] = (uint32_t)(segs[i].iova >> 32);
+			d[3] = (uint32_t)segs[i].iova;
+			d[4] = (uint32_t)(next >> 32);
+			d[5] = (uint32_t)next;
+			d[6] = (uint32_t)segs[i].len;
+			d[7] = 0x00008000u | 0x00010000u | 0x02000000u |
+			       (i + 1 == n ? 0x01000000u | 0x10000000u : 0);
+		}
+	}
+	uint32_t base = ch ? C2H : H2C;
+	wr(IER, rd(IER) | (ch ? 1u : 2u));
+	uint64_t seen = abbsim_irq_count();
+	uint64_t c0 = abbsim_cycles();
+	wr(base + PAH, 0);
+	wr(base + PAL, board);
+	wr(base + HAH, (uint32_t)(segs[0].iova >> 32));
+	wr(base + HAL, (uint32_t)segs[0].iova);
+	wr(base + BDAH, (uint32_t)(n > 1 ? dseg.iova >> 32 : 0));
+	wr(base + BDAL, (uint32_t)(n > 1 ? dseg.iova : 0));
+	wr(base + LENG, (uint32_t)segs[0].len);
+	wr(base + CTRL, n > 1 ? (CTRL_GO & ~0x11000000u & ~0u) | 0x00100000u : CTRL_GO);
+	int rc = abbsim_wait_irq(&seen, 1000000000);
+	CHECK(rc == 0, "wait_irq after DMA ch %u len %zu", ch, len);
+	if (cycles)
+		*cycles = abbsim_cycles() - c0;
+	uint32_t sta = rd(base + STA);
+	wr(ISR, ch ? 1u : 2u);
+	abbsim_iommu_unmap(buf);
+	if (desc) {
+		abbsim_iommu_unmap(desc);
+		free(desc);
+	}
+	free(segs);
+	return sta;
+}
+
+static void test_cfg(void)
+{
+	uint32_t v;
+	CHECK(abbsim_cfg_read(0, 4, &v) == 0 && v == 0x015310dc, "vendor/device 0x%08x", v);
+	CHECK(abbsim_cfg_read(8, 4, &v) == 0 && (v >> 8) == 0x118000, "class 0x%08x", v);
+	uint32_t bar0;
+	abbsim_cfg_read(0x10, 4, &bar0);
+	CHECK(bar0 == 0xf0000000, "BAR0 0x%08x", bar0);
+	abbsim_cfg_write(0x10, 4, 0xffffffff);
+	abbsim_cfg_read(0x10, 4, &v);
+	CHECK(v == 0xffff0000, "BAR0 sizing 0x%08x", v);
+	abbsim_cfg_write(0x10, 4, bar0);
+	abbsim_cfg_read(0x14, 4, &v);
+	CHECK(v == 0xf0100000, "BAR1 0x%08x", v);
+	abbsim_cfg_read(0x04, 2, &v);
+	CHECK((v & 6) == 6, "command 0x%04x", v);
+	abbsim_cfg_read(0x50, 4, &v);
+	CHECK((v & 0xff) == 5 && (v >> 16) == 0x0081, "MSI cap 0x%08x", v);
+	abbsim_cfg_read(0x54, 4, &v);
+	CHECK(v == 0xfee00000, "MSI address 0x%08x", v);
+	abbsim_cfg_read(0x78, 2, &v);
+	CHECK(((v >> 5) & 7) == 0 && ((v >> 12) & 7) == 2, "DevCtl 0x%04x", v);
+	CHECK(abbsim_cfg_dump("/tmp/abbsim_cfg.txt") == 0, "cfg_dump");
+	CHECK(abbsim_cfg_read(1, 2, &v) == -EINVAL, "misaligned cfg read rejected");
+	printf("ok   config space\n");
+}
+
+static void test_pio(void)
+{
+	CHECK(rd(0) == 0x00020003, "VERSION");
+	CHECK(rd(0x1000) == 0x4d424241, "DIAG_ID");
+	uint8_t out[300], in[300];
+	for (int i = 0; i < 300; i++)
+		out[i] = (uint8_t)(i * 7 + 1);
+	CHECK(abbsim_mmio_write(1, 0x103, out, sizeof out) == 0, "PIO write BAR1");
+	memset(in, 0, sizeof in);
+	CHECK(abbsim_mmio_read(1, 0x103, in, sizeof in) == 0, "PIO read BAR1");
+	CHECK(!memcmp(in, out, sizeof in), "BAR1 PIO data");
+	uint8_t b = 0;
+	CHECK(abbsim_mmio_read(1, 0x104, &b, 1) == 0 && b == out[1], "1-byte PIO read %02x", b);
+	CHECK(abbsim_mmio_read(2, 0, in, 4) == -EINVAL, "bad BAR rejected");
+	CHECK(abbsim_mmio_read(0, 0x10000, in, 4) == -EINVAL, "out of BAR rejected");
+	printf("ok   PIO\n");
+}
+
+static void round_trip(size_t len, const char *what, uint64_t *cyc_h2c, uint64_t *cyc_c2h)
+{
+	uint8_t *src = malloc(len + 64), *dst = malloc(len + 64);
+	for (size_t i = 0; i < len; i++)
+		src[i] = (uint8_t)(i * 131 + (i >> 12));
+	memset(dst, 0, len + 64);
+	uint32_t s1 = dma(0, 0, src, len, cyc_h2c);
+	CHECK(s1 == 1, "%s H2C status %x", what, s1);
+	uint32_t s2 = dma(1, 0, dst, len, cyc_c2h);
+	CHECK(s2 == 1, "%s C2H status %x", what, s2);
+	CHECK(!memcmp(src, dst, len), "%s data", what);
+	free(src);
+	free(dst);
+}
+
+int main(void)
+{
+	struct abbsim_params p;
+	abbsim_params_default(&p);
+	if (open_with(&p))
+		return 1;
+	test_cfg();
+	test_pio();
+
+	uint64_t a1, b1, a2, b2;
+	round_trip(65536, "64 KiB", &a1, &b1);
+	printf("ok   64 KiB round trip: H2C %" PRIu64 " cycles, C2H %" PRIu64 " cycles\n", a1, b1);
+
+	/* determinism: the same run again after a hot reset */
+	abbsim_close();
+	open_with(&p);
+	test_pio();
+	round_trip(65536, "64 KiB again", &a2, &b2);
+	CHECK(a1 == a2 && b1 == b2, "cycle counts differ between runs: %" PRIu64 "/%" PRIu64
+	      " vs %" PRIu64 "/%" PRIu64, a1, b1, a2, b2);
+	printf("ok   deterministic cycle counts\n");
+
+	/* unmapped host address: faults, no write outside */
+	{
+		uint32_t sta;
+		wr(IER, 1);
+		wr(C2H + PAH, 0);
+		wr(C2H + PAL, 0);
+		wr(C2H + HAH, 0);
+		wr(C2H + HAL, 0x20000000);
+		wr(C2H + BDAH, 0);
+		wr(C2H + BDAL, 0);
+		wr(C2H + LENG, 256);
+		wr(C2H + CTRL, CTRL_GO);
+		uint64_t seen = abbsim_irq_count();
+		abbsim_wait_irq(&seen, 100000);
+		sta = rd(C2H + STA);
+		struct abbsim_fault f[8];
+		int nf = abbsim_faults(f, 8);
+		CHECK(nf >= 1 && f[0].is_write == 1 && f[0].iova == 0x20000000, "fault record (%d)", nf);
+		printf("ok   unmapped C2H: %d faults, STA %x\n", nf, sta);
+		wr(ISR, 1);
+	}
+	abbsim_close();
+
+	/* scattered IOVAs and reordered completions */
+	p.iova_scatter = 1;
+	p.reorder = 1;
+	p.seed = 7;
+	p.mps = 256;
+	open_with(&p);
+	round_trip(3 * 4096 + 100, "scatter+reorder", &a1, &b1);
+	printf("ok   scatter + reorder round trip (%" PRIu64 "/%" PRIu64 " cycles)\n", a1, b1);
+	abbsim_close();
+
+	/* speed: 4 MiB each way */
+	abbsim_params_default(&p);
+	p.mem_bytes = 4u << 20;
+	open_with(&p);
+	size_t len = 4u << 20;
+	double t0 = wall();
+	round_trip(len, "4 MiB", &a1, &b1);
+	double t1 = wall();
+	struct abbsim_link_stats up, down;
+	abbsim_link_stats(1, &up);
+	abbsim_link_stats(0, &down);
+	printf("ok   4 MiB round trip in %.2f s wall: H2C %" PRIu64 " cycles (%.0f MB/s), C2H %" PRIu64
+	       " cycles (%.0f MB/s); %.2f Mcycles/s\n",
+	       t1 - t0, a1, len / (a1 * 8e-3), b1, len / (b1 * 8e-3), (a1 + b1) / (t1 - t0) / 1e6);
+	printf("     link up: %" PRIu64 " TLPs %" PRIu64 " payload B; down: %" PRIu64 " TLPs %" PRIu64
+	       " payload B\n", up.tlps, up.payload_bytes, down.tlps, down.payload_bytes);
+	char errs[2000];
+	int ne = abbsim_protocol_errors(errs, sizeof errs);
+	CHECK(ne == 0, "protocol errors: %d\n%s", ne, errs);
+	abbsim_close();
+
+	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+	return failures ? 1 : 0;
+}
