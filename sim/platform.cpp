@@ -63,6 +63,8 @@ Platform::~Platform()
 
 uint64_t Platform::edge_time(uint64_t n) const
 {
+	if (period_ps_) /* the period is a whole number of ps (125 MHz: 8000) */
+		return epoch_ + n * period_ps_;
 	return epoch_ + (uint64_t)((unsigned __int128)n * 1000000u / clk_mhz_);
 }
 
@@ -362,6 +364,7 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	}
 	params = a.p;
 	clk_mhz_ = params.clk_mhz;
+	period_ps_ = 1000000u % clk_mhz_ ? 0 : 1000000u / clk_mhz_;
 	q_.clear();
 	up_.reset(params, UpCredits);
 	down_.reset(params, DownCredits);

@@ -135,6 +135,7 @@ private:
 	bool idle_waiters_ = false;
 	uint64_t now_ = 0, epoch_ = 0, cycle_ = 0;
 	unsigned clk_mhz_ = 125;
+	uint64_t period_ps_ = 8000; /* 0 when 10^6 / clk_mhz is not whole */
 	/* tracing */
 	std::string trace_path_;
 	uint64_t trace_from_ = 0, trace_to_ = 0;

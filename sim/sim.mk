@@ -5,6 +5,7 @@
 #                     reads VERSION, prints the cycle count)
 #   make sim-test     build and run $(B)/sim/test_abbsim (config space, PIO,
 #                     DMA both ways, IOMMU scatter, faults, determinism, speed)
+#   make sim-speed    platform vs bare Verilator loop, 4 MiB DMA read
 #
 # Needs from rtl-model/rtl.mk: RTL_SRCS (package first) and RTL_TOP.
 # Steps (each a single target, so `make -j` never races): verilate into
@@ -43,7 +44,7 @@ SIM_CXXFLAGS := -std=c++17 -fPIC -O2 -g $(WARN) -Isim $(SIM_SC_CFLAGS) \
                 -I$(SIM_VDIR) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
                 -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL
 
-.PHONY: sim sim-smoke sim-test sim-install
+.PHONY: sim sim-smoke sim-test sim-speed sim-install
 all: sim
 sim: $(SIM_LIB)
 
@@ -78,6 +79,20 @@ $(SIM_B)/test_abbsim: sim/test_abbsim.c sim/abbsim.h $(SIM_LIB)
 
 sim-test: $(SIM_B)/test_abbsim
 	$(SIM_B)/test_abbsim
+
+# Speed: the full platform against the bare Verilator loop (sim/bare_bench.cpp:
+# same model, ideal link), one 4 MiB DMA read each; target ratio >= 0.5.
+$(SIM_B)/bare_bench: sim/bare_bench.cpp sim/rtl_hooks.cpp $(SIM_VDIR)/.compiled
+	$(CXX) $(SIM_CXXFLAGS) -Ihost/include -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
+	  $(SIM_VDIR)/Vabb_top__ALL.a $(SIM_VDIR)/libverilated_pic.a -lz -pthread
+
+$(SIM_B)/speed_abbsim: sim/speed_abbsim.c sim/abbsim.h $(SIM_LIB)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g $(WARN) -Isim -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
+
+sim-speed: $(SIM_B)/bare_bench $(SIM_B)/speed_abbsim
+	@b=$$($(SIM_B)/bare_bench) && echo "$$b" && p=$$($(SIM_B)/speed_abbsim) && echo "$$p" && \
+	  bc=$${b#*cycles_per_s=}; bc=$${bc%% *}; pc=$${p#*cycles_per_s=}; pc=$${pc%% *}; \
+	  echo "sim-speed: platform / bare = $$(awk "BEGIN{printf \"%.2f\", $$pc/$$bc}") (target >= 0.5)"
 
 sim-install: $(SIM_LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
