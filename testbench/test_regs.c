@@ -396,6 +396,11 @@ static void test_regs_channel_read_back(void)
 	int c, i;
 
 	TB_REQUIRE_DEV();
+	/* STA keeps DONE of an earlier transfer: reset to idle first */
+	for (c = 0; c < 2; c++) {
+		tb_reg_set(blk[c] + ABB_CH_CTRL, ABB_CTRL_RESET_CODE | ABB_CTRL_V | ABB_CTRL_BAR);
+		CU_ASSERT_EQUAL(tb_reg(blk[c] + ABB_CH_STA) & (ABB_STA_DONE | ABB_STA_BUSY), 0);
+	}
 	for (c = 0; c < 2; c++)
 		for (i = 0; i < 7; i++)
 			tb_reg_set(blk[c] + off[i], val[c][i]);
@@ -411,7 +416,7 @@ static void test_regs_channel_read_back(void)
 		/* nothing started */
 		CU_ASSERT_EQUAL(tb_reg(blk[c] + ABB_CH_STA) & (ABB_STA_DONE | ABB_STA_BUSY), 0);
 	}
-	/* channel reset leaves the channels idle */
+	/* and again: reset leaves the channels idle */
 	for (c = 0; c < 2; c++) {
 		tb_reg_set(blk[c] + ABB_CH_CTRL, ABB_CTRL_RESET_CODE | ABB_CTRL_V | ABB_CTRL_BAR);
 		CU_ASSERT_EQUAL(tb_reg(blk[c] + ABB_CH_STA) & (ABB_STA_DONE | ABB_STA_BUSY), 0);
