@@ -5,6 +5,7 @@
  * determinism of cycle counts, and the simulation speed of a 4 MiB
  * transfer. Prints one line per check; exit status 0 when all pass.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -167,17 +168,67 @@ static void test_pio(void)
 
 static void round_trip(size_t len, const char *what, uint64_t *cyc_h2c, uint64_t *cyc_c2h)
 {
-	uint8_t *src = malloc(len + 64), *dst = malloc(len + 64);
+	/* page-aligned plus a fixed offset, so runs see the same IOVAs */
+	uint8_t *src0, *dst0;
+	if (posix_memalign((void **)&src0, 4096, len + 4096) || posix_memalign((void **)&dst0, 4096, len + 4096))
+		abort();
+	uint8_t *src = src0 + 64, *dst = dst0 + 128;
 	for (size_t i = 0; i < len; i++)
 		src[i] = (uint8_t)(i * 131 + (i >> 12));
-	memset(dst, 0, len + 64);
+	memset(dst, 0, len);
 	uint32_t s1 = dma(0, 0, src, len, cyc_h2c);
 	CHECK(s1 == 1, "%s H2C status %x", what, s1);
 	uint32_t s2 = dma(1, 0, dst, len, cyc_c2h);
 	CHECK(s2 == 1, "%s C2H status %x", what, s2);
 	CHECK(!memcmp(src, dst, len), "%s data", what);
-	free(src);
-	free(dst);
+	free(src0);
+	free(dst0);
+}
+
+static void test_time_and_errors(void)
+{
+	/* advance: idle cycles are skipped, the count still exact */
+	uint64_t c0 = abbsim_cycles(), t0 = abbsim_now_ps();
+	double w0 = wall();
+	CHECK(abbsim_advance(10000000) == 0, "advance 10 ms");
+	CHECK(abbsim_now_ps() - t0 == 10000000000ull, "advance time %" PRIu64, abbsim_now_ps() - t0);
+	CHECK(abbsim_cycles() - c0 == 1250000, "advance cycles %" PRIu64, abbsim_cycles() - c0);
+	CHECK(wall() - w0 < 0.5, "idle skipping (%.2f s wall for 10 ms)", wall() - w0);
+	/* the RTL's own cycle counter agrees (skip_cycles_i) */
+	uint32_t lo = rd(0x1008);
+	uint64_t now = abbsim_cycles();
+	CHECK(lo + 1000 > (uint32_t)now && lo <= (uint32_t)now + 100, "DIAG_CYC %u vs %" PRIu64, lo, now);
+	/* wait_irq times out in device time */
+	uint64_t seen = abbsim_irq_count();
+	t0 = abbsim_now_ps();
+	CHECK(abbsim_wait_irq(&seen, 5000) == -ETIMEDOUT, "wait_irq timeout");
+	CHECK(abbsim_now_ps() - t0 == 5000000, "wait_irq timeout time %" PRIu64, abbsim_now_ps() - t0);
+	/* memory space off: the hard IP answers UR, the read fails with all-ones */
+	uint32_t cmd, v = 0;
+	abbsim_cfg_read(4, 2, &cmd);
+	abbsim_cfg_write(4, 2, cmd & ~2u);
+	CHECK(abbsim_mmio_read(0, 0, &v, 4) == -EIO && v == 0xffffffff, "UR read 0x%08x", v);
+	abbsim_cfg_write(4, 2, cmd);
+	CHECK(rd(0) == 0x00020003, "VERSION after re-enable");
+	/* wait_idle */
+	CHECK(abbsim_wait_idle(1000000) == 0, "wait_idle");
+	/* bad env values */
+	struct abbsim_params q;
+	abbsim_params_default(&q);
+	setenv("ABB_SIM_GEN", "4", 1);
+	CHECK(abbsim_params_from_env(&q) == -EINVAL && strstr(abbsim_last_error(), "ABB_SIM_GEN"),
+	      "ABB_SIM_GEN=4 rejected");
+	unsetenv("ABB_SIM_GEN");
+	setenv("ABB_SIM_MEM_SIZE", "4M", 1);
+	setenv("ABB_SIM_IOVA", "scatter", 1);
+	CHECK(abbsim_params_from_env(&q) == 0 && q.mem_bytes == 4u << 20 && q.iova_scatter == 1,
+	      "ABB_SIM_MEM_SIZE=4M");
+	setenv("ABB_SIM_IOVA", "sparse", 1);
+	CHECK(abbsim_params_from_env(&q) == -EINVAL, "ABB_SIM_IOVA=sparse rejected");
+	unsetenv("ABB_SIM_IOVA");
+	unsetenv("ABB_SIM_MEM_SIZE");
+	CHECK(abbsim_open(&q) == -EBUSY, "second open is -EBUSY");
+	printf("ok   time, timeouts, UR, parameters\n");
 }
 
 int main(void)
@@ -188,6 +239,10 @@ int main(void)
 		return 1;
 	test_cfg();
 	test_pio();
+	test_time_and_errors();
+	CHECK(abbsim_trace_fst("/tmp/abbsim_test.fst", abbsim_cycles(), abbsim_cycles() + 3000) == 0,
+	      "trace_fst");
+	CHECK(abbsim_tlp_log("/tmp/abbsim_test_tlp.log") == 0, "tlp_log");
 
 	uint64_t a1, b1, a2, b2;
 	round_trip(65536, "64 KiB", &a1, &b1);
