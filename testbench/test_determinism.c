@@ -72,7 +72,7 @@ static uint64_t cycles(void)
 
 static int both_channels(abb_dmabuf *m0, abb_dmabuf *m1)
 {
-	int rc = abb_dma_read_start(tb_dev, m0, 0, 0x20000, 16384, 0);
+	int rc = abb_dma_read_start(tb_dev, m0, 81920, 0x20000, 16384, 0);
 
 	if (rc == 0)
 		rc = abb_dma_write_start(tb_dev, m1, 0, 0x40000, 16384, 0);
