@@ -17,15 +17,17 @@ HOST_PC       := $(B)/abb.pc
 HOST_PC_INST  := $(B)/host/abb.pc
 HOST_TOOLS    := $(patsubst host/tools/%.c,$(B)/%,$(wildcard host/tools/abb_*.c))
 
-HOST_SRCS     := $(wildcard host/lib/*.c)
-HOST_OBJS     := $(HOST_SRCS:host/lib/%.c=$(B)/host/lib/%.o)
+# The library: host/lib (API, DMA driver, backends) and host/daq (readout
+# and writer modules, <abb/abb_daq.h>), one object per source file.
+HOST_SRCS     := $(wildcard host/lib/*.c) $(wildcard host/daq/*.c)
+HOST_OBJS     := $(HOST_SRCS:host/%.c=$(B)/host/%.o)
 HOST_PCI_CFLAGS := $(shell pkg-config --cflags libpci 2>/dev/null)
 HOST_PCI_LIBS := $(or $(shell pkg-config --libs libpci 2>/dev/null),-lpci)
 HOST_LIBS     := -ldl -lpthread $(HOST_PCI_LIBS)
 
 # HOST_EXTRA_INC: extra include directories after ours (e.g. a stand-in
 # for a generated header while it is being written).
-HOST_CPPFLAGS := -Ihost/include -Ihost/lib -Isim $(HOST_EXTRA_INC) -D_GNU_SOURCE \
+HOST_CPPFLAGS := -Ihost/include -Ihost/lib -Ihost/daq -Isim $(HOST_EXTRA_INC) -D_GNU_SOURCE \
                  -DABB_BUILD_DIR='"$(abspath $(B))"'
 HOST_TOOL_CPPFLAGS := -Ihost/include -Ihost/lib $(HOST_EXTRA_INC)
 HOST_CFLAGS   := -std=c11 -fPIC $(WARN) $(CFLAGS) $(HOST_PCI_CFLAGS) -MMD -MP
@@ -36,6 +38,10 @@ all: host
 host: $(HOST_SO) $(B)/libabb.so $(HOST_A) $(HOST_TOOLS) $(HOST_PC) $(HOST_PC_INST)
 
 $(B)/host/lib/%.o: host/lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CPPFLAGS) $(HOST_CFLAGS) -c $< -o $@
+
+$(B)/host/daq/%.o: host/daq/%.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CPPFLAGS) $(HOST_CFLAGS) -c $< -o $@
 
