@@ -70,8 +70,15 @@ struct abb_backend {
 	int (*sim_cfg_dump)(abb_dev *dev, const char *path);
 };
 
-extern const struct abb_backend abb_backend_sim;
-extern const struct abb_backend abb_backend_vfio;
-extern const struct abb_backend abb_backend_model;
+/* The tables are internal to libabb (not exported from the shared library). */
+#if defined(__GNUC__)
+#define ABB_BACKEND_TABLE extern __attribute__((visibility("hidden"))) const struct abb_backend
+#else
+#define ABB_BACKEND_TABLE extern const struct abb_backend
+#endif
+
+ABB_BACKEND_TABLE abb_backend_sim;
+ABB_BACKEND_TABLE abb_backend_vfio;
+ABB_BACKEND_TABLE abb_backend_model;
 
 #endif
