@@ -78,6 +78,11 @@ int tb_is_sim(void)
 	return tb_dev && strcmp(abb_backend(tb_dev), "sim") == 0;
 }
 
+int tb_is_timed(void)
+{
+	return tb_dev && strcmp(abb_backend(tb_dev), "model") != 0;
+}
+
 void tb_fill(void *p, size_t n, uint32_t seed)
 {
 	uint8_t *b = p;
