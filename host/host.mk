@@ -85,10 +85,11 @@ $(HOST_PC): host/host.mk
 	$(file >$@,$(call HOST_PC_TEXT,$(abspath .),$(abspath $(B)),$(abspath host/include)))
 	@echo "wrote $@"
 
-$(HOST_PC_INST): host/host.mk
+# Rewritten on every run: PREFIX may differ between `make` and `make install`.
+.PHONY: host-pc-always
+$(HOST_PC_INST): host-pc-always
 	@mkdir -p $(@D)
 	$(file >$@,$(call HOST_PC_TEXT,$(PREFIX),$${prefix}/lib,$${prefix}/include))
-	@echo "wrote $@"
 
 -include $(HOST_OBJS:.o=.d) $(HOST_TOOLS:$(B)/abb_%=$(B)/host/tools/abb_%.d)
 
