@@ -27,7 +27,7 @@ WARN    := -Wall -Wextra -Wno-unused-parameter
 DEB_PKGS := build-essential pkg-config verilator libsystemc-dev libpci-dev \
             pciutils libcunit1-dev iverilog yosys gnuplot-nox
 
-.PHONY: all deps demo test lint regmap regmap-check wave install clean bench
+.PHONY: all deps demo test lint regmap regmap-check wave install clean bench example
 
 all:
 
@@ -47,10 +47,25 @@ deps:
 	  fi; \
 	fi
 
-include rtl-model/rtl.mk
-include sim/sim.mk
-include host/host.mk
-include testbench/testbench.mk
+-include rtl-model/rtl.mk
+-include sim/sim.mk
+-include host/host.mk
+-include testbench/testbench.mk
+
+# The example program, built exactly as README.md tells users to build
+# theirs: only <abb/abb.h>, flags from pkg-config (build/abb.pc).
+all: $(B)/readback
+$(B)/readback: host/examples/readback.c $(B)/libabb.so $(B)/abb.pc
+	$(CC) $(CFLAGS) -o $@ $< $$(PKG_CONFIG_PATH=$(abspath $(B)) pkg-config --cflags --libs abb)
+
+example: $(B)/readback
+	$(B)/readback
+
+# A traced run: waveform of every cycle of the example (a 64 KiB DMA write
+# and read back) and the decoded TLP log. Open with: gtkwave build/wave.fst
+wave: all
+	ABB_DEVICE=sim ABB_TRACE=$(B)/wave.fst ABB_TLP_LOG=$(B)/wave-tlp.txt $(B)/readback
+	@echo "wave: wrote $(B)/wave.fst and $(B)/wave-tlp.txt (gtkwave $(B)/wave.fst)"
 
 clean:
 	rm -rf $(B)
