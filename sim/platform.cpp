@@ -126,8 +126,9 @@ int Platform::wait_for(std::unique_lock<std::mutex> &lk, std::shared_ptr<Waiter>
 			w->abandoned = true;
 			cv_sim.notify_all();
 			return fail(-ETIME,
-				    "watchdog: the simulation made no progress for %u s of wall-clock time "
-				    "(device time %llu ns, cycle %llu); raise ABB_SIM_WATCHDOG_S if the run is just slow",
+				    "watchdog: the wait did not finish within %u s of wall-clock time "
+				    "(device time %llu ns, cycle %llu); a hung device, or raise ABB_SIM_WATCHDOG_S "
+				    "if the run is just long",
 				    wd, (unsigned long long)(now_pub.load() / 1000),
 				    (unsigned long long)cycles_pub.load());
 		}
@@ -152,9 +153,13 @@ void Platform::register_waiter(const std::shared_ptr<Waiter> &w)
 {
 	if (w->timeout_ns >= 0) {
 		uint64_t when = now_ + (uint64_t)w->timeout_ns * 1000;
-		q_.at(when, [this, w](uint64_t) {
-			w->deadline_hit = true;
-			wake_ = true;
+		/* weak: a waiter that finished early is gone, its deadline a no-op */
+		std::weak_ptr<Waiter> weak = w;
+		q_.at(when, [this, weak](uint64_t) {
+			if (auto sw = weak.lock()) {
+				sw->deadline_hit = true;
+				wake_ = true;
+			}
 		});
 	}
 	waiters_.push_back(w);
