@@ -50,6 +50,7 @@ deps:
 -include rtl-model/rtl.mk
 -include sim/sim.mk
 -include host/host.mk
+-include host/daq/daq.mk
 -include testbench/testbench.mk
 
 # The example program, built exactly as README.md tells users to build

@@ -1,0 +1,281 @@
+/*
+ * daq_device.c - a board as the DAQ layer sees it (DABC's PCIBoardDevice /
+ * AbbDevice): the open abb_dev, the DMA mapping of every pool buffer by
+ * buffer id, the event counter of the 16-byte header, and the model's
+ * front-end event source and engine mode.
+ *
+ * Mapping: one table per pool, indexed by buffer id. A pool buffer is
+ * mapped once, the first time the device sees its pool, and the buffers a
+ * pool gained since (its generation changed) are mapped when the device
+ * next looks at it. Both channels share the table: a pool used by a
+ * readout and a writer of the same board is mapped once (libabb refuses
+ * overlapping mappings, and a second mapping would only cost).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <abb/abb_regs.h>
+
+#include "daq_priv.h"
+
+struct poolmap {
+	abb_daq_pool *pool;
+	unsigned gen;
+	unsigned n;
+	abb_dmabuf **map;
+	struct poolmap *next;
+};
+
+struct abb_daq_device {
+	abb_dev *dev;
+	int own;
+	unsigned board;
+	pthread_mutex_t lock;
+	struct poolmap *maps;
+	atomic_uint_fast64_t evcount;
+};
+
+static int device_new(abb_daq_device **out, abb_dev *dev, int own, unsigned board)
+{
+	abb_daq_device *d = calloc(1, sizeof *d);
+
+	if (!d)
+		return -ENOMEM;
+	d->dev = dev;
+	d->own = own;
+	d->board = board;
+	pthread_mutex_init(&d->lock, NULL);
+	*out = d;
+	return 0;
+}
+
+int abb_daq_device_open(abb_daq_device **out, const struct abb_daq_params *p)
+{
+	abb_dev *dev;
+	int rc;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (p && p->bar != 1)
+		return -EINVAL; /* BAR1 is the only DMA peripheral space */
+	rc = abb_open(&dev, p && p->device[0] ? p->device : NULL);
+	if (rc)
+		return rc;
+	rc = device_new(out, dev, 1, p ? p->board : 0);
+	if (rc)
+		abb_close(dev);
+	return rc;
+}
+
+int abb_daq_device_attach(abb_daq_device **out, abb_dev *dev, unsigned board)
+{
+	if (!out || !dev)
+		return -EINVAL;
+	return device_new(out, dev, 0, board);
+}
+
+abb_dev *abb_daq_device_dev(abb_daq_device *d)
+{
+	return d ? d->dev : NULL;
+}
+
+unsigned daq_device_board(const abb_daq_device *d)
+{
+	return d->board;
+}
+
+uint64_t daq_device_next_event(abb_daq_device *d)
+{
+	return atomic_fetch_add_explicit(&d->evcount, 1, memory_order_relaxed);
+}
+
+/* With d->lock held: the table of pool, created if needed, with every
+ * buffer mapped. */
+static int poolmap_update(abb_daq_device *d, abb_daq_pool *pool, struct poolmap **out)
+{
+	struct poolmap *pm;
+	unsigned gen = abb_daq_pool_generation(pool), n;
+
+	for (pm = d->maps; pm; pm = pm->next)
+		if (pm->pool == pool)
+			break;
+	if (!pm) {
+		pm = calloc(1, sizeof *pm);
+		if (!pm)
+			return -ENOMEM;
+		pm->pool = pool;
+		pm->gen = gen - 1; /* forces the mapping below */
+		pm->next = d->maps;
+		d->maps = pm;
+	}
+	if (pm->gen != gen) {
+		n = abb_daq_pool_size(pool);
+		if (n > pm->n) {
+			abb_dmabuf **map = realloc(pm->map, n * sizeof *map);
+
+			if (!map)
+				return -ENOMEM;
+			memset(map + pm->n, 0, (n - pm->n) * sizeof *map);
+			pm->map = map;
+		}
+		for (unsigned i = pm->n; i < n; i++) {
+			abb_daq_buf *b = abb_daq_pool_buf(pool, i);
+			int rc = abb_dmabuf_map(d->dev, b->data, b->size, &pm->map[i]);
+
+			if (rc) {
+				pm->n = i; /* the ones before stay mapped */
+				return rc;
+			}
+		}
+		pm->n = n;
+		pm->gen = gen;
+	}
+	*out = pm;
+	return 0;
+}
+
+int abb_daq_device_map_pool(abb_daq_device *d, abb_daq_pool *pool)
+{
+	struct poolmap *pm;
+	int rc;
+
+	if (!d || !pool)
+		return -EINVAL;
+	pthread_mutex_lock(&d->lock);
+	rc = poolmap_update(d, pool, &pm);
+	pthread_mutex_unlock(&d->lock);
+	return rc;
+}
+
+int daq_device_dmabuf(abb_daq_device *d, abb_daq_buf *b, abb_dmabuf **dmabuf)
+{
+	struct poolmap *pm;
+	int rc;
+
+	pthread_mutex_lock(&d->lock);
+	pm = d->maps;
+	if (pm && pm->pool == b->pool && b->id < pm->n) {
+		*dmabuf = pm->map[b->id]; /* hot path: the most recent pool */
+		pthread_mutex_unlock(&d->lock);
+		return 0;
+	}
+	rc = poolmap_update(d, b->pool, &pm);
+	if (!rc && b->id >= pm->n)
+		rc = -ENOENT;
+	if (!rc)
+		*dmabuf = pm->map[b->id];
+	pthread_mutex_unlock(&d->lock);
+	return rc;
+}
+
+static int poolmap_free(struct poolmap *pm)
+{
+	int rc = 0;
+
+	for (unsigned i = 0; i < pm->n; i++) {
+		int r = pm->map[i] ? abb_dmabuf_unmap(pm->map[i]) : 0;
+
+		if (r && !rc)
+			rc = r;
+	}
+	free(pm->map);
+	free(pm);
+	return rc;
+}
+
+int abb_daq_device_unmap_pool(abb_daq_device *d, abb_daq_pool *pool)
+{
+	struct poolmap **pp, *pm;
+	int rc = 0;
+
+	if (!d || !pool)
+		return -EINVAL;
+	pthread_mutex_lock(&d->lock);
+	for (pp = &d->maps; (pm = *pp); pp = &pm->next) {
+		if (pm->pool == pool) {
+			*pp = pm->next;
+			rc = poolmap_free(pm);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&d->lock);
+	return rc;
+}
+
+void abb_daq_device_cleanup(abb_daq_device *d)
+{
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->lock);
+	while (d->maps) {
+		struct poolmap *pm = d->maps;
+
+		d->maps = pm->next;
+		poolmap_free(pm);
+	}
+	atomic_store(&d->evcount, 0);
+	pthread_mutex_unlock(&d->lock);
+}
+
+void abb_daq_device_close(abb_daq_device *d)
+{
+	if (!d)
+		return;
+	abb_daq_device_cleanup(d);
+	if (d->own)
+		abb_close(d->dev);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+}
+
+int abb_daq_evs_start(abb_daq_device *d, uint16_t src, unsigned payload_dws, unsigned gap,
+		      uint32_t *addr)
+{
+	size_t mem;
+	uint32_t a;
+	int rc;
+
+	if (!d || payload_dws > 0xfff || gap > 0xffff)
+		return -EINVAL;
+	rc = abb_mem_size(d->dev, &mem);
+	if (rc)
+		return rc;
+	a = (uint32_t)(mem - 16);
+	rc = abb_reg_write(d->dev, ABB_REG_EVS_CTRL, ABB_EVS_CTRL_CLEAR);
+	if (!rc)
+		rc = abb_reg_write(d->dev, ABB_REG_EVS_SRC, src);
+	if (!rc)
+		rc = abb_reg_write(d->dev, ABB_REG_EVS_SIZE, payload_dws);
+	if (!rc)
+		rc = abb_reg_write(d->dev, ABB_REG_EVS_GAP, gap);
+	if (!rc)
+		rc = abb_reg_write(d->dev, ABB_REG_EVS_ADDR, a);
+	if (!rc)
+		rc = abb_reg_write(d->dev, ABB_REG_EVS_CTRL, ABB_EVS_CTRL_ENABLE);
+	if (!rc && addr)
+		*addr = a;
+	return rc;
+}
+
+int abb_daq_evs_stop(abb_daq_device *d)
+{
+	if (!d)
+		return -EINVAL;
+	return abb_reg_write(d->dev, ABB_REG_EVS_CTRL, 0);
+}
+
+int abb_daq_shared_engine(abb_daq_device *d, int on)
+{
+	uint32_t gcr;
+	int rc;
+
+	if (!d)
+		return -EINVAL;
+	rc = abb_reg_read(d->dev, ABB_REG_GCR, &gcr);
+	if (rc)
+		return rc;
+	gcr &= ~(ABB_GCR_SOFT_RESET | ABB_GCR_SHARED_ENGINE);
+	return abb_reg_write(d->dev, ABB_REG_GCR, gcr | (on ? ABB_GCR_SHARED_ENGINE : 0));
+}

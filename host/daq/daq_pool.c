@@ -1,0 +1,262 @@
+/*
+ * daq_pool.c - memory pool of fixed-size buffers with ids and reference
+ * counts (DABC's MemoryPool, reduced to what the modules need).
+ *
+ * Buffers are page aligned, allocated one by one, and never move: a pool
+ * only grows, so a device's DMA mapping of a buffer stays valid for the life
+ * of the pool, and growing bumps the generation that tells devices to map
+ * the new ones. Free buffers are a LIFO stack (the most recently used buffer,
+ * still in cache, is handed out next). One mutex guards the stack; the
+ * reference count is atomic, so ref/release of a buffer that is not going
+ * back to the pool takes no lock.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daq_priv.h"
+
+struct abb_daq_pool {
+	char name[32];
+	size_t bufsize;
+	pthread_mutex_t lock;
+	pthread_cond_t avail;
+	unsigned waiters;
+	abb_daq_buf **bufs;  /* by id */
+	unsigned n;
+	abb_daq_buf **free;  /* stack */
+	unsigned nfree;
+	atomic_uint gen;
+};
+
+static size_t page_size(void)
+{
+	long p = sysconf(_SC_PAGESIZE);
+
+	return p > 0 ? (size_t)p : 4096;
+}
+
+/* Adds more buffers; called with the lock held (or before the pool is
+ * shared). On failure nothing is added. */
+static int pool_add(abb_daq_pool *p, unsigned more)
+{
+	size_t pg = page_size(), bytes = (p->bufsize + pg - 1) / pg * pg;
+	unsigned n = p->n + more, i;
+	abb_daq_buf **bufs = realloc(p->bufs, n * sizeof *bufs);
+
+	if (!bufs)
+		return -ENOMEM;
+	p->bufs = bufs;
+	abb_daq_buf **fr = realloc(p->free, n * sizeof *fr);
+	if (!fr)
+		return -ENOMEM;
+	p->free = fr;
+	for (i = p->n; i < n; i++) {
+		abb_daq_buf *b = calloc(1, sizeof *b);
+		void *mem = NULL;
+
+		if (!b || posix_memalign(&mem, pg, bytes)) {
+			free(b);
+			while (i-- > p->n) {
+				free(p->bufs[i]->data);
+				free(p->bufs[i]);
+			}
+			return -ENOMEM;
+		}
+		memset(mem, 0, bytes);
+		b->pool = p;
+		b->id = i;
+		b->data = mem;
+		b->size = p->bufsize;
+		p->bufs[i] = b;
+	}
+	/* new buffers go under the old free ones: reused ones stay on top */
+	memmove(&p->free[more], &p->free[0], p->nfree * sizeof p->free[0]);
+	for (i = 0; i < more; i++)
+		p->free[i] = p->bufs[n - 1 - i];
+	p->nfree += more;
+	p->n = n;
+	atomic_fetch_add(&p->gen, 1);
+	return 0;
+}
+
+int abb_daq_pool_create(abb_daq_pool **pool, const char *name, size_t bufsize, unsigned nbufs)
+{
+	abb_daq_pool *p;
+	int rc;
+
+	if (!pool)
+		return -EINVAL;
+	*pool = NULL;
+	if (bufsize == 0 || bufsize % 4 || nbufs == 0)
+		return -EINVAL;
+	p = calloc(1, sizeof *p);
+	if (!p)
+		return -ENOMEM;
+	snprintf(p->name, sizeof p->name, "%s", name ? name : "pool");
+	p->bufsize = bufsize;
+	pthread_mutex_init(&p->lock, NULL);
+	daq_cond_init(&p->avail);
+	rc = pool_add(p, nbufs);
+	if (rc) {
+		pthread_mutex_destroy(&p->lock);
+		pthread_cond_destroy(&p->avail);
+		free(p->bufs);
+		free(p->free);
+		free(p);
+		return rc;
+	}
+	*pool = p;
+	return 0;
+}
+
+int abb_daq_pool_grow(abb_daq_pool *p, unsigned more)
+{
+	int rc;
+
+	if (!p || more == 0)
+		return -EINVAL;
+	pthread_mutex_lock(&p->lock);
+	rc = pool_add(p, more);
+	if (!rc && p->waiters)
+		pthread_cond_broadcast(&p->avail);
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+int abb_daq_pool_destroy(abb_daq_pool *p)
+{
+	if (!p)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	if (p->nfree != p->n) {
+		pthread_mutex_unlock(&p->lock);
+		return -EBUSY;
+	}
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned i = 0; i < p->n; i++) {
+		free(p->bufs[i]->data);
+		free(p->bufs[i]);
+	}
+	free(p->bufs);
+	free(p->free);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->avail);
+	free(p);
+	return 0;
+}
+
+int daq_pool_get(abb_daq_pool *p, abb_daq_buf **out, int64_t timeout_ns, const atomic_int *stop)
+{
+	uint64_t end = timeout_ns > 0 ? daq_wall_ns() + (uint64_t)timeout_ns : 0;
+	int rc = 0;
+
+	pthread_mutex_lock(&p->lock);
+	while (p->nfree == 0) {
+		uint64_t now, wake;
+		struct timespec ts;
+
+		if (stop && atomic_load_explicit(stop, memory_order_relaxed)) {
+			rc = -ECANCELED;
+			break;
+		}
+		if (timeout_ns == 0) {
+			rc = -EAGAIN;
+			break;
+		}
+		now = daq_wall_ns();
+		if (end && now >= end) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+		wake = now + DAQ_CANCEL_SLICE_NS;
+		if (end && end < wake)
+			wake = end;
+		daq_deadline(&ts, wake);
+		p->waiters++;
+		pthread_cond_timedwait(&p->avail, &p->lock, &ts);
+		p->waiters--;
+	}
+	if (!rc) {
+		abb_daq_buf *b = p->free[--p->nfree];
+
+		b->refs = 1;
+		b->len = 0;
+		b->seq = 0;
+		*out = b;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+int abb_daq_pool_get(abb_daq_pool *p, abb_daq_buf **b, int64_t timeout_ns)
+{
+	if (!p || !b)
+		return -EINVAL;
+	return daq_pool_get(p, b, timeout_ns, NULL);
+}
+
+void abb_daq_buf_ref(abb_daq_buf *b)
+{
+	__atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
+}
+
+void abb_daq_buf_release(abb_daq_buf *b)
+{
+	abb_daq_pool *p;
+
+	if (!b || __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	p = b->pool;
+	pthread_mutex_lock(&p->lock);
+	p->free[p->nfree++] = b;
+	if (p->waiters)
+		pthread_cond_signal(&p->avail);
+	pthread_mutex_unlock(&p->lock);
+}
+
+unsigned abb_daq_pool_size(const abb_daq_pool *p)
+{
+	return p ? p->n : 0;
+}
+
+unsigned abb_daq_pool_free(abb_daq_pool *p)
+{
+	unsigned n;
+
+	if (!p)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	n = p->nfree;
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
+size_t abb_daq_pool_bufsize(const abb_daq_pool *p)
+{
+	return p ? p->bufsize : 0;
+}
+
+const char *abb_daq_pool_name(const abb_daq_pool *p)
+{
+	return p ? p->name : "";
+}
+
+unsigned abb_daq_pool_generation(abb_daq_pool *p)
+{
+	return p ? atomic_load(&p->gen) : 0;
+}
+
+abb_daq_buf *abb_daq_pool_buf(abb_daq_pool *p, uint32_t id)
+{
+	abb_daq_buf *b = NULL;
+
+	if (!p)
+		return NULL;
+	pthread_mutex_lock(&p->lock);
+	if (id < p->n)
+		b = p->bufs[id];
+	pthread_mutex_unlock(&p->lock);
+	return b;
+}

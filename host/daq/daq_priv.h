@@ -1,0 +1,52 @@
+/*
+ * daq_priv.h - internals shared by the units of the DAQ layer (host/daq/).
+ *
+ * Blocking inside the modules: every wait of a module thread (a free pool
+ * buffer, room in or data from a queue) can be cancelled by the module's
+ * stop flag. Waiters sleep on a condition variable in slices of
+ * DAQ_CANCEL_SLICE_NS of wall time and look at the flag between slices, so
+ * a stop needs no extra wake-up path and can never be lost.
+ */
+#ifndef ABB_DAQ_PRIV_H
+#define ABB_DAQ_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include <abb/abb_daq.h>
+
+#if defined(__GNUC__)
+#define DAQ_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define DAQ_HIDDEN
+#endif
+
+#define DAQ_CANCEL_SLICE_NS 2000000 /* 2 ms */
+
+/* Wall-clock ns (CLOCK_MONOTONIC). */
+DAQ_HIDDEN uint64_t daq_wall_ns(void);
+/* Absolute CLOCK_MONOTONIC deadline for pthread_cond_timedwait. */
+DAQ_HIDDEN void daq_deadline(struct timespec *ts, uint64_t wall_ns);
+/* A condition variable that waits on CLOCK_MONOTONIC. */
+DAQ_HIDDEN void daq_cond_init(pthread_cond_t *c);
+
+/* Cancellable forms: stop may be NULL (then only the timeout ends a wait);
+ * a set *stop ends the wait with -ECANCELED. timeout_ns < 0: no limit.
+ * spin_ns: wall time to poll before sleeping. */
+DAQ_HIDDEN int daq_pool_get(abb_daq_pool *p, abb_daq_buf **b, int64_t timeout_ns,
+			    const atomic_int *stop);
+DAQ_HIDDEN int daq_queue_push(abb_daq_queue *q, abb_daq_buf *b, int64_t timeout_ns,
+			      const atomic_int *stop, int64_t spin_ns);
+DAQ_HIDDEN int daq_queue_pop(abb_daq_queue *q, abb_daq_buf **b, int64_t timeout_ns,
+			     const atomic_int *stop, int64_t spin_ns);
+
+/* The DMA handle of buf on device d (mapping buf's pool first if needed). */
+DAQ_HIDDEN int daq_device_dmabuf(abb_daq_device *d, abb_daq_buf *b, abb_dmabuf **dmabuf);
+/* The next event counter of d (post-increment). */
+DAQ_HIDDEN uint64_t daq_device_next_event(abb_daq_device *d);
+DAQ_HIDDEN unsigned daq_device_board(const abb_daq_device *d);
+/* DMA bytes of a finished buffer (its length without the header). */
+DAQ_HIDDEN size_t daq_transport_payload(const abb_daq_transport *t, const abb_daq_buf *b);
+
+#endif

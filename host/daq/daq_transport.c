@@ -1,0 +1,214 @@
+/*
+ * daq_transport.c - the device transport of one DMA channel: DABC's
+ * PCITransport size / start / complete contract (ReadBegin / ReadPrepare /
+ * ReadComplete) on libabb's _start / _wait calls.
+ *
+ *   size      bytes the next buffer gets (0: end of stream)
+ *   start     maps the buffer if its pool is new or grew (once per buffer),
+ *             starts the DMA, returns at once
+ *   complete  waits (device time, in slices) and, for a readout, writes the
+ *             16-byte event header in front of the data
+ *
+ * The modules (daq_module.c) hand the previous buffer on between start and
+ * complete: that is the double buffering.
+ *
+ * Board addresses: buffer i of the stream goes to Address + (i x Length)
+ * mod Region (Region = Length: always Address), or always to Address with
+ * Fifo = 1 (ABB_DMA_FIXED).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <abb/abb_regs.h>
+
+#include "daq_priv.h"
+
+struct abb_daq_transport {
+	abb_daq_device *d;
+	abb_dev *dev;
+	enum abb_daq_dir dir;
+	abb_daq_pool *pool;
+	struct abb_daq_params p;
+	uint32_t length;     /* bytes per DMA */
+	uint32_t region;
+	size_t hdr;          /* header bytes in front of read data */
+	unsigned flags;      /* ABB_DMA_* */
+	uint64_t n;          /* transfers started */
+	abb_daq_buf *busy;   /* in flight */
+	uint32_t busy_len;
+};
+
+const char *abb_daq_result_name(enum abb_daq_result r)
+{
+	switch (r) {
+	case ABB_DAQ_OK:
+		return "ok";
+	case ABB_DAQ_SKIP:
+		return "skip";
+	case ABB_DAQ_EOS:
+		return "end of stream";
+	case ABB_DAQ_TIMEOUT:
+		return "timeout";
+	case ABB_DAQ_ERROR:
+		return "error";
+	}
+	return "?";
+}
+
+int abb_daq_transport_create(abb_daq_transport **out, abb_daq_device *d, enum abb_daq_dir dir,
+			     abb_daq_pool *pool, const struct abb_daq_params *p)
+{
+	abb_daq_transport *t;
+	size_t mem, bufsize, hdr;
+	uint32_t length, region;
+	int rc;
+
+	if (!out || !d || !pool || !p || (dir != ABB_DAQ_READ && dir != ABB_DAQ_WRITE))
+		return -EINVAL;
+	*out = NULL;
+	rc = abb_mem_size(abb_daq_device_dev(d), &mem);
+	if (rc)
+		return rc;
+	bufsize = abb_daq_pool_bufsize(pool);
+	hdr = dir == ABB_DAQ_READ && p->header ? ABB_DAQ_HEADER_BYTES : 0;
+	if (bufsize <= hdr)
+		return -EINVAL;
+	length = p->length ? p->length : (uint32_t)(bufsize - hdr);
+	region = p->region ? p->region : length;
+	if (p->bar != 1 || length % 4 || p->address % 4 || hdr + length > bufsize)
+		return -EINVAL;
+	if (p->fifo) {
+		if ((size_t)p->address + 4 > mem)
+			return -EINVAL;
+	} else if (region % length || region > mem || p->address > mem - region) {
+		return -EINVAL;
+	}
+	t = calloc(1, sizeof *t);
+	if (!t)
+		return -ENOMEM;
+	t->d = d;
+	t->dev = abb_daq_device_dev(d);
+	t->dir = dir;
+	t->pool = pool;
+	t->p = *p;
+	t->length = length;
+	t->region = region;
+	t->hdr = hdr;
+	t->flags = (p->fifo ? ABB_DMA_FIXED : 0) | (p->irq ? ABB_DMA_IRQ : 0);
+	*out = t;
+	return 0;
+}
+
+void abb_daq_transport_destroy(abb_daq_transport *t)
+{
+	if (!t)
+		return;
+	abb_daq_transport_abort(t);
+	free(t);
+}
+
+size_t abb_daq_transport_size(abb_daq_transport *t)
+{
+	if (!t || (t->p.max_buffers && t->n >= t->p.max_buffers))
+		return 0;
+	return t->hdr + t->length;
+}
+
+int abb_daq_transport_start(abb_daq_transport *t, abb_daq_buf *b)
+{
+	abb_dmabuf *db;
+	uint32_t addr, len;
+	int rc;
+
+	if (!t || !b || t->busy)
+		return t && t->busy ? -EBUSY : -EINVAL;
+	if (b->size < t->hdr + t->length && t->dir == ABB_DAQ_READ)
+		return -EMSGSIZE;
+	len = t->dir == ABB_DAQ_READ ? t->length : (b->len ? (uint32_t)b->len : t->length);
+	if (len > t->length || len % 4 || len > b->size)
+		return -EMSGSIZE;
+	rc = daq_device_dmabuf(t->d, b, &db);
+	if (rc)
+		return rc;
+	addr = t->p.fifo ? t->p.address
+			 : t->p.address + (uint32_t)((t->n * t->length) % t->region);
+	if (t->dir == ABB_DAQ_READ)
+		rc = abb_dma_read_start(t->dev, db, t->hdr, addr, len, t->flags);
+	else
+		rc = abb_dma_write_start(t->dev, db, 0, addr, len, t->flags);
+	if (rc)
+		return rc;
+	t->n++;
+	t->busy = b;
+	t->busy_len = len;
+	return 0;
+}
+
+enum abb_daq_result abb_daq_transport_complete(abb_daq_transport *t, abb_daq_buf *b,
+					       int64_t timeout_ns)
+{
+	int rc;
+
+	if (!t || !b || t->busy != b)
+		return ABB_DAQ_ERROR;
+	if (timeout_ns < 0)
+		timeout_ns = t->p.timeout_ns;
+	if (t->dir == ABB_DAQ_READ)
+		rc = abb_dma_read_wait(t->dev, timeout_ns);
+	else
+		rc = abb_dma_write_wait(t->dev, timeout_ns);
+	if (rc == -ETIMEDOUT)
+		return ABB_DAQ_TIMEOUT;
+	t->busy = NULL;
+	if (rc)
+		return ABB_DAQ_ERROR;
+	if (t->dir == ABB_DAQ_READ) {
+		uint64_t ev = daq_device_next_event(t->d);
+
+		b->seq = ev;
+		b->len = t->hdr + t->busy_len;
+		if (t->hdr) {
+			struct abb_daq_evhdr h = {
+				.event_counter = ev,
+				.unique_id = (uint64_t)daq_device_board(t->d) << 48 |
+					     (ev & 0xffffffffffffull),
+			};
+
+			memcpy(b->data, &h, sizeof h);
+		}
+	} else {
+		b->len = t->busy_len;
+	}
+	return ABB_DAQ_OK;
+}
+
+/* The channel reset code, as libabb writes it. */
+#define DAQ_CTRL_RESET ((ABB_CTRL_RESET_CODE & ABB_CTRL_RESET) | ABB_CTRL_V | ABB_CTRL_BAR)
+
+void abb_daq_transport_abort(abb_daq_transport *t)
+{
+	uint32_t base;
+
+	if (!t || !t->busy)
+		return;
+	/* Reset the channel, then let libabb collect the transfer: its wait
+	 * sees DONE (finished meanwhile) or an idle channel (-EIO after a few
+	 * polls) and releases the channel and the buffer either way. */
+	base = t->dir == ABB_DAQ_READ ? ABB_BLK_C2H : ABB_BLK_H2C;
+	(void)abb_reg_write(t->dev, base + ABB_CH_CTRL, DAQ_CTRL_RESET);
+	for (int i = 0; i < 1000; i++) {
+		int rc = t->dir == ABB_DAQ_READ ? abb_dma_read_wait(t->dev, 1000000)
+						: abb_dma_write_wait(t->dev, 1000000);
+
+		if (rc != -ETIMEDOUT)
+			break;
+	}
+	t->busy = NULL;
+}
+
+/* For the modules: the DMA bytes of a finished buffer. */
+size_t daq_transport_payload(const abb_daq_transport *t, const abb_daq_buf *b)
+{
+	return b->len > t->hdr ? b->len - t->hdr : 0;
+}
