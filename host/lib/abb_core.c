@@ -237,6 +237,8 @@ int abb_irq_wait(abb_dev *dev, unsigned source, int64_t timeout_ns)
 	if (source == 0 || (source & ~all))
 		return abb_err(-EINVAL, "abb_irq_wait: source 0x%x is not a non-empty set of "
 			       "ABB_IRQ_DMA_READ|ABB_IRQ_DMA_WRITE|ABB_IRQ_GEN", source);
+	if (dev->be->irq_check && (rc = dev->be->irq_check(dev)) != 0)
+		return abb_err_prefix(rc, "abb_irq_wait");
 
 	/* Count first, then enable: an MSI for the enabled bits after this
 	 * point always ends the wait below. */

@@ -283,6 +283,12 @@ static int check_args(const char *fn, abb_dev *dev, const struct xfer *x)
 			       "bytes); use ABB_DMA_FIXED for a FIFO", fn, x->board_addr, x->len,
 			       dev->bar1_size);
 	}
+	if ((x->flags & ABB_DMA_IRQ) && dev->be->irq_check) {
+		int rc = dev->be->irq_check(dev);
+
+		if (rc)
+			return abb_err_prefix(rc, fn);
+	}
 	return 0;
 }
 

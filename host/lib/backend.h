@@ -58,6 +58,10 @@ struct abb_backend {
 	int (*irq_wait)(abb_dev *dev, uint64_t *seen, int64_t timeout_ns);
 	/* The current interrupt count (does not wait). */
 	uint64_t (*irq_count)(abb_dev *dev);
+	/* Optional: 0 if interrupts can be delivered, else a negative errno
+	 * with a message (checked before any interrupt-driven operation).
+	 * NULL: always available. */
+	int (*irq_check)(abb_dev *dev);
 	/* Device time in ns. */
 	int (*now_ns)(abb_dev *dev, uint64_t *ns);
 

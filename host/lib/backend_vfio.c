@@ -566,14 +566,23 @@ static uint64_t vfio_irq_count(abb_dev *dev)
 	return n;
 }
 
+static int vfio_irq_check(abb_dev *dev)
+{
+	struct vfio *v = V(dev);
+
+	if (v->irq_fd < 0)
+		return abb_err(-ENOTSUP, "vfio: MSI could not be set up for %s; use polling (no "
+			       "ABB_DMA_IRQ)", v->bdf);
+	return 0;
+}
+
 static int vfio_irq_wait(abb_dev *dev, uint64_t *seen, int64_t timeout_ns)
 {
 	struct vfio *v = V(dev);
 	uint64_t start = mono_ns();
 
 	if (v->irq_fd < 0)
-		return abb_err(-ENOTSUP, "vfio: MSI could not be set up for %s; use polling (no "
-			       "ABB_DMA_IRQ)", v->bdf);
+		return vfio_irq_check(dev);
 	for (;;) {
 		struct pollfd pfd = {.fd = v->irq_fd, .events = POLLIN};
 		int64_t left_ms = VFIO_IRQ_SLICE_MS;
@@ -619,5 +628,6 @@ const struct abb_backend abb_backend_vfio = {
 	.unmap = vfio_unmap,
 	.irq_wait = vfio_irq_wait,
 	.irq_count = vfio_irq_count,
+	.irq_check = vfio_irq_check,
 	.now_ns = vfio_now_ns,
 };
