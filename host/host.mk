@@ -93,11 +93,17 @@ $(HOST_PC_INST): host-pc-always
 
 -include $(HOST_OBJS:.o=.d) $(HOST_TOOLS:$(B)/abb_%=$(B)/host/tools/abb_%.d)
 
-demo: deps all
+# deps first, then the build (a sub-make each, so `make -j2 demo` never
+# compiles before the packages are there)
+demo:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
 	$(B)/abb_demo
 
-bench: deps all
-	$(B)/abb_bench
+bench:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	ABB_SIM_MEM_SIZE=$${ABB_SIM_MEM_SIZE:-4M} $(B)/abb_bench --plot $(B)/bench.png
 
 install: install-host
 install-host: host

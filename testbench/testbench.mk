@@ -34,7 +34,12 @@ $(B)/testbench/%.o: testbench/%.c
 $(TB_BIN): $(TB_OBJS) $(B)/libabb.so
 	$(CC) $(CFLAGS) -o $@ $(TB_OBJS) $(TB_LDFLAGS) $(TB_LIBS)
 
-test: deps all
+# deps first, then the build (sub-makes: `make -j2 test` never compiles
+# before the packages are there), then the example program and the suites
+test:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	ABB_DEVICE='$(ABB_DEVICE)' $(B)/readback
 	ABB_DEVICE='$(ABB_DEVICE)' timeout $(TB_TIMEOUT) $(TB_BIN) $(TB_SUITES)
 
 -include $(TB_OBJS:.o=.d)
