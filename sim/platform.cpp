@@ -565,6 +565,19 @@ static void *sim_thread(void *)
 	return nullptr;
 }
 
+/* At process exit, finish the FST and TLP log files of a program that never
+ * called abbsim_close, if the simulation thread is parked (it then touches
+ * nothing). */
+static void close_at_exit()
+{
+	Platform *p = g_plat;
+	if (!p || !p->mu.try_lock())
+		return;
+	if (!p->want_run && p->is_open)
+		p->do_close();
+	p->mu.unlock();
+}
+
 int platform_get(Platform **out)
 {
 	std::unique_lock<std::mutex> lk(g_start_mu);
@@ -576,6 +589,8 @@ int platform_get(Platform **out)
 		pthread_t th;
 		int e = pthread_create(&th, &attr, sim_thread, nullptr);
 		pthread_attr_destroy(&attr);
+		if (!e)
+			atexit(close_at_exit);
 		if (e) {
 			g_start_rc = -e;
 			g_start_err = std::string("cannot start the simulation thread: ") + strerror(e);
