@@ -10,6 +10,7 @@
  * CUnit registry error.
  */
 #include "tb.h"
+#include "test_daq.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,9 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_bad_input,
 	tb_register_determinism,
 	tb_register_discovery,
+	tb_register_daq_units,
+	tb_register_daq_readout,
+	tb_register_daq_writer,
 };
 
 int main(int argc, char **argv)

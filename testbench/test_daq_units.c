@@ -1,0 +1,229 @@
+/*
+ * test_daq_units.c - the parts of the DAQ layer that need no board: pool
+ * (ids, references, growth), queue (order, back-pressure, close), named
+ * parameters; and, with the board, the mapping of a pool that grows.
+ */
+#define _GNU_SOURCE
+#include "tb.h"
+#include "test_daq.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void test_daq_pool_ids_and_refs(void)
+{
+	abb_daq_pool *p;
+	abb_daq_buf *b[4], *x;
+	unsigned seen = 0;
+
+	CU_ASSERT_EQUAL_FATAL(abb_daq_pool_create(&p, "units", 4096, 4), 0);
+	CU_ASSERT_EQUAL(abb_daq_pool_size(p), 4);
+	CU_ASSERT_EQUAL(abb_daq_pool_free(p), 4);
+	CU_ASSERT_STRING_EQUAL(abb_daq_pool_name(p), "units");
+	for (int i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL_FATAL(abb_daq_pool_get(p, &b[i], 0), 0);
+		CU_ASSERT(b[i]->id < 4);
+		CU_ASSERT_EQUAL(b[i]->size, 4096);
+		CU_ASSERT_EQUAL((uintptr_t)b[i]->data % 4096, 0);
+		CU_ASSERT_PTR_EQUAL(abb_daq_pool_buf(p, b[i]->id), b[i]);
+		seen |= 1u << b[i]->id;
+	}
+	CU_ASSERT_EQUAL(seen, 0xf); /* ids 0..3, each once */
+	CU_ASSERT_EQUAL(abb_daq_pool_get(p, &x, 0), -EAGAIN);
+	CU_ASSERT_EQUAL(abb_daq_pool_get(p, &x, 1000000), -ETIMEDOUT);
+	CU_ASSERT_EQUAL(abb_daq_pool_destroy(p), -EBUSY); /* buffers are out */
+
+	/* a second reference keeps the buffer out of the pool */
+	abb_daq_buf_ref(b[0]);
+	abb_daq_buf_release(b[0]);
+	CU_ASSERT_EQUAL(abb_daq_pool_free(p), 0);
+	abb_daq_buf_release(b[0]);
+	CU_ASSERT_EQUAL(abb_daq_pool_free(p), 1);
+	CU_ASSERT_EQUAL(abb_daq_pool_get(p, &x, 0), 0);
+	CU_ASSERT_PTR_EQUAL(x, b[0]); /* LIFO: the warm buffer again */
+	CU_ASSERT_EQUAL(x->refs, 1);
+	for (int i = 0; i < 4; i++)
+		abb_daq_buf_release(b[i]);
+	CU_ASSERT_EQUAL(abb_daq_pool_free(p), 4);
+
+	/* growing keeps the old buffers and bumps the generation */
+	{
+		unsigned g = abb_daq_pool_generation(p);
+		abb_daq_buf *old0 = abb_daq_pool_buf(p, 0);
+
+		CU_ASSERT_EQUAL(abb_daq_pool_grow(p, 3), 0);
+		CU_ASSERT_EQUAL(abb_daq_pool_size(p), 7);
+		CU_ASSERT_EQUAL(abb_daq_pool_free(p), 7);
+		CU_ASSERT_NOT_EQUAL(abb_daq_pool_generation(p), g);
+		CU_ASSERT_PTR_EQUAL(abb_daq_pool_buf(p, 0), old0);
+		CU_ASSERT_EQUAL(abb_daq_pool_buf(p, 6)->id, 6);
+		CU_ASSERT_PTR_NULL(abb_daq_pool_buf(p, 7));
+	}
+	CU_ASSERT_EQUAL(abb_daq_pool_destroy(p), 0);
+	CU_ASSERT_EQUAL(abb_daq_pool_create(&p, "bad", 4094, 4), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_pool_create(&p, "bad", 4096, 0), -EINVAL);
+}
+
+struct pusher {
+	abb_daq_queue *q;
+	abb_daq_buf *b[8];
+	int n, pushed;
+};
+
+static void *push_all(void *arg)
+{
+	struct pusher *ps = arg;
+
+	for (int i = 0; i < ps->n; i++) {
+		if (abb_daq_queue_push(ps->q, ps->b[i], -1))
+			break;
+		__atomic_add_fetch(&ps->pushed, 1, __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+static void test_daq_queue_order_backpressure_close(void)
+{
+	abb_daq_pool *p;
+	abb_daq_queue *q;
+	struct pusher ps = {0};
+	pthread_t th;
+	abb_daq_buf *x;
+	struct timespec d = {0, 20000000};
+
+	CU_ASSERT_EQUAL_FATAL(abb_daq_pool_create(&p, "q", 64, 8), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_queue_create(&q, 3), 0);
+	ps.q = q;
+	ps.n = 8;
+	for (int i = 0; i < 8; i++)
+		CU_ASSERT_EQUAL_FATAL(abb_daq_pool_get(p, &ps.b[i], 0), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, push_all, &ps), 0);
+	nanosleep(&d, NULL);
+	/* back-pressure: the producer stopped at the capacity */
+	CU_ASSERT_EQUAL(__atomic_load_n(&ps.pushed, __ATOMIC_SEQ_CST), 3);
+	CU_ASSERT_EQUAL(abb_daq_queue_count(q), 3);
+	for (int i = 0; i < 8; i++) {
+		CU_ASSERT_EQUAL(abb_daq_queue_pop(q, &x, 1000000000), 0);
+		CU_ASSERT_PTR_EQUAL(x, ps.b[i]); /* in order, nothing dropped */
+		abb_daq_buf_release(x);
+	}
+	pthread_join(th, NULL);
+	CU_ASSERT_EQUAL(abb_daq_queue_pop(q, &x, 0), -EAGAIN);
+	CU_ASSERT_EQUAL(abb_daq_queue_pop(q, &x, 1000000), -ETIMEDOUT);
+
+	/* close: what is queued can still be taken, then end of stream */
+	CU_ASSERT_EQUAL(abb_daq_pool_get(p, &x, 0), 0);
+	CU_ASSERT_EQUAL(abb_daq_queue_push(q, x, 0), 0);
+	abb_daq_queue_close(q);
+	CU_ASSERT_EQUAL(abb_daq_pool_get(p, &ps.b[0], 0), 0);
+	CU_ASSERT_EQUAL(abb_daq_queue_push(q, ps.b[0], 0), -EPIPE);
+	abb_daq_buf_release(ps.b[0]);
+	CU_ASSERT_EQUAL(abb_daq_queue_pop(q, &x, 0), 0);
+	abb_daq_buf_release(x);
+	CU_ASSERT_EQUAL(abb_daq_queue_pop(q, &x, -1), -EPIPE);
+
+	/* destroy releases what is still queued */
+	abb_daq_queue_destroy(q);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_queue_create(&q, 4), 0);
+	CU_ASSERT_EQUAL(abb_daq_pool_get(p, &x, 0), 0);
+	CU_ASSERT_EQUAL(abb_daq_queue_push(q, x, 0), 0);
+	abb_daq_queue_destroy(q);
+	CU_ASSERT_EQUAL(abb_daq_pool_free(p), 8);
+	CU_ASSERT_EQUAL(abb_daq_pool_destroy(p), 0);
+}
+
+static void test_daq_params_by_name(void)
+{
+	struct abb_daq_params p;
+
+	abb_daq_params_default(&p);
+	CU_ASSERT_EQUAL(p.bar, 1);
+	CU_ASSERT_EQUAL(p.standalone, 1);
+	CU_ASSERT_EQUAL(p.threads, 1);
+	CU_ASSERT_EQUAL(abb_daq_params_parse(&p, "DeviceName=model,BoardNumber=3,Address=0x8000,"
+					     "Length=8k,BufferSize=64K,QueueLength=7,"
+					     "Standalone=0,PoolName=rd,Fifo=1,Threads=2,"
+					     "NumBuffers=16 MaxBuffers=100 Timeout=5000"),
+			0);
+	CU_ASSERT_STRING_EQUAL(p.device, "model");
+	CU_ASSERT_EQUAL(p.board, 3);
+	CU_ASSERT_EQUAL(p.address, 0x8000);
+	CU_ASSERT_EQUAL(p.length, 8192);
+	CU_ASSERT_EQUAL(p.buffer_size, 65536);
+	CU_ASSERT_EQUAL(p.queue_length, 7);
+	CU_ASSERT_EQUAL(p.standalone, 0);
+	CU_ASSERT_STRING_EQUAL(p.pool, "rd");
+	CU_ASSERT_EQUAL(p.fifo, 1);
+	CU_ASSERT_EQUAL(p.threads, 2);
+	CU_ASSERT_EQUAL(p.num_buffers, 16);
+	CU_ASSERT_EQUAL(p.max_buffers, 100);
+	CU_ASSERT_EQUAL(p.timeout_ns, 5000);
+	CU_ASSERT_EQUAL(abb_daq_params_set(&p, "bufferSIZE", "1M"), 0); /* case-insensitive */
+	CU_ASSERT_EQUAL(p.buffer_size, 1u << 20);
+	CU_ASSERT_EQUAL(abb_daq_params_set(&p, "NoSuchThing", "1"), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_params_set(&p, "Address", "12x"), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_params_parse(&p, "Address"), -EINVAL);
+	CU_ASSERT_EQUAL(p.address, 0x8000); /* unchanged by the bad ones */
+}
+
+/* A pool that grows while a device uses it: the new buffers are mapped
+ * at the next use, and the old mappings stay. */
+static void test_daq_pool_grow_remaps(void)
+{
+	struct abb_daq_params p;
+	abb_daq_device *d;
+	abb_daq_pool *pool;
+	abb_daq_module *m;
+	abb_daq_buf *held[4], *b;
+	uint64_t seq = 0;
+	int ok = 1;
+
+	TB_REQUIRE_DEV();
+	abb_daq_params_default(&p);
+	p.buffer_size = 4096 + ABB_DAQ_HEADER_BYTES;
+	p.standalone = 0;
+	p.max_buffers = 16;
+	CU_ASSERT_EQUAL_FATAL(abb_daq_device_attach(&d, tb_dev, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_pool_create(&pool, "grow", p.buffer_size, 4), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_readout_create(&m, d, pool, &p), 0);
+	/* hold every mapped buffer: the readout can only use new ones */
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL_FATAL(abb_daq_pool_get(pool, &held[i], 0), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_pool_grow(pool, 4), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_module_start(m), 0);
+	while (abb_daq_queue_pop(abb_daq_module_output(m), &b, 10000000000ll) == 0) {
+		ok &= b->id >= 4;
+		ok &= daq_check_buffer(b, &seq, 0, NULL);
+		abb_daq_buf_release(b);
+	}
+	CU_ASSERT(ok);
+	CU_ASSERT_EQUAL(seq, 16);
+	CU_ASSERT_EQUAL(abb_daq_module_stop(m), 0);
+	for (int i = 0; i < 4; i++)
+		abb_daq_buf_release(held[i]);
+	abb_daq_module_destroy(m);
+	abb_daq_device_close(d);
+	CU_ASSERT_EQUAL(abb_daq_pool_free(pool), 8);
+	CU_ASSERT_EQUAL(abb_daq_pool_destroy(pool), 0);
+}
+
+static CU_TestInfo daq_units_tests[] = {
+	{ "test_daq_pool_ids_and_refs", test_daq_pool_ids_and_refs },
+	{ "test_daq_queue_order_backpressure_close", test_daq_queue_order_backpressure_close },
+	{ "test_daq_params_by_name", test_daq_params_by_name },
+	{ "test_daq_pool_grow_remaps", test_daq_pool_grow_remaps },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo daq_units_suite[] = {
+	{ "daq_units", tb_suite_open, tb_suite_close, NULL, NULL, daq_units_tests },
+	CU_SUITE_INFO_NULL,
+};
+
+CU_ErrorCode tb_register_daq_units(void)
+{
+	return CU_register_suites(daq_units_suite);
+}
