@@ -12,7 +12,15 @@
  *
  * URI options ("sim:mem_size=4194304,mps=256") override ABB_SIM_* variables:
  *   mem_size gen lanes mps mrrs rcb clk_mhz link_ns mem_ns reorder seed
- *   iova=scatter|contig watchdog_s
+ *   iova=scatter|contig watchdog_s hosttime=0|1
+ *
+ * Host-time coupling (opt-in: ABB_SIM_HOSTTIME=1 or hosttime=1): at the
+ * entry of every backend operation the simulator advances by the CPU time
+ * (CLOCK_THREAD_CPUTIME_ID) the calling thread spent since its previous
+ * device call returned, minus the cost of one clock read. Device time then
+ * includes the host software's own cost, as on the board. The coupled
+ * operations are a second table (sim_backend_hosttime) that sim_open
+ * installs only when asked: the default lockstep path is unchanged.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "abb_priv.h"
 #include "abbsim.h"
@@ -171,8 +180,8 @@ static int load_sim(void)
 	return rc;
 }
 
-/* Applies "key=val,key=val" to p. */
-static int parse_options(const char *args, struct abbsim_params *p)
+/* Applies "key=val,key=val" to p and *hosttime. */
+static int parse_options(const char *args, struct abbsim_params *p, int *hosttime)
 {
 	static const struct {
 		const char *key;
@@ -222,6 +231,10 @@ static int parse_options(const char *args, struct abbsim_params *p)
 			p->seed = v;
 			continue;
 		}
+		if (strcmp(opt, "hosttime") == 0) {
+			*hosttime = v != 0;
+			continue;
+		}
 		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 			if (strcmp(opt, keys[i].key) == 0) {
 				if (v > UINT_MAX)
@@ -233,7 +246,7 @@ static int parse_options(const char *args, struct abbsim_params *p)
 		if (!found)
 			return abb_err(-EINVAL, "unknown sim option \"%s\"; known: mem_size gen lanes "
 				       "mps mrrs rcb clk_mhz link_ns mem_ns reorder seed iova "
-				       "watchdog_s", opt);
+				       "watchdog_s hosttime", opt);
 	}
 	return 0;
 }
@@ -259,9 +272,14 @@ static size_t size_bar0(void)
 	return size & (size - 1) ? 0 : size;
 }
 
+static const struct abb_backend sim_backend_hosttime;
+static void ht_setup(void);
+
 static int sim_open(abb_dev *dev, const char *args)
 {
 	struct abbsim_params p;
+	const char *ht_env = getenv("ABB_SIM_HOSTTIME");
+	int hosttime = ht_env && *ht_env && strcmp(ht_env, "0") != 0;
 	size_t bar0;
 	int rc = load_sim();
 
@@ -271,7 +289,7 @@ static int sim_open(abb_dev *dev, const char *args)
 	rc = sim.params_from_env(&p);
 	if (rc)
 		return sim_err(rc, "ABB_SIM_* environment");
-	rc = parse_options(args, &p);
+	rc = parse_options(args, &p, &hosttime);
 	if (rc)
 		return rc;
 	rc = sim.params_check(&p);
@@ -287,6 +305,10 @@ static int sim_open(abb_dev *dev, const char *args)
 	dev->bar0_size = bar0 >= 0x1000 && bar0 <= (1u << 30) ? bar0 : SIM_BAR0_FALLBACK;
 	dev->bar1_size = p.mem_bytes;
 	dev->watchdog_s = p.watchdog_s;
+	if (hosttime) {
+		ht_setup();
+		dev->be = &sim_backend_hosttime;
+	}
 	return 0;
 }
 
@@ -461,6 +483,94 @@ const struct abb_backend abb_backend_sim = {
 	.now_ns = sim_now_ns,
 	.sim_cycles = sim_cycles,
 	.sim_advance = sim_advance,
+	.sim_trace = sim_trace,
+	.sim_tlp_log = sim_tlp_log,
+	.sim_faults = sim_faults,
+	.sim_cfg_dump = sim_cfg_dump,
+};
+
+/* ---- host-time coupling (opt-in, see the top of the file) ---- */
+
+static unsigned ht_epoch;              /* +1 per open: stale thread marks are ignored */
+static uint64_t ht_cost;               /* ns one CPU-clock read adds to an interval */
+static _Thread_local uint64_t ht_last; /* thread CPU ns when its last device call returned */
+static _Thread_local unsigned ht_mark; /* ht_epoch of ht_last */
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void ht_setup(void)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 64; i++) {
+		uint64_t a = thread_cpu_ns(), b = thread_cpu_ns();
+
+		if (b - a < best)
+			best = b - a;
+	}
+	ht_cost = best;
+	__atomic_add_fetch(&ht_epoch, 1, __ATOMIC_RELAXED);
+}
+
+static void ht_enter(void)
+{
+	uint64_t now = thread_cpu_ns();
+
+	if (ht_mark == __atomic_load_n(&ht_epoch, __ATOMIC_RELAXED) && now > ht_last + ht_cost)
+		sim.advance((int64_t)(now - ht_last - ht_cost));
+}
+
+static void ht_leave(void)
+{
+	ht_last = thread_cpu_ns();
+	ht_mark = __atomic_load_n(&ht_epoch, __ATOMIC_RELAXED);
+}
+
+#define HT_OP(name, type, params, args)                                            \
+	static type ht_##name params                                               \
+	{                                                                          \
+		type rc;                                                           \
+                                                                                   \
+		ht_enter();                                                        \
+		rc = sim_##name args;                                              \
+		ht_leave();                                                        \
+		return rc;                                                         \
+	}
+HT_OP(reg_read, int, (abb_dev *dev, uint32_t off, uint32_t *val), (dev, off, val))
+HT_OP(reg_write, int, (abb_dev *dev, uint32_t off, uint32_t val), (dev, off, val))
+HT_OP(mem_read, int, (abb_dev *dev, uint32_t off, void *buf, size_t len), (dev, off, buf, len))
+HT_OP(mem_write, int, (abb_dev *dev, uint32_t off, const void *buf, size_t len),
+      (dev, off, buf, len))
+HT_OP(map, int, (abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, size_t *nsegs),
+      (dev, ptr, len, segs, nsegs))
+HT_OP(unmap, int, (abb_dev *dev, void *ptr, size_t len), (dev, ptr, len))
+HT_OP(irq_wait, int, (abb_dev *dev, uint64_t *seen, int64_t timeout_ns), (dev, seen, timeout_ns))
+HT_OP(irq_count, uint64_t, (abb_dev *dev), (dev))
+HT_OP(now_ns, int, (abb_dev *dev, uint64_t *ns), (dev, ns))
+HT_OP(advance, int, (abb_dev *dev, int64_t ns), (dev, ns))
+#undef HT_OP
+
+static const struct abb_backend sim_backend_hosttime = {
+	.name = "sim",
+	.open = sim_open,
+	.close = sim_close,
+	.reg_read = ht_reg_read,
+	.reg_write = ht_reg_write,
+	.mem_read = ht_mem_read,
+	.mem_write = ht_mem_write,
+	.map = ht_map,
+	.unmap = ht_unmap,
+	.irq_wait = ht_irq_wait,
+	.irq_count = ht_irq_count,
+	.now_ns = ht_now_ns,
+	.sim_cycles = sim_cycles,
+	.sim_advance = ht_advance,
 	.sim_trace = sim_trace,
 	.sim_tlp_log = sim_tlp_log,
 	.sim_faults = sim_faults,
