@@ -58,7 +58,7 @@ struct abb_daq_module {
 	/* statistics: written by the processing thread */
 	atomic_uint_fast64_t buffers, bytes, timeouts, skipped;
 	atomic_uint_fast64_t t_end;
-	uint64_t t_start;
+	atomic_uint_fast64_t t_start; /* set by the transport thread when it begins */
 	enum abb_daq_result last;
 	int error;
 };
@@ -159,12 +159,13 @@ static void *readout_transport(void *arg)
 	enum abb_daq_result r = ABB_DAQ_OK;
 	int rc;
 
+	atomic_store(&m->t_start, dev_now(m));
 	while (!stopping(m)) {
 		if (abb_daq_transport_size(m->t) == 0) {
 			r = ABB_DAQ_EOS;
 			break;
 		}
-		rc = daq_pool_get(m->pool, &b, -1, &m->stop);
+		rc = daq_pool_get(m->pool, &b, -1, &m->stop, m->p.spin_ns);
 		if (rc)
 			break; /* stop */
 		rc = abb_daq_transport_start(m->t, b);
@@ -227,7 +228,7 @@ static abb_daq_buf *writer_produce(abb_daq_module *m)
 	abb_daq_buf *b;
 
 	if (m->p.standalone) {
-		if (daq_pool_get(m->pool, &b, -1, &m->stop))
+		if (daq_pool_get(m->pool, &b, -1, &m->stop, m->p.spin_ns))
 			return NULL;
 		return b;
 	}
@@ -252,9 +253,11 @@ static abb_daq_buf *writer_next(abb_daq_module *m)
 static void *writer_transport(void *arg)
 {
 	abb_daq_module *m = arg;
-	abb_daq_buf *cur = writer_next(m), *next = NULL;
+	abb_daq_buf *cur, *next = NULL;
 	enum abb_daq_result r = ABB_DAQ_EOS;
 
+	atomic_store(&m->t_start, dev_now(m));
+	cur = writer_next(m);
 	while (cur && !stopping(m)) {
 		int rc;
 
@@ -387,7 +390,7 @@ int abb_daq_module_start(abb_daq_module *m)
 	atomic_store(&m->stop, 0);
 	m->nfinished = 0;
 	m->nth = 0;
-	m->t_start = dev_now(m);
+	atomic_store(&m->t_start, dev_now(m));
 	atomic_store(&m->t_end, 0);
 	rc = -pthread_create(&m->th[0], NULL, tr, m);
 	if (!rc) {
@@ -493,7 +496,7 @@ void abb_daq_module_stats(abb_daq_module *m, struct abb_daq_stats *s)
 	s->bytes = atomic_load(&m->bytes);
 	s->timeouts = atomic_load(&m->timeouts);
 	s->skipped = atomic_load(&m->skipped);
-	s->t_start = m->t_start;
+	s->t_start = atomic_load(&m->t_start);
 	s->t_end = atomic_load(&m->t_end);
 	pthread_mutex_lock(&m->lock);
 	s->last = m->last;

@@ -11,6 +11,7 @@
  * back to the pool takes no lock.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,7 +27,7 @@ struct abb_daq_pool {
 	abb_daq_buf **bufs;  /* by id */
 	unsigned n;
 	abb_daq_buf **free;  /* stack */
-	unsigned nfree;
+	unsigned nfree;      /* written under the lock; peeked at without it */
 	atomic_uint gen;
 };
 
@@ -96,7 +97,7 @@ int abb_daq_pool_create(abb_daq_pool **pool, const char *name, size_t bufsize, u
 		return -ENOMEM;
 	snprintf(p->name, sizeof p->name, "%s", name ? name : "pool");
 	p->bufsize = bufsize;
-	pthread_mutex_init(&p->lock, NULL);
+	daq_mutex_init(&p->lock);
 	daq_cond_init(&p->avail);
 	rc = pool_add(p, nbufs);
 	if (rc) {
@@ -147,11 +148,29 @@ int abb_daq_pool_destroy(abb_daq_pool *p)
 	return 0;
 }
 
-int daq_pool_get(abb_daq_pool *p, abb_daq_buf **out, int64_t timeout_ns, const atomic_int *stop)
+/* Polls the free count for up to spin_ns of wall time (see daq_queue.c). */
+static void spin(abb_daq_pool *p, const atomic_int *stop, int64_t spin_ns)
+{
+	uint64_t end = daq_wall_ns() + (uint64_t)spin_ns;
+
+	for (unsigned i = 1;; i++) {
+		if (__atomic_load_n(&p->nfree, __ATOMIC_RELAXED))
+			return;
+		if (stop && atomic_load_explicit(stop, memory_order_relaxed))
+			return;
+		if (i % 64 == 0 && daq_wall_ns() >= end)
+			return;
+	}
+}
+
+int daq_pool_get(abb_daq_pool *p, abb_daq_buf **out, int64_t timeout_ns, const atomic_int *stop,
+		 int64_t spin_ns)
 {
 	uint64_t end = timeout_ns > 0 ? daq_wall_ns() + (uint64_t)timeout_ns : 0;
 	int rc = 0;
 
+	if (spin_ns > 0 && timeout_ns != 0 && !__atomic_load_n(&p->nfree, __ATOMIC_RELAXED))
+		spin(p, stop, spin_ns);
 	pthread_mutex_lock(&p->lock);
 	while (p->nfree == 0) {
 		uint64_t now, wake;
@@ -179,8 +198,9 @@ int daq_pool_get(abb_daq_pool *p, abb_daq_buf **out, int64_t timeout_ns, const a
 		p->waiters--;
 	}
 	if (!rc) {
-		abb_daq_buf *b = p->free[--p->nfree];
+		abb_daq_buf *b = p->free[p->nfree - 1];
 
+		__atomic_store_n(&p->nfree, p->nfree - 1, __ATOMIC_RELAXED);
 		b->refs = 1;
 		b->len = 0;
 		b->seq = 0;
@@ -194,7 +214,7 @@ int abb_daq_pool_get(abb_daq_pool *p, abb_daq_buf **b, int64_t timeout_ns)
 {
 	if (!p || !b)
 		return -EINVAL;
-	return daq_pool_get(p, b, timeout_ns, NULL);
+	return daq_pool_get(p, b, timeout_ns, NULL, 0);
 }
 
 void abb_daq_buf_ref(abb_daq_buf *b)
@@ -210,7 +230,8 @@ void abb_daq_buf_release(abb_daq_buf *b)
 		return;
 	p = b->pool;
 	pthread_mutex_lock(&p->lock);
-	p->free[p->nfree++] = b;
+	p->free[p->nfree] = b;
+	__atomic_store_n(&p->nfree, p->nfree + 1, __ATOMIC_RELEASE);
 	if (p->waiters)
 		pthread_cond_signal(&p->avail);
 	pthread_mutex_unlock(&p->lock);

@@ -30,12 +30,15 @@ DAQ_HIDDEN uint64_t daq_wall_ns(void);
 DAQ_HIDDEN void daq_deadline(struct timespec *ts, uint64_t wall_ns);
 /* A condition variable that waits on CLOCK_MONOTONIC. */
 DAQ_HIDDEN void daq_cond_init(pthread_cond_t *c);
+/* A mutex for short critical sections shared by two busy threads
+ * (adaptive: spins before it sleeps, where the C library has that). */
+DAQ_HIDDEN void daq_mutex_init(pthread_mutex_t *m);
 
 /* Cancellable forms: stop may be NULL (then only the timeout ends a wait);
  * a set *stop ends the wait with -ECANCELED. timeout_ns < 0: no limit.
  * spin_ns: wall time to poll before sleeping. */
 DAQ_HIDDEN int daq_pool_get(abb_daq_pool *p, abb_daq_buf **b, int64_t timeout_ns,
-			    const atomic_int *stop);
+			    const atomic_int *stop, int64_t spin_ns);
 DAQ_HIDDEN int daq_queue_push(abb_daq_queue *q, abb_daq_buf *b, int64_t timeout_ns,
 			      const atomic_int *stop, int64_t spin_ns);
 DAQ_HIDDEN int daq_queue_pop(abb_daq_queue *q, abb_daq_buf **b, int64_t timeout_ns,

@@ -36,7 +36,7 @@ int abb_daq_queue_create(abb_daq_queue **qp, unsigned capacity)
 		return -ENOMEM;
 	}
 	q->cap = capacity;
-	pthread_mutex_init(&q->lock, NULL);
+	daq_mutex_init(&q->lock);
 	daq_cond_init(&q->not_empty);
 	daq_cond_init(&q->not_full);
 	*qp = q;
@@ -79,7 +79,7 @@ static void spin(abb_daq_queue *q, int want_room, const atomic_int *stop, int64_
 			return;
 		if (++i % 64 == 0 && daq_wall_ns() >= end)
 			return;
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(DAQ_PAUSE) && (defined(__x86_64__) || defined(__i386__))
 		__builtin_ia32_pause();
 #endif
 	}

@@ -196,7 +196,7 @@ void abb_daq_transport_abort(abb_daq_transport *t)
 	 * sees DONE (finished meanwhile) or an idle channel (-EIO after a few
 	 * polls) and releases the channel and the buffer either way. */
 	base = t->dir == ABB_DAQ_READ ? ABB_BLK_C2H : ABB_BLK_H2C;
-	(void)abb_reg_write(t->dev, base + ABB_CH_CTRL, DAQ_CTRL_RESET);
+	(void)!abb_reg_write(t->dev, base + ABB_CH_CTRL, DAQ_CTRL_RESET);
 	for (int i = 0; i < 1000; i++) {
 		int rc = t->dir == ABB_DAQ_READ ? abb_dma_read_wait(t->dev, 1000000)
 						: abb_dma_write_wait(t->dev, 1000000);

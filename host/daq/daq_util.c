@@ -28,3 +28,17 @@ void daq_cond_init(pthread_cond_t *c)
 	pthread_cond_init(c, &a);
 	pthread_condattr_destroy(&a);
 }
+
+void daq_mutex_init(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+	/* spins briefly before it sleeps: the two module threads hold these
+	 * locks for a few instructions at a time */
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+	pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+}

@@ -249,7 +249,7 @@ abb_daq_pool *abb_daq_module_pool(abb_daq_module *m);
 struct abb_daq_stats {
 	uint64_t buffers;   /* buffers the module processed (readout) or wrote (writer) */
 	uint64_t bytes;     /* DMA bytes of those buffers */
-	uint64_t t_start;   /* device ns at abb_daq_module_start */
+	uint64_t t_start;   /* device ns when the transport thread began */
 	uint64_t t_end;     /* device ns when the last buffer was processed */
 	uint64_t timeouts;  /* complete() slices that timed out (and were repeated) */
 	uint64_t skipped;

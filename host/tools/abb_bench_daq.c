@@ -1,0 +1,490 @@
+/*
+ * abb_bench_daq.c - the DABC measurements of the seed (2008) reproduced on
+ * the DAQ layer: the plain library loop against the readout (writer) module
+ * with one and with two threads, and concurrent readout + writer.
+ *
+ *   abb_bench_daq readout     [options]   plain abb_dma_read loop vs readout module
+ *   abb_bench_daq writer      [options]   plain abb_dma_write loop vs writer module
+ *   abb_bench_daq concurrent  [options]   readout + writer at once: per channel and
+ *                                         summed, independent / shared engine,
+ *                                         shared / separate pools
+ *   abb_bench_daq all         [options]   the three
+ *
+ * Bandwidth is in device time (abb_time_ns). For every buffer size:
+ *   tau = size x (1/B_module - 1/B_plain)   (the seed's overhead per buffer)
+ * and the ratio B_module / B_plain. On the model backend (ABB_DEVICE=model,
+ * untimed) device time is wall time and tau is the host software's own
+ * cost; on the simulator it is only seen with host-time coupling
+ * (ABB_SIM_HOSTTIME=1 or --device sim:hosttime=1), otherwise software is
+ * free in simulated time.
+ *
+ * Options: --device URI, --min SIZE, --max SIZE (1K..1M), --bytes N (per
+ * size and run; default 64M on the model, 8M elsewhere), --reps R (best of
+ * R interleaved runs; default 5 on the model, 1 elsewhere), --size SIZE
+ * (concurrent; 64K), --csv, --plot PREFIX (PREFIX-readout.png, ...).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <abb/abb.h>
+#include <abb/abb_daq.h>
+#include <abb/abb_regs.h>
+
+#define SEED_TAU1_US 0.8 /* DABC 2008: transport and module in one thread */
+#define SEED_TAU2_US 1.7 /* two threads */
+#define MAX_ROWS 16
+
+struct opts {
+	const char *uri;
+	size_t min, max, conc_size;
+	uint64_t bytes;
+	int reps, csv;
+	const char *plot;
+};
+
+struct row {
+	size_t size;
+	double plain, m1, m2;  /* MB/s */
+	double tau1, tau2;     /* us */
+};
+
+static abb_dev *dev;
+static abb_daq_device *ddev;
+
+static uint64_t now_ns(void)
+{
+	uint64_t t = 0;
+
+	if (abb_time_ns(dev, &t))
+		t = 0;
+	return t;
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+
+	if (end == s)
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	if (*end || v == 0)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+static unsigned count_for(const struct opts *o, size_t size)
+{
+	uint64_t n = o->bytes / size;
+
+	return n < 16 ? 16 : n > 1000000 ? 1000000 : (unsigned)n;
+}
+
+/* ns per buffer of the plain library loop: one mapped buffer, blocking DMAs. */
+static int plain_run(int write, size_t size, unsigned n, double *ns_per)
+{
+	void *mem = NULL;
+	abb_dmabuf *db;
+	uint64_t t0, t1;
+	int rc;
+
+	if (posix_memalign(&mem, 4096, size))
+		return -ENOMEM;
+	memset(mem, 0x5a, size);
+	rc = abb_dmabuf_map(dev, mem, size, &db);
+	if (rc) {
+		free(mem);
+		return rc;
+	}
+	t0 = now_ns();
+	for (unsigned i = 0; i < n && !rc; i++)
+		rc = write ? abb_dma_write(dev, db, 0, 0, size, 0) : abb_dma_read(dev, db, 0, 0, size, 0);
+	t1 = now_ns();
+	(void)abb_dmabuf_unmap(db);
+	free(mem);
+	*ns_per = (double)(t1 - t0) / n;
+	return rc;
+}
+
+/* ns per buffer of a standalone module. */
+static int module_run(int write, size_t size, unsigned n, int threads, double *ns_per)
+{
+	struct abb_daq_params p;
+	struct abb_daq_stats st;
+	abb_daq_module *m;
+	int rc;
+
+	abb_daq_params_default(&p);
+	p.threads = threads;
+	p.buffer_size = size + (write ? 0 : ABB_DAQ_HEADER_BYTES);
+	p.length = (uint32_t)size;
+	p.num_buffers = 4;
+	p.max_buffers = n;
+	rc = write ? abb_daq_writer_create(&m, ddev, NULL, &p)
+		   : abb_daq_readout_create(&m, ddev, NULL, &p);
+	if (rc)
+		return rc;
+	rc = abb_daq_module_start(m);
+	if (!rc)
+		rc = abb_daq_module_wait(m, -1);
+	abb_daq_module_stats(m, &st);
+	if (!rc)
+		rc = abb_daq_module_stop(m);
+	abb_daq_module_destroy(m);
+	if (!rc && st.buffers != n)
+		rc = -EIO;
+	*ns_per = (double)(st.t_end - st.t_start) / n;
+	return rc;
+}
+
+static double mbs(size_t size, double ns)
+{
+	return ns > 0 ? (double)size / ns * 1e3 : 0.0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+	return n == 0 ? 0.0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void plot_sweep(const char *prefix, const char *what, const struct row *r, size_t n)
+{
+	char dat[] = "/tmp/abb_bench_daq_XXXXXX", png[512];
+	int fd = mkstemp(dat);
+	FILE *f, *gp;
+
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%zu %.2f %.2f %.2f %.4f %.4f\n", r[i].size, r[i].plain, r[i].m1, r[i].m2,
+			r[i].tau1, r[i].tau2);
+	fclose(f);
+	snprintf(png, sizeof png, "%s-%s.png", prefix, what);
+	gp = popen("gnuplot", "w");
+	if (gp) {
+		fprintf(gp,
+			"set terminal png size 1200,500\nset output '%s'\nset multiplot layout 1,2\n"
+			"set logscale x 2\nset grid\nset key bottom right\n"
+			"set xlabel 'buffer size [bytes]'\nset ylabel 'MB/s (device time)'\n"
+			"set title 'ABB DMA %s: plain loop vs module (%s)'\n"
+			"plot '%s' u 1:2 w lp t 'plain library loop', '' u 1:3 w lp t 'module, 1 thread',"
+			" '' u 1:4 w lp t 'module, 2 threads'\n"
+			"set ylabel 'tau [us]'\nset key top right\nunset logscale y\n"
+			"set title 'overhead per buffer tau = size (1/B_{module} - 1/B_{plain})'\n"
+			"plot '%s' u 1:5 w lp t 'tau, 1 thread', '' u 1:6 w lp t 'tau, 2 threads',"
+			" %g w l dt 2 t 'DABC 2008, 1 thread', %g w l dt 2 t 'DABC 2008, 2 threads'\n"
+			"unset multiplot\n",
+			png, what, abb_backend(dev), dat, dat, SEED_TAU1_US, SEED_TAU2_US);
+		if (pclose(gp) == 0)
+			printf("plot: %s\n", png);
+		else
+			fprintf(stderr, "abb_bench_daq: gnuplot failed (apt-get install gnuplot-nox)\n");
+	}
+	unlink(dat);
+}
+
+/* Plain vs module, one and two threads, over the sizes. */
+static int sweep(const struct opts *o, int write)
+{
+	const char *what = write ? "writer" : "readout";
+	struct row rows[MAX_ROWS];
+	double t1s[MAX_ROWS], t2s[MAX_ROWS];
+	size_t n = 0;
+	int rc = 0;
+
+	if (o->csv)
+		printf("%s,size,plain_mbs,module1_mbs,ratio1,tau1_us,module2_mbs,ratio2,tau2_us\n",
+		       what);
+	else
+		printf("\n%s (%s): backend %s, %s; best of %d; tau = size x (1/B_module - "
+		       "1/B_plain)\n%9s | %9s | %9s %6s %8s | %9s %6s %8s | %s\n",
+		       what, write ? "host to board" : "board to host", abb_backend(dev),
+		       o->uri ? o->uri : "$ABB_DEVICE", o->reps, "size", "plain", "1 thread",
+		       "ratio", "tau us", "2 threads", "ratio", "tau us", "DABC 2008 tau 1/2 thr");
+	for (size_t size = o->min; size <= o->max && n < MAX_ROWS && !rc; size *= 2) {
+		unsigned cnt = count_for(o, size);
+		double bp = 1e300, b1 = 1e300, b2 = 1e300, t;
+		struct row *r = &rows[n];
+
+		for (int k = 0; k < o->reps && !rc; k++) {
+			rc = plain_run(write, size, cnt, &t);
+			if (!rc && t < bp)
+				bp = t;
+			if (!rc)
+				rc = module_run(write, size, cnt, 1, &t);
+			if (!rc && t < b1)
+				b1 = t;
+			if (!rc)
+				rc = module_run(write, size, cnt, 2, &t);
+			if (!rc && t < b2)
+				b2 = t;
+		}
+		if (rc)
+			break;
+		r->size = size;
+		r->plain = mbs(size, bp);
+		r->m1 = mbs(size, b1);
+		r->m2 = mbs(size, b2);
+		r->tau1 = (b1 - bp) / 1e3;
+		r->tau2 = (b2 - bp) / 1e3;
+		t1s[n] = r->tau1;
+		t2s[n] = r->tau2;
+		if (o->csv)
+			printf("%s,%zu,%.2f,%.2f,%.4f,%.4f,%.2f,%.4f,%.4f\n", what, size, r->plain,
+			       r->m1, r->m1 / r->plain, r->tau1, r->m2, r->m2 / r->plain, r->tau2);
+		else
+			printf("%7zuKi | %9.1f | %9.1f %6.3f %8.3f | %9.1f %6.3f %8.3f | %.1f / %.1f\n",
+			       size >> 10, r->plain, r->m1, r->m1 / r->plain, r->tau1, r->m2,
+			       r->m2 / r->plain, r->tau2, SEED_TAU1_US, SEED_TAU2_US);
+		n++;
+	}
+	if (rc) {
+		fprintf(stderr, "abb_bench_daq %s: %s: %s\n", what, abb_strerror(rc), abb_last_error());
+		return rc;
+	}
+	if (!o->csv) {
+		double m1 = median(t1s, n), m2 = median(t2s, n);
+
+		printf("tau (median over sizes): 1 thread %.3f us (DABC 2008: %.1f us), 2 threads "
+		       "%.3f us (DABC 2008: %.1f us)\n", m1, SEED_TAU1_US, m2, SEED_TAU2_US);
+	}
+	if (o->plot)
+		plot_sweep(o->plot, what, rows, n);
+	return 0;
+}
+
+/* ---- concurrent ---------------------------------------------------------- */
+
+struct conc {
+	double rd, wr; /* MB/s */
+};
+
+static int conc_params(struct abb_daq_params *p, int write, size_t size, unsigned n)
+{
+	abb_daq_params_default(p);
+	p->threads = 2;
+	p->buffer_size = size + (write ? 0 : ABB_DAQ_HEADER_BYTES);
+	p->length = (uint32_t)size;
+	p->address = write ? 0x80000 : 0;
+	p->num_buffers = 4;
+	p->max_buffers = n;
+	return 0;
+}
+
+/* One direction alone, or both at once (which < 0), MB/s per channel over
+ * the time both ran. */
+static int conc_run(size_t size, unsigned n, int which, int shared_pool, struct conc *out)
+{
+	struct abb_daq_params pr, pw;
+	struct abb_daq_stats sr, sw;
+	abb_daq_module *r = NULL, *w = NULL;
+	abb_daq_pool *pool = NULL;
+	uint64_t t_end, t_start, rbytes, wbytes;
+	int rc;
+
+	conc_params(&pr, 0, size, n);
+	conc_params(&pw, 1, size, n);
+	if (shared_pool) {
+		rc = abb_daq_pool_create(&pool, "shared", size + ABB_DAQ_HEADER_BYTES, 8);
+		if (rc)
+			return rc;
+	}
+	rc = which != 1 ? abb_daq_readout_create(&r, ddev, pool, &pr) : 0;
+	if (!rc && which != 0)
+		rc = abb_daq_writer_create(&w, ddev, pool, &pw);
+	if (!rc && r)
+		rc = abb_daq_module_start(r);
+	if (!rc && w)
+		rc = abb_daq_module_start(w);
+	if (rc)
+		goto out;
+	/* measure until the first one finishes: both ran over that time */
+	while (!rc) {
+		if (r && abb_daq_module_wait(r, 1) == 0)
+			break;
+		if (w && abb_daq_module_wait(w, 1) == 0)
+			break;
+	}
+	t_end = now_ns();
+	if (r)
+		abb_daq_module_stats(r, &sr);
+	if (w)
+		abb_daq_module_stats(w, &sw);
+	rbytes = r ? sr.bytes : 0;
+	wbytes = w ? sw.bytes : 0;
+	t_start = r && w ? (sr.t_start > sw.t_start ? sr.t_start : sw.t_start)
+			 : r ? sr.t_start : sw.t_start;
+	if (r && sr.finished)
+		t_end = sr.t_end;
+	else if (w && sw.finished)
+		t_end = sw.t_end;
+	out->rd = t_end > t_start ? (double)rbytes / (double)(t_end - t_start) * 1e3 : 0;
+	out->wr = t_end > t_start ? (double)wbytes / (double)(t_end - t_start) * 1e3 : 0;
+	if ((r && sr.error) || (w && sw.error))
+		rc = -EIO;
+out:
+	abb_daq_module_destroy(r);
+	abb_daq_module_destroy(w);
+	if (pool) {
+		abb_daq_device_unmap_pool(ddev, pool);
+		abb_daq_pool_destroy(pool);
+	}
+	return rc;
+}
+
+static int concurrent(const struct opts *o)
+{
+	size_t size = o->conc_size;
+	unsigned n = count_for(o, size);
+	int rc = 0;
+
+	if (o->csv)
+		printf("concurrent,size,engine,pools,read_alone,write_alone,read,write,sum,"
+		       "sum_over_one_direction\n");
+	else
+		printf("\nconcurrent readout + writer (2 threads each), %zu KiB buffers, backend %s, "
+		       "%s\n%-12s %-9s | %9s %9s | %9s %9s %9s | %s\n",
+		       size >> 10, abb_backend(dev), o->uri ? o->uri : "$ABB_DEVICE", "engine",
+		       "pools", "rd alone", "wr alone", "rd", "wr", "sum", "sum / one direction");
+	for (int shared_engine = 0; shared_engine <= 1 && !rc; shared_engine++) {
+		struct conc alone_r, alone_w;
+
+		rc = abb_daq_shared_engine(ddev, shared_engine);
+		if (!rc)
+			rc = conc_run(size, n, 0, 0, &alone_r);
+		if (!rc)
+			rc = conc_run(size, n, 1, 0, &alone_w);
+		for (int sp = 1; sp >= 0 && !rc; sp--) {
+			struct conc c;
+			double one, sum;
+
+			rc = conc_run(size, n, -1, sp, &c);
+			if (rc)
+				break;
+			one = alone_r.rd > alone_w.wr ? alone_r.rd : alone_w.wr;
+			sum = c.rd + c.wr;
+			if (o->csv)
+				printf("concurrent,%zu,%s,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f\n", size,
+				       shared_engine ? "shared" : "independent",
+				       sp ? "shared" : "separate", alone_r.rd, alone_w.wr, c.rd,
+				       c.wr, sum, sum / one);
+			else
+				printf("%-12s %-9s | %9.1f %9.1f | %9.1f %9.1f %9.1f | %.3f\n",
+				       shared_engine ? "shared" : "independent",
+				       sp ? "shared" : "separate", alone_r.rd, alone_w.wr, c.rd, c.wr,
+				       sum, sum / one);
+		}
+	}
+	if (!rc)
+		rc = abb_daq_shared_engine(ddev, 0);
+	if (rc)
+		fprintf(stderr, "abb_bench_daq concurrent: %s: %s\n", abb_strerror(rc),
+			abb_last_error());
+	else if (!o->csv)
+		printf("targets: independent sum >= 1.8 x one direction; shared engine sum within "
+		       "10 %% of one direction\n");
+	return rc;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: abb_bench_daq readout|writer|concurrent|all [options]\n"
+		"  -d, --device URI   board (default $ABB_DEVICE; model: host cost only;\n"
+		"                     sim:hosttime=1: simulator with host-time coupling)\n"
+		"      --min SIZE     smallest buffer (1K)\n"
+		"      --max SIZE     largest buffer (1M)\n"
+		"  -b, --bytes N      bytes per size and run (64M on the model, 8M elsewhere)\n"
+		"  -r, --reps R       best of R interleaved runs (5 on the model, 1 elsewhere)\n"
+		"      --size SIZE    buffer size of the concurrent test (64K)\n"
+		"      --csv          CSV instead of tables\n"
+		"      --plot PREFIX  gnuplot PNGs PREFIX-readout.png, PREFIX-writer.png\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"device", required_argument, 0, 'd'}, {"min", required_argument, 0, 1},
+		{"max", required_argument, 0, 2},      {"bytes", required_argument, 0, 'b'},
+		{"reps", required_argument, 0, 'r'},   {"size", required_argument, 0, 3},
+		{"csv", no_argument, 0, 4},            {"plot", required_argument, 0, 5},
+		{"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+	struct opts o = {.min = 1024, .max = 1 << 20, .conc_size = 64 << 10};
+	size_t bytes = 0;
+	const char *mode;
+	int c, rc = 0, model;
+
+	while ((c = getopt_long(argc, argv, "d:b:r:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o.uri = optarg; break;
+		case 1: if (parse_size(optarg, &o.min)) goto bad; break;
+		case 2: if (parse_size(optarg, &o.max)) goto bad; break;
+		case 'b': if (parse_size(optarg, &bytes)) goto bad; break;
+		case 'r': o.reps = atoi(optarg); break;
+		case 3: if (parse_size(optarg, &o.conc_size)) goto bad; break;
+		case 4: o.csv = 1; break;
+		case 5: o.plot = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: goto bad;
+		}
+	}
+	if (optind != argc - 1)
+		goto bad;
+	mode = argv[optind];
+	if (o.min % 4 || o.max < o.min)
+		goto bad;
+
+	rc = abb_open(&dev, o.uri);
+	if (rc) {
+		fprintf(stderr, "abb_bench_daq: %s\n", abb_last_error());
+		return 1;
+	}
+	rc = abb_daq_device_attach(&ddev, dev, 0);
+	if (rc) {
+		abb_close(dev);
+		return 1;
+	}
+	model = strcmp(abb_backend(dev), "model") == 0;
+	o.bytes = bytes ? bytes : model ? 64u << 20 : 8u << 20;
+	if (o.reps <= 0)
+		o.reps = model ? 5 : 1;
+
+	if (strcmp(mode, "readout") == 0 || strcmp(mode, "all") == 0)
+		rc = sweep(&o, 0);
+	if (!rc && (strcmp(mode, "writer") == 0 || strcmp(mode, "all") == 0))
+		rc = sweep(&o, 1);
+	if (!rc && (strcmp(mode, "concurrent") == 0 || strcmp(mode, "all") == 0))
+		rc = concurrent(&o);
+	if (!rc && strcmp(mode, "readout") && strcmp(mode, "writer") &&
+	    strcmp(mode, "concurrent") && strcmp(mode, "all")) {
+		abb_daq_device_close(ddev);
+		abb_close(dev);
+		goto bad;
+	}
+	abb_daq_device_close(ddev);
+	abb_close(dev);
+	return rc ? 1 : 0;
+bad:
+	usage(stderr);
+	return 2;
+}
