@@ -100,6 +100,8 @@ void Platform::post(std::function<void()> fn)
 {
 	mail_.push_back(std::move(fn));
 	mail_flag_.store(true, std::memory_order_release);
+	/* a simulation thread asleep in run() (nothing scheduled) looks again */
+	cv_sim.notify_all();
 }
 
 int Platform::wait_for(std::unique_lock<std::mutex> &lk, std::shared_ptr<Waiter> w,
@@ -143,6 +145,8 @@ int Platform::wait_for(std::unique_lock<std::mutex> &lk, std::shared_ptr<Waiter>
 void Platform::finish(Waiter &w, int result, const std::string &err)
 {
 	w.done = true;
+	if (w.deadline_live)
+		*w.deadline_live = false;
 	w.result = result;
 	if (result < 0 && !err.empty())
 		w.error = err;
@@ -153,14 +157,15 @@ void Platform::register_waiter(const std::shared_ptr<Waiter> &w)
 {
 	if (w->timeout_ns >= 0) {
 		uint64_t when = now_ + (uint64_t)w->timeout_ns * 1000;
-		/* weak: a waiter that finished early is gone, its deadline a no-op */
+		/* weak: a waiter that finished early is gone and its timer dropped */
 		std::weak_ptr<Waiter> weak = w;
+		w->deadline_live = std::make_shared<bool>(true);
 		q_.at(when, [this, weak](uint64_t) {
 			if (auto sw = weak.lock()) {
 				sw->deadline_hit = true;
 				wake_ = true;
 			}
-		});
+		}, w->deadline_live);
 	}
 	waiters_.push_back(w);
 }
@@ -296,7 +301,7 @@ void Platform::run()
 			/* Nothing can happen until a host thread posts something:
 			 * time stands still; the waiters' watchdogs still run. */
 			publish();
-			cv_sim.wait_for(lk, std::chrono::milliseconds(20));
+			cv_sim.wait_for(lk, std::chrono::milliseconds(20), [this] { return !mail_.empty(); });
 		}
 	}
 }

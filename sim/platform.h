@@ -48,6 +48,7 @@ struct Waiter {
 	explicit Waiter(Kind k) : kind(k) {}
 	int64_t timeout_ns = -1;         /* device time; < 0: none */
 	bool deadline_hit = false;
+	std::shared_ptr<bool> deadline_live; /* cleared when done: the timer is dropped */
 	uint64_t irq_seen = 0;
 	std::shared_ptr<abbsim::PioRead> pio;
 	/* result, under the platform mutex */

@@ -94,15 +94,14 @@ void RootComplex::pio_read(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, 
 		pt.addr = a;
 		pt.n = chunk;
 		pt.got = 0;
-		pt.gen = ++pio_gen_;
+		pt.live = std::make_shared<bool>(true);
 		pt.busy = true;
 		r->outstanding++;
 		pio_pending_++;
 		down_.submit(make_mem(false, a, chunk, RcId, (uint8_t)tag, nullptr), now);
-		uint64_t gen = pt.gen;
-		q_.at(now + PioTimeoutPs, [this, tag, gen](uint64_t t) {
+		q_.at(now + PioTimeoutPs, [this, tag](uint64_t t) {
 			PioTag &p = pio_[tag];
-			if (p.busy && p.gen == gen) {
+			if (p.busy) {
 				char why[120];
 				snprintf(why, sizeof why,
 					 "completion timeout: no completion for PIO read of %u bytes at 0x%llx within 50 us",
@@ -110,7 +109,7 @@ void RootComplex::pio_read(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, 
 				bad(t, "%s", why);
 				pio_finish(p, -EIO, why);
 			}
-		});
+		}, pt.live);
 		off += chunk;
 	}
 	if (r->outstanding == 0) {
@@ -131,6 +130,8 @@ void RootComplex::pio_finish(PioTag &pt, int result, const std::string &why)
 		}
 	}
 	pt.busy = false;
+	*pt.live = false;
+	pt.live.reset();
 	pt.req.reset();
 	pio_pending_--;
 	if (--r->outstanding == 0) {

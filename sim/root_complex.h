@@ -76,7 +76,7 @@ private:
 		size_t off = 0;         /* in req->data */
 		uint64_t addr = 0;      /* first byte */
 		unsigned n = 0, got = 0;
-		uint64_t gen = 0;       /* to match its timeout event */
+		EventQueue::Live live;  /* its timeout event, cleared when done */
 		bool busy = false;
 	};
 	void host_write(const Tlp &t, uint64_t now);
@@ -98,7 +98,6 @@ private:
 	bool tag_busy_[256] = {}; /* device read tags outstanding */
 	PioTag pio_[256];
 	unsigned pio_next_ = 0, pio_pending_ = 0;
-	uint64_t pio_gen_ = 0;
 };
 
 } // namespace abbsim
