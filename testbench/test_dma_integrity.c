@@ -405,6 +405,140 @@ static void test_dma_integrity_fifo_write(void)
 	fifo_write((uint32_t)mem_size() - 4, 16, 620);
 }
 
+/* The bytes of two pages outside the four buffers p[] (1000 bytes each)
+ * still hold HOST_GUARD. */
+static void sharing_gaps_intact(const uint8_t *page, uint8_t *const p[4])
+{
+	size_t o, i;
+
+	for (o = 0; o < 2 * 4096; o++) {
+		int inside = 0;
+
+		for (i = 0; i < 4; i++)
+			if (page + o >= p[i] && page + o < p[i] + 1000)
+				inside = 1;
+		if (!inside && page[o] != HOST_GUARD) {
+			printf("\n    byte %zu outside the page-sharing buffers is %02x\n", o,
+			       page[o]);
+			CU_FAIL("a DMA wrote outside its buffer");
+			return;
+		}
+	}
+}
+
+/* Small buffers that share a page (a pool of small buffers, as DABC maps
+ * them): each is its own DMA buffer; unmapping one leaves the others
+ * working, and no DMA touches a neighbour. */
+static void test_dma_integrity_buffers_sharing_a_page(void)
+{
+	enum { NB = 4, BL = 1000 }; /* four 1000-byte buffers, 24 bytes apart */
+	uint8_t *page = tb_alloc_pages(2 * 4096), *p[NB], want[BL], got[BL];
+	abb_dmabuf *b[NB] = { 0 };
+	size_t i, k;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_FATAL(page != NULL);
+	memset(page, HOST_GUARD, 2 * 4096);
+	for (i = 0; i < NB; i++) {
+		/* 24, 1048, 2072 in the first page; the last one crosses into
+		 * the second page */
+		p[i] = page + 24 + i * (BL + 24);
+		if (i == NB - 1)
+			p[i] = page + 4096 - 500;
+		CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, p[i], BL, &b[i]), 0);
+	}
+	/* board to host into each, neighbours untouched */
+	for (i = 0; i < NB; i++) {
+		tb_fill(want, BL, (uint32_t)(900 + i));
+		CU_ASSERT_EQUAL(abb_mem_write(tb_dev, 0x30000 + (uint32_t)i * 0x1000, want, BL), 0);
+		CU_ASSERT_EQUAL(abb_dma_read(tb_dev, b[i], 0, 0x30000 + (uint32_t)i * 0x1000, BL, 0),
+				0);
+		CU_ASSERT(tb_same("DMA read into a buffer sharing a page", p[i], want, BL));
+	}
+	sharing_gaps_intact(page, p);
+	/* unmap the first two; the others keep working both ways */
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b[0]), 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b[1]), 0);
+	b[0] = b[1] = NULL;
+	for (i = 2; i < NB; i++) {
+		tb_fill(p[i], BL, (uint32_t)(950 + i));
+		memcpy(want, p[i], BL);
+		CU_ASSERT_EQUAL(abb_dma_write(tb_dev, b[i], 0, 0x38000, BL, 0), 0);
+		CU_ASSERT_EQUAL(abb_mem_read(tb_dev, 0x38000, got, BL), 0);
+		CU_ASSERT(tb_same("DMA write from a buffer sharing a page (after unmaps)", got,
+				  want, BL));
+		memset(p[i], 0, BL);
+		CU_ASSERT_EQUAL(abb_dma_read(tb_dev, b[i], 0, 0x38000, BL, 0), 0);
+		CU_ASSERT(tb_same("DMA read into a buffer sharing a page (after unmaps)", p[i],
+				  want, BL));
+	}
+	sharing_gaps_intact(page, p);
+	for (k = 0; k < NB; k++)
+		if (b[k])
+			CU_ASSERT_EQUAL(abb_dmabuf_unmap(b[k]), 0);
+	free(page);
+}
+
+/* Simulator: the same transfers under other link parameters (payload and
+ * read-request sizes, completion boundary, reordered completions, lanes),
+ * which change how every transfer is cut into TLPs. */
+static void test_dma_integrity_link_configs(void)
+{
+	static const char *const cfg[] = {
+		"mps=256,mrrs=128",
+		"mps=512,mrrs=4096,rcb=128",
+		"reorder=1,seed=7",
+		"reorder=1,seed=12345,mrrs=1024,iova=scatter",
+		"gen=2,lanes=8,mps=1024",
+		"lanes=1,link_ns=2000,mem_ns=1500",
+	};
+	size_t i;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	for (i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++) {
+		int rc = tb_reopen(cfg[i]);
+
+		if (rc < 0)
+			printf("\n    cannot open the simulator with %s\n", cfg[i]);
+		CU_ASSERT_EQUAL_FATAL(rc, 0);
+		if (!roundtrip(0x1004, 68, 4, 0, (uint32_t)(1100 + i * 10)) ||
+		    !roundtrip(0x3000, 4100, 0xFFC, 8, (uint32_t)(1101 + i * 10)) ||
+		    !roundtrip(0x10004, 65536 + 12, 12, 4, (uint32_t)(1102 + i * 10)) ||
+		    !roundtrip(0x40000, 256 * 1024, 0, 0, (uint32_t)(1103 + i * 10)))
+			printf("    (link parameters %s)\n", cfg[i]);
+		fifo_read(0x8004, 300, (uint32_t)(1104 + i * 10));
+		/* FIFO writes with reordered completions: a test of their own */
+		if (!strstr(cfg[i], "reorder=1"))
+			fifo_write(0x9004, 300, (uint32_t)(1105 + i * 10));
+	}
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
+/* Simulator: a FIFO-mode DMA write (host to board) whose read completions
+ * come back reordered across tags must still deliver the words in stream
+ * order, so the last word of the buffer is what stays at the fixed
+ * address. Known to fail (RTL: abb_h2c_mover writes fixed-address data in
+ * completion-arrival order; reported in the test-bench bug list): runs
+ * only with TB_KNOWN_BUGS=1 until that is fixed, and says so otherwise. */
+static void test_dma_integrity_fifo_write_reordered(void)
+{
+	static const size_t n[] = { 129, 300, 1025 };
+	size_t i;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	if (!getenv("TB_KNOWN_BUGS") || strcmp(getenv("TB_KNOWN_BUGS"), "1") != 0) {
+		printf("\n    skipped %s: KNOWN BUG (H2C FIFO write out of stream order with "
+		       "reordered completions); run with TB_KNOWN_BUGS=1\n", __func__);
+		return;
+	}
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("reorder=1,seed=7"), 0);
+	for (i = 0; i < sizeof(n) / sizeof(n[0]); i++)
+		fifo_write(0x9004, n[i], (uint32_t)(1200 + i));
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
 /* A board window for the PIO/DMA comparison, and its expected contents. */
 #define WIN_LEN 8192
 static uint8_t shadow[WIN_LEN];
@@ -508,6 +642,9 @@ static CU_TestInfo dma_integrity_tests[] = {
 	{ "test_dma_integrity_scatter", test_dma_integrity_scatter },
 	{ "test_dma_integrity_fifo_read", test_dma_integrity_fifo_read },
 	{ "test_dma_integrity_fifo_write", test_dma_integrity_fifo_write },
+	{ "test_dma_integrity_buffers_sharing_a_page", test_dma_integrity_buffers_sharing_a_page },
+	{ "test_dma_integrity_link_configs", test_dma_integrity_link_configs },
+	{ "test_dma_integrity_fifo_write_reordered", test_dma_integrity_fifo_write_reordered },
 	{ "test_dma_integrity_pio_write_dma_read", test_dma_integrity_pio_write_dma_read },
 	{ "test_dma_integrity_dma_write_pio_read", test_dma_integrity_dma_write_pio_read },
 	CU_TEST_INFO_NULL,
