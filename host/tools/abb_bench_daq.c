@@ -434,6 +434,7 @@ int main(int argc, char **argv)
 	const char *mode;
 	int c, rc = 0, model;
 
+	setvbuf(stdout, NULL, _IOLBF, 0); /* progress when redirected */
 	while ((c = getopt_long(argc, argv, "d:b:r:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o.uri = optarg; break;
