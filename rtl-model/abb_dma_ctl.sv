@@ -290,9 +290,10 @@ module abb_dma_ctl
 
     // RESET while busy: drain the mover and any descriptor read in flight
     // (so its completion is not mistaken for a stray one later). A fetch TLP
-    // whose first beat is out is finished first: the TX arbiter is locked.
+    // whose first beat is out (or going out this cycle) is finished first:
+    // the TX arbiter stays locked to it until its last beat.
     if (((wr_ctrl && is_reset_code) || soft_reset_i) && state_q != StIdle) begin
-      if (state_q == StFetch1) rstp_d = 1'b1;
+      if (state_q == StFetch1 || (state_q == StFetch0 && tx_ready_i)) rstp_d = 1'b1;
       else state_d = StDrain;
     end
     if (soft_reset_i) sta_d = StaIdle;

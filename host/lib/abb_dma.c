@@ -341,6 +341,7 @@ static int dma_start(const char *fn, abb_dev *dev, int chn, const struct xfer *x
 	ch->flags = x->flags;
 	ch->buf = x->buf;
 	ch->ndesc = n;
+	ch->len = x->len;
 	ch->irq_seen = dev->be->irq_count(dev); /* before anything can fire */
 	x->buf->users++;
 out_chan:
@@ -361,6 +362,8 @@ out_registry:
 		rc = abb_wr(dev, ch->base + 4 * j, first[j]);
 	if (!rc)
 		rc = abb_wr(dev, ch->base + ABB_CH_CTRL, first[ABB_DW_CTRL]);
+	if (!rc)
+		rc = dev->be->now_ns(dev, &ch->t_start_ns);
 	if (rc) {
 		abb_err_prefix(rc, fn);
 		if (x->flags & ABB_DMA_IRQ)
@@ -411,6 +414,27 @@ static int chan_error(const char *fn, abb_dev *dev, struct abb_chan *ch, uint32_
 		       rc ? "NOT reset: reopen the device" : "reset and can be used again");
 }
 
+/* Before the first STA read of a polled wait: lets 15/16 of the expected
+ * duration pass (from the last transfer's rate on this channel), but never
+ * past the caller's timeout. Status reads before that would only cost link
+ * bandwidth. */
+static int poll_delay(abb_dev *dev, const struct abb_chan *ch, uint64_t now, int64_t timeout_ns)
+{
+	uint64_t expect, target;
+	int64_t wait;
+
+	if (!dev->be->delay_ns || !ch->ps_per_byte)
+		return 0;
+	expect = ch->ps_per_byte * ch->len / 1000;
+	target = ch->t_start_ns + expect - expect / 16;
+	if (target <= now)
+		return 0;
+	wait = (int64_t)(target - now);
+	if (timeout_ns >= 0 && wait > timeout_ns)
+		wait = timeout_ns;
+	return dev->be->delay_ns(dev, wait);
+}
+
 static int dma_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns)
 {
 	struct abb_chan *ch;
@@ -439,6 +463,8 @@ static int dma_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns)
 		return rc;
 
 	rc = dev->be->now_ns(dev, &start);
+	if (!rc && !(flags & ABB_DMA_IRQ))
+		rc = poll_delay(dev, ch, start, timeout_ns);
 	while (!rc) {
 		uint32_t sta, isr;
 		int64_t left = -1;
@@ -513,6 +539,8 @@ static int dma_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns)
 		abb_wr(dev, ABB_REG_ISR, ch->irq_bit);
 		abb_ier_clear(dev, ch->irq_bit);
 	}
+	if (rc == 1 && ch->len >= 4096 && dev->be->now_ns(dev, &now) == 0 && now > ch->t_start_ns)
+		ch->ps_per_byte = (now - ch->t_start_ns) * 1000 / ch->len;
 	chan_release(ch);
 	return rc == 1 ? 0 : rc;
 }

@@ -52,6 +52,14 @@ struct abb_chan {
 	struct abb_dmabuf *buf;/* buffer of the running transfer (pinned) */
 	uint64_t irq_seen;     /* interrupt count before the start */
 	size_t ndesc;          /* descriptors of the running transfer */
+	size_t len;            /* bytes of the running transfer */
+	uint64_t t_start_ns;   /* device time when its CTRL write was sent */
+	/* Device time per byte of the last completed transfer of at least 4 KiB
+	 * on this channel, in ps (0: none yet). A polled wait sleeps most of
+	 * the expected time before its first STA read, so status reads do not
+	 * steal link bandwidth from the data (their completions share the
+	 * upstream direction with DMA-read data). */
+	uint64_t ps_per_byte;
 
 	/* Descriptor area in host memory (page aligned, mapped for the
 	 * device) for descriptors 2..n; grows when a transfer needs more. */

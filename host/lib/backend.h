@@ -64,6 +64,9 @@ struct abb_backend {
 	int (*irq_check)(abb_dev *dev);
 	/* Device time in ns. */
 	int (*now_ns)(abb_dev *dev, uint64_t *ns);
+	/* Lets ns of device time pass (simulator: time advances; board: a
+	 * busy wait on the clock). NULL: the backend has no time to wait for. */
+	int (*delay_ns)(abb_dev *dev, int64_t ns);
 
 	/* Simulation-only extras (NULL elsewhere: -ENOTSUP). */
 	int (*sim_cycles)(abb_dev *dev, uint64_t *cycles);
