@@ -8,6 +8,7 @@
 #include "tb.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -345,6 +346,110 @@ static void test_blocking_second_start_busy(void)
 	CU_ASSERT(host_has("DMA read after the busy test", hb[1], 4096, 5001));
 }
 
+/* One thread per channel, as the API allows: a DMA-read thread and a
+ * DMA-write thread run blocking transfers at the same time (polling and
+ * interrupt mixed); each checks its own data (the writer by PIO, which is
+ * safe from any thread). CUnit asserts are not thread-safe: the threads
+ * count, the test asserts. */
+#define TT_ROUNDS 40
+static const size_t tt_len[5] = { 4, 260, 4096, 12 * 1024 + 8, 64 * 1024 };
+
+struct tt_result {
+	int calls_failed, data_bad, first_rc;
+	char first_msg[256]; /* abb_last_error() of the first failure */
+};
+
+static void *tt_reader(void *arg)
+{
+	struct tt_result *r = arg;
+	uint8_t *want = malloc(BIG);
+	int k;
+
+	if (!want) {
+		r->calls_failed++;
+		return NULL;
+	}
+	tb_fill(want, BIG, 6000); /* what board [0, BIG) holds */
+	for (k = 0; k < TT_ROUNDS; k++) {
+		size_t len = tt_len[k % 5], boff = (size_t)(k * 4096) % (BIG - 65536);
+		int rc;
+
+		memset(hb[0], 0, len);
+		rc = abb_dma_read(tb_dev, hm[0], 0, (uint32_t)boff, len, k & 1 ? ABB_DMA_IRQ : 0);
+		if (rc < 0) {
+			if (!r->first_rc) {
+				r->first_rc = rc;
+				snprintf(r->first_msg, sizeof(r->first_msg), "%s", abb_last_error());
+			}
+			r->calls_failed++;
+		} else if (memcmp(hb[0], want + boff, len) != 0) {
+			r->data_bad++;
+		}
+	}
+	free(want);
+	return NULL;
+}
+
+static void *tt_writer(void *arg)
+{
+	struct tt_result *r = arg;
+	uint8_t *got = malloc(65536);
+	int k;
+
+	if (!got) {
+		r->calls_failed++;
+		return NULL;
+	}
+	for (k = 0; k < TT_ROUNDS; k++) {
+		/* PIO check of at most 16 KiB (larger PIO reads: see the
+		 * integrity suite) */
+		size_t len = tt_len[(k + 2) % 4 + 1] > 16384 ? 16384 : tt_len[(k + 2) % 4 + 1];
+		uint32_t addr = 0x80000 + (uint32_t)(k % 4) * 0x10000;
+		int rc;
+
+		tb_fill(hb[1], len, (uint32_t)(6100 + k));
+		rc = abb_dma_write(tb_dev, hm[1], 0, addr, len, k % 3 == 0 ? ABB_DMA_IRQ : 0);
+		if (rc == 0)
+			rc = abb_mem_read(tb_dev, addr, got, len);
+		if (rc < 0) {
+			if (!r->first_rc) {
+				r->first_rc = rc;
+				snprintf(r->first_msg, sizeof(r->first_msg), "%s", abb_last_error());
+			}
+			r->calls_failed++;
+		} else if (memcmp(got, hb[1], len) != 0) {
+			r->data_bad++;
+		}
+	}
+	free(got);
+	return NULL;
+}
+
+static void test_blocking_one_thread_per_channel(void)
+{
+	struct tt_result rr = { 0, 0, 0, "" }, wr = { 0, 0, 0, "" };
+	pthread_t a, b;
+
+	TB_REQUIRE_DEV();
+	board_fill(0, BIG, 6000);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&a, NULL, tt_reader, &rr), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&b, NULL, tt_writer, &wr), 0);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	if (rr.calls_failed || rr.data_bad || wr.calls_failed || wr.data_bad)
+		printf("\n    reader: %d calls failed (first %d), %d bad; writer: %d failed (first "
+		       "%d), %d bad\n", rr.calls_failed, rr.first_rc, rr.data_bad, wr.calls_failed,
+		       wr.first_rc, wr.data_bad);
+	if (rr.first_rc)
+		printf("    reader's first error: %s\n", rr.first_msg);
+	if (wr.first_rc)
+		printf("    writer's first error: %s\n", wr.first_msg);
+	CU_ASSERT_EQUAL(rr.calls_failed, 0);
+	CU_ASSERT_EQUAL(rr.data_bad, 0);
+	CU_ASSERT_EQUAL(wr.calls_failed, 0);
+	CU_ASSERT_EQUAL(wr.data_bad, 0);
+}
+
 static CU_TestInfo blocking_tests[] = {
 	{ "test_blocking_read_data_visible_on_return", test_blocking_read_data_visible_on_return },
 	{ "test_blocking_write_data_on_board_on_return",
@@ -356,6 +461,7 @@ static CU_TestInfo blocking_tests[] = {
 	{ "test_blocking_irq_wait_timeout", test_blocking_irq_wait_timeout },
 	{ "test_blocking_wait_timeout_then_success", test_blocking_wait_timeout_then_success },
 	{ "test_blocking_second_start_busy", test_blocking_second_start_busy },
+	{ "test_blocking_one_thread_per_channel", test_blocking_one_thread_per_channel },
 	CU_TEST_INFO_NULL,
 };
 

@@ -16,7 +16,7 @@ TB_CFLAGS  := -std=c11 $(WARN) -Ihost/include -Ihost/lib \
               -DTB_VECTORS_DIR='"$(abspath vectors)"'
 # libabb next to the binary: found at run time without LD_LIBRARY_PATH
 TB_LDFLAGS := -L$(B) -Wl,-rpath,'$$ORIGIN'
-TB_LIBS    := -labb -lcunit
+TB_LIBS    := -labb -lcunit -pthread
 # Suites to run (names as in the suite tables; empty: all)
 TB_SUITES  ?=
 # Wall-clock limit of one run of the bench, seconds
