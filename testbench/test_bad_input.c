@@ -169,6 +169,8 @@ static void test_bad_input_pio_ranges(void)
 
 	TB_REQUIRE_DEV();
 	CU_ASSERT_FATAL(msz >= 65536);
+	EXPECT_ERR(abb_mem_read(tb_dev, 0, x, 0), -EINVAL); /* zero length */
+	EXPECT_ERR(abb_mem_write(tb_dev, 0, x, 0), -EINVAL);
 	memset(x, 0xEE, sizeof(x));
 	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, (uint32_t)msz - 2, before, 2), 0);
 	EXPECT_ERR(abb_mem_write(tb_dev, (uint32_t)msz - 2, x, 4), -EINVAL);
@@ -369,6 +371,52 @@ static void test_bad_input_busy_channel(void)
 	good_dma(12);
 }
 
+/* A wait with nothing started on that channel. */
+static void test_bad_input_wait_without_start(void)
+{
+	TB_REQUIRE_DEV();
+	EXPECT_ERR(abb_dma_read_wait(tb_dev, 1000), -EINVAL);
+	EXPECT_ERR(abb_dma_write_wait(tb_dev, ABB_WAIT_FOREVER), -EINVAL);
+	/* and after a completed one: it was collected already */
+	CU_ASSERT_EQUAL(abb_dma_read_start(tb_dev, bufmap, 0, 0x6000, 64, 0), 0);
+	CU_ASSERT_EQUAL(abb_dma_read_wait(tb_dev, ABB_WAIT_FOREVER), 0);
+	EXPECT_ERR(abb_dma_read_wait(tb_dev, 1000), -EINVAL);
+	good_dma(17);
+}
+
+/* Simulation-only calls with bad arguments. */
+static void test_bad_input_sim_calls(void)
+{
+	uint64_t c;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	EXPECT_ERR(abb_sim_advance(tb_dev, -5), -EINVAL);
+	EXPECT_ERR(abb_sim_faults(tb_dev, NULL, 4), -EINVAL);
+	EXPECT_ERR(abb_sim_trace(tb_dev, NULL, 0, 0), -EINVAL);
+	EXPECT_ERR(abb_sim_trace(tb_dev, "/tmp/abb-tb-x.fst", 100, 50), -EINVAL);
+	EXPECT_ERR(abb_sim_tlp_log(tb_dev, ""), -EINVAL);
+	EXPECT_ERR(abb_sim_cfg_dump(tb_dev, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(abb_sim_cycles(tb_dev, &c), 0);
+	good_dma(18);
+}
+
+/* abb_close with a DMA in flight: it waits (bounded) or stops it; the
+ * board opens again and works. */
+static void test_bad_input_close_while_busy(void)
+{
+	TB_REQUIRE_DEV();
+	CU_ASSERT_EQUAL_FATAL(abb_dma_read_start(tb_dev, bufmap, 0, 0, BUFLEN, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_dma_write_start(tb_dev, bufmap, 0, 0x80000, BUFLEN, 0), 0);
+	tb_close(); /* unmaps bufmap too */
+	bufmap = NULL;
+	CU_ASSERT_EQUAL_FATAL(tb_open(NULL), 0);
+	CU_ASSERT_EQUAL(tb_reg(ABB_BLK_C2H + ABB_CH_STA) & ABB_STA_BUSY, 0);
+	CU_ASSERT_EQUAL(tb_reg(ABB_BLK_H2C + ABB_CH_STA) & ABB_STA_BUSY, 0);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, buf, BUFLEN, &bufmap), 0);
+	good_dma(19);
+}
+
 static void test_bad_input_irq_sources(void)
 {
 	TB_REQUIRE_DEV();
@@ -536,9 +584,12 @@ static CU_TestInfo bad_input_tests[] = {
 	{ "test_bad_input_overlapping_map", test_bad_input_overlapping_map },
 	{ "test_bad_input_busy_channel", test_bad_input_busy_channel },
 	{ "test_bad_input_irq_sources", test_bad_input_irq_sources },
+	{ "test_bad_input_wait_without_start", test_bad_input_wait_without_start },
+	{ "test_bad_input_sim_calls", test_bad_input_sim_calls },
 	{ "test_bad_input_descriptor_outside_mapped", test_bad_input_descriptor_outside_mapped },
 	{ "test_bad_input_host_address_outside_mapped",
 	  test_bad_input_host_address_outside_mapped },
+	{ "test_bad_input_close_while_busy", test_bad_input_close_while_busy },
 	CU_TEST_INFO_NULL,
 };
 
