@@ -121,6 +121,23 @@ void abbsim_close(void)
 	});
 }
 
+int abbsim_get_params(struct abbsim_params *out)
+{
+	return guard(__func__, [&] {
+		if (!out)
+			return fail(-EINVAL, "abbsim_get_params: out is NULL");
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_get_params", &p, lk);
+		if (rc)
+			return rc;
+		*out = p->params;
+		out->mps = code_size(p->cfg.mps_code());
+		out->mrrs = code_size(p->cfg.mrrs_code());
+		return 0;
+	});
+}
+
 int abbsim_cfg_read(unsigned off, unsigned size, uint32_t *val)
 {
 	return guard(__func__, [&] {

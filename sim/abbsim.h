@@ -26,13 +26,23 @@
 extern "C" {
 #endif
 
-#define ABBSIM_ABI_VERSION 1
+/* 2: credits, cpl_rcb appended to abbsim_params; abbsim_get_params,
+ * abbsim_params_set. */
+#define ABBSIM_ABI_VERSION 2
+
+/* Flow-control credit limits one receiver advertises: header credits count
+ * TLPs, data credits 16-byte units; 0 = infinite. */
+struct abbsim_credits {
+	unsigned ph, pd;     /* posted: memory writes, MSI */
+	unsigned nph, npd;   /* non-posted: memory reads */
+	unsigned cplh, cpld; /* completions */
+};
 
 /* Link and platform parameters. abbsim_params_default() fills the ABB in a
  * Gen1 x4 slot; abbsim_params_from_env() then applies ABB_SIM_* variables. */
 struct abbsim_params {
 	unsigned gen;            /* PCIe generation 1..3 (ABB_SIM_GEN, default 1) */
-	unsigned lanes;          /* 1,2,4,8,16 (ABB_SIM_LANES, default 4) */
+	unsigned lanes;          /* 1,2,4,8,12,16 (ABB_SIM_LANES, default 4) */
 	unsigned mps;            /* max payload bytes 128..4096 (ABB_SIM_MPS, 128) */
 	unsigned mrrs;           /* max read request bytes 128..4096 (ABB_SIM_MRRS, 512) */
 	unsigned rcb;            /* read completion boundary 64|128 (ABB_SIM_RCB, 64) */
@@ -44,20 +54,45 @@ struct abbsim_params {
 	unsigned mem_bytes;      /* BAR1 board memory size, power of 2, 64 KiB..16 MiB (ABB_SIM_MEM_SIZE, 1 MiB) */
 	unsigned iova_scatter;   /* 1: every mapped page gets its own, non-adjacent IOVA (ABB_SIM_IOVA=scatter) */
 	unsigned watchdog_s;     /* wall-clock seconds one wait may take before it fails with -ETIME (ABB_SIM_WATCHDOG_S, 120) */
+	/* ABI 2 */
+	unsigned cpl_rcb;        /* 1: the root complex ends every read completion at an RCB
+				  * boundary (64-byte completions with RCB 64, as Intel root
+				  * complexes; ABB_SIM_CPL=rcb, default); 0: completions
+				  * coalesced up to MPS (ABB_SIM_CPL=mps) */
+	struct abbsim_credits credits_up;   /* device -> root complex, advertised by the root
+					     * port (ABB_SIM_CREDITS, up.*): 64/1024 P, 64/64 NP, 0/0 Cpl */
+	struct abbsim_credits credits_down; /* root complex -> device, advertised by the hard
+					     * block (ABB_SIM_CREDITS, down.*): 32/256 P, 16/16 NP, 0/0 Cpl */
 };
 
 void abbsim_params_default(struct abbsim_params *p);
 /* Applies ABB_SIM_* environment variables; -EINVAL with a message naming the
  * variable and the accepted values when one is invalid. */
 int abbsim_params_from_env(struct abbsim_params *p);
-/* Checks a parameter set (ranges, powers of two, combinations). */
+/* Checks a parameter set (ranges, powers of two, combinations: a data
+ * credit limit must hold the largest TLP of its class, MPS must not exceed
+ * the device's Device Capabilities maximum); -EINVAL with a message. */
 int abbsim_params_check(const struct abbsim_params *p);
+/* Sets one parameter by its option name, the same names and values as the
+ * ABB_SIM_* variables without the prefix, lower case: "credits" (a list
+ * "ph=8,pd=64,nph=4,npd=0,cplh=0,cpld=0"; items separated by ',' ':' or
+ * '/'; "up." or "down." before an item sets one direction only, else both;
+ * the items not named keep their value) and "cpl" ("rcb" or "mps"). Only
+ * these two so far (the numeric ones are plain fields). -EINVAL with a
+ * message naming the option, the value and what is accepted; p unchanged
+ * then. The combination is checked by abbsim_params_check. */
+int abbsim_params_set(struct abbsim_params *p, const char *name, const char *value);
 
 /* Builds (first call) or hot-resets the board with these parameters and
  * enumerates it as Linux would (BAR sizing and assignment, memory space,
  * bus master, MSI, MPS/MRRS). -EBUSY if already open (close first). */
 int abbsim_open(const struct abbsim_params *p);
 void abbsim_close(void);
+/* The parameters of the open board with the values in effect after
+ * enumeration: mps and mrrs as Device Control holds them now (the smaller
+ * of the request and the Device Capabilities maximum, or what a config
+ * write set since). -ENODEV when not open. */
+int abbsim_get_params(struct abbsim_params *out);
 
 /* Config space of the endpoint, byte offset, 1/2/4-byte accesses. */
 int abbsim_cfg_read(unsigned off, unsigned size, uint32_t *val);

@@ -83,7 +83,7 @@ void CfgSpace::reset(const abbsim_params &p, uint16_t bdf)
 	init16(CfgCapMsi + 12, 0, 0xffff);       /* data */
 
 	/* PCI Express capability, version 2, endpoint. */
-	unsigned mpss = size_code(p.mps > 512 ? p.mps : 512);
+	unsigned mpss = size_code(DevMpsMax);
 	init8(CfgCapExp + 0, 0x10);
 	init8(CfgCapExp + 1, 0x00);
 	init16(CfgCapExp + 2, 0x0002);

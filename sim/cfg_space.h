@@ -21,6 +21,9 @@ enum : unsigned {
 	CfgCapExp = 0x70,
 	CfgSize = 4096,
 	Bar0Bytes = 64u << 10,
+	/* Max payload the device advertises in Device Capabilities: the RTL
+	 * takes any MPS up to 4096 (abbsim_params_check refuses more). */
+	DevMpsMax = 4096,
 };
 
 class CfgSpace {

@@ -4,8 +4,30 @@
 #include "link.h"
 
 #include <algorithm>
+#include <cstdarg>
+#include <cstdio>
 
 namespace abbsim {
+
+static const char *const ClassName[3] = {"posted", "non-posted", "completion"};
+
+Credits Link::from_params(const abbsim_credits &c)
+{
+	auto lim = [](unsigned v) { return v ? (int32_t)v : Credits::Infinite; };
+	return Credits{{lim(c.ph), lim(c.nph), lim(c.cplh)}, {lim(c.pd), lim(c.npd), lim(c.cpld)}};
+}
+
+void Link::fc_error(uint64_t now, const char *fmt, ...)
+{
+	char buf[300];
+	int n = snprintf(buf, sizeof buf, "flow control (%s link): ", name_);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, sizeof buf - n, fmt, ap);
+	va_end(ap);
+	if (violation)
+		violation(buf, now);
+}
 
 void Link::reset(const abbsim_params &p, const Credits &limits)
 {
@@ -13,7 +35,7 @@ void Link::reset(const abbsim_params &p, const Credits &limits)
 	flight_.clear();
 	unsent_ = 0;
 	limit_ = limits;
-	used_ = Credits{{0, 0, 0}, {0, 0, 0}};
+	used_ = held_ = Credits{{0, 0, 0}, {0, 0, 0}};
 	free_fs_ = 0;
 	wake_pending_ = blocked_ = false;
 	/* One byte on one lane: Gen1 10 bits at 2.5 GT/s = 4 ns, Gen2 2 ns,
@@ -39,18 +61,31 @@ bool Link::have_credits(const Tlp &t) const
 	return true;
 }
 
-void Link::submit(Tlp &&t, uint64_t now)
+void Link::submit(Tlp &&t, uint64_t now, std::function<void(uint64_t)> started)
 {
 	unsent_ += t.wire_bytes();
-	txq_.push_back(Queued{std::move(t), now});
+	txq_.push_back(Queued{std::move(t), now, std::move(started)});
 	try_start(now);
 }
 
 void Link::consumed(FcClass c, unsigned data_credits, uint64_t now)
 {
+	held_.hdr[c] -= 1;
+	held_.data[c] -= (int32_t)data_credits;
+	if (held_.hdr[c] < 0 || held_.data[c] < 0) {
+		fc_error(now, "the receiver freed %s credits (1 header, %u data) for a TLP it never "
+			 "received", ClassName[c], data_credits);
+		held_.hdr[c] = std::max(held_.hdr[c], 0);
+		held_.data[c] = std::max(held_.data[c], 0);
+	}
 	q_.at(now + latency_ps_, [this, c, data_credits](uint64_t t) {
 		used_.hdr[c] -= 1;
 		used_.data[c] -= (int32_t)data_credits;
+		if (used_.hdr[c] < 0 || used_.data[c] < 0) {
+			fc_error(t, "UpdateFC returned more %s credits than were consumed", ClassName[c]);
+			used_.hdr[c] = std::max(used_.hdr[c], 0);
+			used_.data[c] = std::max(used_.data[c], 0);
+		}
 		if (blocked_)
 			try_start(t);
 	});
@@ -82,6 +117,11 @@ void Link::try_start(uint64_t now)
 		unsigned c = h.tlp.fc_class();
 		used_.hdr[c] += 1;
 		used_.data[c] += (int32_t)h.tlp.data_credits();
+		if ((limit_.hdr[c] != Credits::Infinite && used_.hdr[c] > limit_.hdr[c]) ||
+		    (limit_.data[c] != Credits::Infinite && used_.data[c] > limit_.data[c]))
+			fc_error(now, "transmitter exceeds the %s credits (%d/%d header, %d/%d data) "
+				 "with %s", ClassName[c], used_.hdr[c], limit_.hdr[c], used_.data[c],
+				 limit_.data[c], h.tlp.describe().c_str());
 
 		uint64_t bytes = h.tlp.wire_bytes();
 		if (++tlp_count_ % DllpEvery == 0)
@@ -100,6 +140,8 @@ void Link::try_start(uint64_t now)
 		stats_.wire_bytes += bytes;
 		stats_.busy_ps = (uint64_t)(busy_fs_ / 1000);
 
+		if (h.started)
+			h.started((uint64_t)((start + 999) / 1000));
 		uint64_t at = (uint64_t)((free_fs_ + 999) / 1000) + latency_ps_;
 		unsent_ -= h.tlp.wire_bytes();
 		flight_.push_back(InFlight{std::move(h.tlp), at});
@@ -114,6 +156,16 @@ void Link::arrive(uint64_t now)
 {
 	InFlight f = std::move(flight_.front());
 	flight_.pop_front();
+	/* The receiver's buffers: what arrived and was not yet consumed must
+	 * fit the limits it advertised. */
+	unsigned c = f.tlp.fc_class();
+	held_.hdr[c] += 1;
+	held_.data[c] += (int32_t)f.tlp.data_credits();
+	if ((limit_.hdr[c] != Credits::Infinite && held_.hdr[c] > limit_.hdr[c]) ||
+	    (limit_.data[c] != Credits::Infinite && held_.data[c] > limit_.data[c]))
+		fc_error(now, "receiver buffers overflow: %d/%d %s header and %d/%d data credits "
+			 "held with %s", held_.hdr[c], limit_.hdr[c], ClassName[c], held_.data[c],
+			 limit_.data[c], f.tlp.describe().c_str());
 	deliver(std::move(f.tlp), now);
 }
 

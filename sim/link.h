@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <string>
 
 #include "abbsim.h"
 #include "event_queue.h"
@@ -35,11 +36,14 @@ public:
 	 *   Gen3 16 symbols every 370 blocks (5920 symbols), about 0.3 %. */
 	static constexpr unsigned DllpEvery = 4, DllpBytes = 8;
 
-	explicit Link(EventQueue &q) : q_(q) {}
+	Link(EventQueue &q, const char *name) : q_(q), name_(name) {}
 	void reset(const abbsim_params &p, const Credits &limits);
+	/* The limits a receiver advertises, from the parameters (0 = infinite). */
+	static Credits from_params(const abbsim_credits &c);
 
-	/* Queues a TLP for transmission, ready at time now. */
-	void submit(Tlp &&t, uint64_t now);
+	/* Queues a TLP for transmission, ready at time now; started (if set)
+	 * is called with the time its transmission starts. */
+	void submit(Tlp &&t, uint64_t now, std::function<void(uint64_t)> started = nullptr);
 	/* The receiver freed the buffers of a TLP of this class at time now:
 	 * its credits are back at the transmitter one latency later. */
 	void consumed(FcClass c, unsigned data_credits, uint64_t now);
@@ -52,11 +56,14 @@ public:
 
 	std::function<void(Tlp &&, uint64_t)> deliver; /* arrival at the receiver */
 	std::function<void(uint64_t)> on_drain;          /* transmit queue became empty */
+	/* Flow-control assertion failed (a protocol error), at time now. */
+	std::function<void(const std::string &, uint64_t)> violation;
 
 private:
 	struct Queued {
 		Tlp tlp;
 		uint64_t ready_ps;
+		std::function<void(uint64_t)> started;
 	};
 	struct InFlight {
 		Tlp tlp;
@@ -66,11 +73,18 @@ private:
 	void try_start(uint64_t now);
 	void arrive(uint64_t now);
 
+	void fc_error(uint64_t now, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 	EventQueue &q_;
+	const char *name_;
 	std::deque<Queued> txq_;
 	std::deque<InFlight> flight_;
 	size_t unsent_ = 0;
-	Credits limit_{}, used_{};
+	/* used_: the transmitter's count (consumed at start, back one latency
+	 * after the receiver freed them); held_: what sits in the receiver's
+	 * buffers (arrived, not yet consumed). Both are asserted against the
+	 * limits: held_ independently of the gate in try_start. */
+	Credits limit_{}, used_{}, held_{};
 	unsigned __int128 free_fs_ = 0; /* serialiser busy until */
 	bool wake_pending_ = false, blocked_ = false;
 	uint64_t fs_per_lane_byte_ = 4000000, lanes_ = 4, latency_ps_ = 0;

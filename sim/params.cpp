@@ -3,8 +3,10 @@
  * ABB_SIM_* environment variables, and the consistency check.
  */
 #include "abbsim.h"
+#include "cfg_space.h"
 #include "error.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -77,6 +79,124 @@ static int get_num(const NumVar &v, uint64_t *out, bool *set)
 	return 0;
 }
 
+
+/* Credits advertised by the receivers by default. Device -> root complex:
+ * the root port's buffers, generous (16 KiB of posted data). Root complex
+ * -> device: the hard block's receive buffers. Completions infinite in both
+ * directions, as endpoints and root ports advertise them. None of these
+ * limits Gen1 x4 throughput (the credits of a direction return within one
+ * round trip, ~1 us, far more than the link moves in that time). */
+static void default_credits(struct abbsim_params *p)
+{
+	p->credits_up = abbsim_credits{64, 1024, 64, 64, 0, 0};
+	p->credits_down = abbsim_credits{32, 256, 16, 16, 0, 0};
+}
+
+/* Credit fields by item name, in struct order. */
+static const char *const credit_names[6] = {"ph", "pd", "nph", "npd", "cplh", "cpld"};
+static const char *const CreditsAccepted =
+	"a list like \"ph=8,pd=64,nph=4,npd=0,cplh=0,cpld=0\" (items separated by ',' ':' or '/'; "
+	"\"up.\" or \"down.\" before an item for one direction; header credits 0 (infinite) or "
+	"1..127, data credits in 16-byte units 0 (infinite) or 1..2047; \"default\" resets both "
+	"directions)";
+
+static unsigned *credit_field(struct abbsim_credits &c, unsigned i)
+{
+	unsigned *f[6] = {&c.ph, &c.pd, &c.nph, &c.npd, &c.cplh, &c.cpld};
+	return f[i];
+}
+
+/* Parses a credit list into p (both directions unless prefixed); what names
+ * the source in messages ("ABB_SIM_CREDITS", "credits"). */
+static int parse_credits(struct abbsim_params *p, const char *what, const char *value)
+{
+	struct abbsim_params q = *p;
+	std::string s = value ? value : "";
+	if (s.empty())
+		return fail(-EINVAL, "%s=\"\" is invalid: accepted %s", what, CreditsAccepted);
+	size_t pos = 0;
+	while (pos <= s.size()) {
+		size_t end = s.find_first_of(",:/", pos);
+		if (end == std::string::npos)
+			end = s.size();
+		std::string item = s.substr(pos, end - pos);
+		pos = end + 1;
+		if (item.empty())
+			continue;
+		if (item == "default") {
+			default_credits(&q);
+			continue;
+		}
+		bool up = true, down = true;
+		std::string key = item;
+		if (!key.compare(0, 3, "up.")) {
+			down = false;
+			key = key.substr(3);
+		} else if (!key.compare(0, 5, "down.")) {
+			up = false;
+			key = key.substr(5);
+		}
+		size_t eq = key.find('=');
+		std::string name = key.substr(0, eq), val = eq == std::string::npos ? "" : key.substr(eq + 1);
+		unsigned idx = 6;
+		for (unsigned i = 0; i < 6; i++)
+			if (name == credit_names[i])
+				idx = i;
+		uint64_t v = 0;
+		bool ok = idx < 6 && eq != std::string::npos;
+		if (ok && (val == "inf" || val == "infinite"))
+			v = 0;
+		else if (ok)
+			ok = parse_num(val.c_str(), false, &v) && v <= (idx % 2 ? 2047u : 127u);
+		if (!ok)
+			return fail(-EINVAL, "%s=\"%s\" is invalid at \"%s\": accepted %s", what, value,
+				    item.c_str(), CreditsAccepted);
+		if (up)
+			*credit_field(q.credits_up, idx) = (unsigned)v;
+		if (down)
+			*credit_field(q.credits_down, idx) = (unsigned)v;
+	}
+	*p = q;
+	return 0;
+}
+
+static int parse_cpl(struct abbsim_params *p, const char *what, const char *value)
+{
+	if (value && !strcmp(value, "rcb"))
+		p->cpl_rcb = 1;
+	else if (value && !strcmp(value, "mps"))
+		p->cpl_rcb = 0;
+	else
+		return fail(-EINVAL, "%s=\"%s\" is invalid: accepted rcb (completions end at every "
+			    "read completion boundary, the default) or mps (coalesced up to MPS)",
+			    what, value ? value : "");
+	return 0;
+}
+
+/* One direction's credit limits against the largest TLP of each class
+ * (a data limit below it would stop the link for good). */
+static int check_credits(const char *dir, const struct abbsim_credits &c, unsigned p_max,
+			 unsigned cpl_max, const char *p_why, const char *cpl_why)
+{
+	for (unsigned i = 0; i < 6; i++) {
+		unsigned v = *credit_field(const_cast<struct abbsim_credits &>(c), i);
+		if (v > (i % 2 ? 2047u : 127u))
+			return fail(-EINVAL, "ABB_SIM_CREDITS / credits: %s.%s=%u is out of range: "
+				    "accepted 0 (infinite) or 1..%u", dir, credit_names[i], v,
+				    i % 2 ? 2047u : 127u);
+	}
+	unsigned need_p = (p_max + 15) / 16, need_cpl = (cpl_max + 15) / 16;
+	if (c.pd && c.pd < need_p)
+		return fail(-EINVAL, "ABB_SIM_CREDITS / credits: %s.pd=%u is smaller than one posted "
+			    "TLP of %u bytes (%s): the link would deadlock; accepted 0 (infinite) or "
+			    "%u..2047", dir, c.pd, p_max, p_why, need_p);
+	if (c.cpld && c.cpld < need_cpl)
+		return fail(-EINVAL, "ABB_SIM_CREDITS / credits: %s.cpld=%u is smaller than one "
+			    "completion of %u bytes (%s): the link would deadlock; accepted 0 "
+			    "(infinite) or %u..2047", dir, c.cpld, cpl_max, cpl_why, need_cpl);
+	return 0;
+}
+
 } // namespace abbsim
 
 using namespace abbsim;
@@ -99,6 +219,8 @@ extern "C" void abbsim_params_default(struct abbsim_params *p)
 	p->mem_bytes = 1u << 20;
 	p->iova_scatter = 0;
 	p->watchdog_s = 120;
+	p->cpl_rcb = 1;
+	default_credits(p);
 }
 
 extern "C" int abbsim_params_check(const struct abbsim_params *p)
@@ -107,10 +229,13 @@ extern "C" int abbsim_params_check(const struct abbsim_params *p)
 		return fail(-EINVAL, "abbsim_params_check: params is NULL");
 	if (p->gen < 1 || p->gen > 3)
 		return fail(-EINVAL, "gen %u: accepted 1, 2 or 3", p->gen);
-	if (p->lanes > 16 || !pow2(p->lanes))
-		return fail(-EINVAL, "lanes %u: accepted 1, 2, 4, 8 or 16", p->lanes);
-	if (p->mps < 128 || p->mps > 4096 || !pow2(p->mps))
+	if (p->lanes != 12 && (p->lanes > 16 || !pow2(p->lanes)))
+		return fail(-EINVAL, "lanes %u: accepted 1, 2, 4, 8, 12 or 16", p->lanes);
+	if (p->mps < 128 || !pow2(p->mps))
 		return fail(-EINVAL, "mps %u: accepted 128, 256, 512, 1024, 2048 or 4096", p->mps);
+	if (p->mps > DevMpsMax)
+		return fail(-EINVAL, "mps %u exceeds the %u bytes the device advertises in Device "
+			    "Capabilities: accepted 128, 256, 512, 1024, 2048 or 4096", p->mps, DevMpsMax);
 	if (p->mrrs < 128 || p->mrrs > 4096 || !pow2(p->mrrs))
 		return fail(-EINVAL, "mrrs %u: accepted 128, 256, 512, 1024, 2048 or 4096", p->mrrs);
 	if (p->rcb != 64 && p->rcb != 128)
@@ -130,7 +255,33 @@ extern "C" int abbsim_params_check(const struct abbsim_params *p)
 		return fail(-EINVAL, "iova_scatter %u: accepted 0 or 1", p->iova_scatter);
 	if (p->watchdog_s < 1 || p->watchdog_s > 86400)
 		return fail(-EINVAL, "watchdog_s %u: accepted 1..86400", p->watchdog_s);
-	return 0;
+	if (p->cpl_rcb > 1)
+		return fail(-EINVAL, "cpl_rcb %u: accepted 1 (ABB_SIM_CPL=rcb) or 0 (mps)", p->cpl_rcb);
+	/* Largest TLPs per direction: up, the device's memory writes (MPS) and
+	 * its PIO completions (the root complex reads at most 128 bytes); down,
+	 * PIO writes (at most 128 bytes) and the read completions (one RCB, or
+	 * up to MPS and MRRS when coalesced). Reads carry no data. */
+	unsigned cpl_down = p->cpl_rcb ? p->rcb : std::min(p->mps, p->mrrs);
+	char why[80];
+	snprintf(why, sizeof why, "%s, MPS %u, MRRS %u, RCB %u", p->cpl_rcb ? "cpl=rcb" : "cpl=mps",
+		 p->mps, p->mrrs, p->rcb);
+	char mps_why[32];
+	snprintf(mps_why, sizeof mps_why, "MPS %u", p->mps);
+	int rc = check_credits("up", p->credits_up, p->mps, 128, mps_why, "a PIO read of 128 bytes");
+	if (!rc)
+		rc = check_credits("down", p->credits_down, 128, cpl_down, "a PIO write of 128 bytes", why);
+	return rc;
+}
+
+extern "C" int abbsim_params_set(struct abbsim_params *p, const char *name, const char *value)
+{
+	if (!p || !name)
+		return fail(-EINVAL, "abbsim_params_set: %s is NULL", p ? "name" : "params");
+	if (!strcmp(name, "credits"))
+		return parse_credits(p, "credits", value);
+	if (!strcmp(name, "cpl"))
+		return parse_cpl(p, "cpl", value);
+	return fail(-EINVAL, "abbsim_params_set: unknown option \"%s\": accepted credits or cpl", name);
 }
 
 extern "C" int abbsim_params_from_env(struct abbsim_params *p)
@@ -139,7 +290,7 @@ extern "C" int abbsim_params_from_env(struct abbsim_params *p)
 		return fail(-EINVAL, "abbsim_params_from_env: params is NULL");
 	static const NumVar vars[] = {
 		{"ABB_SIM_GEN", "1, 2 or 3", false, 1, 3, false},
-		{"ABB_SIM_LANES", "1, 2, 4, 8 or 16", false, 1, 16, true},
+		{"ABB_SIM_LANES", "1, 2, 4, 8, 12 or 16", false, 1, 16, false},
 		{"ABB_SIM_MPS", "128, 256, 512, 1024, 2048 or 4096", false, 128, 4096, true},
 		{"ABB_SIM_MRRS", "128, 256, 512, 1024, 2048 or 4096", false, 128, 4096, true},
 		{"ABB_SIM_RCB", "64 or 128", false, 64, 128, true},
@@ -172,6 +323,19 @@ extern "C" int abbsim_params_from_env(struct abbsim_params *p)
 	if (set[9]) q.seed = v[9];
 	if (set[10]) q.mem_bytes = (unsigned)v[10];
 	if (set[11]) q.watchdog_s = (unsigned)v[11];
+	if (set[1] && q.lanes != 12 && !pow2(q.lanes))
+		return fail(-EINVAL, "ABB_SIM_LANES=\"%s\" is invalid: accepted %s", getenv("ABB_SIM_LANES"),
+			    vars[1].accepted);
+	if (const char *s = getenv("ABB_SIM_CREDITS")) {
+		int rc = parse_credits(&q, "ABB_SIM_CREDITS", s);
+		if (rc)
+			return rc;
+	}
+	if (const char *s = getenv("ABB_SIM_CPL")) {
+		int rc = parse_cpl(&q, "ABB_SIM_CPL", s);
+		if (rc)
+			return rc;
+	}
 	if (const char *s = getenv("ABB_SIM_IOVA")) {
 		if (!strcmp(s, "contiguous"))
 			q.iova_scatter = 0;

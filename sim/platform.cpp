@@ -17,12 +17,8 @@ extern "C" int sc_main(int, char **) { return 0; }
 
 namespace abbsim {
 
-/* Flow-control credits advertised by the receivers. Device -> root complex:
- * the root port's buffers, generous (16 KiB of posted data). Root complex ->
- * device: the hard block's receive buffers. Completions are infinite in
- * both directions, as endpoints and root ports advertise them. */
-static const Credits UpCredits = {{64, 64, Credits::Infinite}, {1024, 64, Credits::Infinite}};
-static const Credits DownCredits = {{32, 16, Credits::Infinite}, {256, 16, Credits::Infinite}};
+/* Flow-control credit limits: abbsim_params.credits_up / credits_down
+ * (defaults in params.cpp). */
 
 /* Non-idle cycles between two looks at the mailbox and the waiters. */
 static constexpr uint64_t BatchCycles = 16384;
@@ -38,7 +34,7 @@ extern std::atomic<bool> g_rtl_fatal;
 extern std::string rtl_fatal_message();
 
 Platform::Platform(sc_core::sc_module_name name)
-	: sc_core::sc_module(name), rc(q_, down_, up_, mmu), up_(q_), down_(q_),
+	: sc_core::sc_module(name), rc(q_, down_, up_, mmu), up_(q_, "up"), down_(q_, "down"),
 	  hip_(q_, up_, down_, cfg)
 {
 	SC_THREAD(main_thread);
@@ -50,6 +46,11 @@ Platform::Platform(sc_core::sc_module_name name)
 	rc.cycle_of = [this](uint64_t t) { return cycle_of(t); };
 	rc.violation = [this](const std::string &s) { add_violation("root complex: " + s); };
 	hip_.violation = [this](const std::string &s) { add_violation(s); };
+	auto fc = [this](const std::string &s, uint64_t t) {
+		add_violation("cycle " + std::to_string(cycle_of(t)) + ": " + s);
+	};
+	up_.violation = fc;
+	down_.violation = fc;
 }
 
 Platform::~Platform()
@@ -376,8 +377,8 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	clk_mhz_ = params.clk_mhz;
 	period_ps_ = 1000000u % clk_mhz_ ? 0 : 1000000u / clk_mhz_;
 	q_.clear();
-	up_.reset(params, UpCredits);
-	down_.reset(params, DownCredits);
+	up_.reset(params, Link::from_params(params.credits_up));
+	down_.reset(params, Link::from_params(params.credits_down));
 	rc.reset(params);
 	mmu.reset(params.iova_scatter, params.seed);
 	hip_.reset();
@@ -480,8 +481,9 @@ int Platform::do_tlp_log(const std::string &path, std::string &err)
 		hip_.log = nullptr;
 		return -errno;
 	}
-	fprintf(tlp_log_, "# cycle time_ns dir TLP (gen %u x%u, MPS %u, MRRS %u, RCB %u, %u MHz)\n",
-		params.gen, params.lanes, bars.mps, bars.mrrs, params.rcb, params.clk_mhz);
+	fprintf(tlp_log_, "# cycle time_ns dir TLP (gen %u x%u, MPS %u, MRRS %u, RCB %u, cpl=%s, %u MHz)\n",
+		params.gen, params.lanes, bars.mps, bars.mrrs, params.rcb,
+		params.cpl_rcb ? "rcb" : "mps", params.clk_mhz);
 	hip_.log = [this](const char *dir, const Tlp &t, uint64_t now) { log_tlp(dir, t, now); };
 	return 0;
 }

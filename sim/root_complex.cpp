@@ -27,6 +27,7 @@ void RootComplex::reset(const abbsim_params &p)
 	rcb_ = p.rcb;
 	mem_latency_ps_ = (uint64_t)p.mem_latency_ns * 1000;
 	reorder_ = p.reorder;
+	cpl_rcb_ = p.cpl_rcb;
 	rng_ = p.seed;
 	reads_.clear();
 	ready_.clear();
@@ -98,18 +99,25 @@ void RootComplex::pio_read(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, 
 		pt.busy = true;
 		r->outstanding++;
 		pio_pending_++;
-		down_.submit(make_mem(false, a, chunk, RcId, (uint8_t)tag, nullptr), now);
-		q_.at(now + PioTimeoutPs, [this, tag](uint64_t t) {
-			PioTag &p = pio_[tag];
-			if (p.busy) {
-				char why[120];
-				snprintf(why, sizeof why,
-					 "completion timeout: no completion for PIO read of %u bytes at 0x%llx within 50 us",
-					 p.n, (unsigned long long)p.addr);
-				bad(t, "%s", why);
-				pio_finish(p, -EIO, why);
-			}
-		}, pt.live);
+		/* The completion timeout runs from the transmission of the
+		 * request (it may wait behind posted writes or for credits). */
+		EventQueue::Live live = pt.live;
+		down_.submit(make_mem(false, a, chunk, RcId, (uint8_t)tag, nullptr), now,
+			     [this, tag, live](uint64_t start) {
+			if (!*live)
+				return;
+			q_.at(start + PioTimeoutPs, [this, tag](uint64_t t) {
+				PioTag &p = pio_[tag];
+				if (p.busy) {
+					char why[120];
+					snprintf(why, sizeof why,
+						 "completion timeout: no completion for PIO read of %u bytes at 0x%llx within 50 us",
+						 p.n, (unsigned long long)p.addr);
+					bad(t, "%s", why);
+					pio_finish(p, -EIO, why);
+				}
+			}, live);
+		});
 		off += chunk;
 	}
 	if (r->outstanding == 0) {
@@ -296,12 +304,15 @@ Tlp RootComplex::next_completion(DmaRead &r)
 		r.next = r.end;
 		return c;
 	}
-	/* First completion: up to the next RCB boundary (when the start is not
-	 * aligned); then the largest RCB multiple that fits MPS; the last one
-	 * takes the rest. */
+	/* cpl_rcb: every completion ends at the next RCB boundary (or the end),
+	 * as Intel root complexes answer. Else: the first completion up to the
+	 * next RCB boundary (when the start is not aligned); then the largest
+	 * RCB multiple that fits MPS; the last one takes the rest. */
 	uint64_t dw = r.next & ~3ull;
 	uint64_t stop;
-	if (r.first && (r.next % rcb_)) {
+	if (cpl_rcb_) {
+		stop = std::min<uint64_t>(r.end, (r.next | (rcb_ - 1)) + 1);
+	} else if (r.first && (r.next % rcb_)) {
 		stop = std::min<uint64_t>(r.end, (r.next | (rcb_ - 1)) + 1);
 		if (stop - dw > mps_)
 			stop = dw + mps_;

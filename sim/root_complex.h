@@ -92,6 +92,7 @@ private:
 	unsigned mps_ = 128, mrrs_ = 512, rcb_ = 64;
 	uint64_t mem_latency_ps_ = 0;
 	bool reorder_ = false;
+	bool cpl_rcb_ = true; /* every completion ends at an RCB boundary */
 	uint64_t rng_ = 1;
 	std::deque<DmaRead> reads_;  /* waiting for the memory latency */
 	std::vector<DmaRead> ready_; /* being completed */

@@ -240,6 +240,12 @@ int main(void)
 	test_cfg();
 	test_pio();
 	test_time_and_errors();
+	/* the determinism check below repeats exactly this sequence: open,
+	 * PIO, round trip (the link's DLLP and SKP phase depend on every TLP
+	 * since the open) */
+	abbsim_close();
+	open_with(&p);
+	test_pio();
 	CHECK(abbsim_trace_fst("/tmp/abbsim_test.fst", abbsim_cycles(), abbsim_cycles() + 3000) == 0,
 	      "trace_fst");
 	CHECK(abbsim_tlp_log("/tmp/abbsim_test_tlp.log") == 0, "tlp_log");

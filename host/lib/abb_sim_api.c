@@ -89,3 +89,49 @@ int abb_sim_cfg_dump(abb_dev *dev, const char *path)
 		return abb_err(-EINVAL, "abb_sim_cfg_dump: path is NULL or empty");
 	return dev->be->sim_cfg_dump(dev, path);
 }
+
+int abb_sim_cfg_read(abb_dev *dev, unsigned off, unsigned size, uint32_t *val)
+{
+	int rc = check("abb_sim_cfg_read", dev, dev ? dev->be->sim_cfg_read : NULL);
+
+	if (rc)
+		return rc;
+	if (!val)
+		return abb_err(-EINVAL, "abb_sim_cfg_read: val is NULL");
+	if ((size != 1 && size != 2 && size != 4) || off % size || off + size > 4096)
+		return abb_err(-EINVAL, "abb_sim_cfg_read: offset 0x%x size %u: accepted size 1, 2 "
+			       "or 4, naturally aligned, below 4096", off, size);
+	return dev->be->sim_cfg_read(dev, off, size, val);
+}
+
+int abb_sim_cfg_write(abb_dev *dev, unsigned off, unsigned size, uint32_t val)
+{
+	int rc = check("abb_sim_cfg_write", dev, dev ? dev->be->sim_cfg_write : NULL);
+
+	if (rc)
+		return rc;
+	if ((size != 1 && size != 2 && size != 4) || off % size || off + size > 4096)
+		return abb_err(-EINVAL, "abb_sim_cfg_write: offset 0x%x size %u: accepted size 1, 2 "
+			       "or 4, naturally aligned, below 4096", off, size);
+	return dev->be->sim_cfg_write(dev, off, size, val);
+}
+
+int abb_sim_link_params(abb_dev *dev, struct abb_sim_link *out)
+{
+	int rc = check("abb_sim_link_params", dev, dev ? dev->be->sim_link_params : NULL);
+
+	if (rc)
+		return rc;
+	if (!out)
+		return abb_err(-EINVAL, "abb_sim_link_params: out is NULL");
+	return dev->be->sim_link_params(dev, out);
+}
+
+int abb_sim_protocol_errors(abb_dev *dev, char *buf, size_t len)
+{
+	int rc = check("abb_sim_protocol_errors", dev, dev ? dev->be->sim_protocol_errors : NULL);
+
+	if (rc)
+		return rc;
+	return dev->be->sim_protocol_errors(dev, buf, len);
+}

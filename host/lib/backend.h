@@ -26,6 +26,7 @@ struct abb_seg {
 };
 
 struct abb_sim_fault;
+struct abb_sim_link;
 
 struct abb_backend {
 	const char *name; /* "sim", "vfio": what abb_backend() returns */
@@ -75,6 +76,10 @@ struct abb_backend {
 	int (*sim_tlp_log)(abb_dev *dev, const char *path);
 	int (*sim_faults)(abb_dev *dev, struct abb_sim_fault *out, size_t max);
 	int (*sim_cfg_dump)(abb_dev *dev, const char *path);
+	int (*sim_cfg_read)(abb_dev *dev, unsigned off, unsigned size, uint32_t *val);
+	int (*sim_cfg_write)(abb_dev *dev, unsigned off, unsigned size, uint32_t val);
+	int (*sim_link_params)(abb_dev *dev, struct abb_sim_link *out);
+	int (*sim_protocol_errors)(abb_dev *dev, char *buf, size_t len);
 };
 
 /* The tables are internal to libabb (not exported from the shared library). */

@@ -12,7 +12,10 @@
  *
  * URI options ("sim:mem_size=4194304,mps=256") override ABB_SIM_* variables:
  *   mem_size gen lanes mps mrrs rcb clk_mhz link_ns mem_ns reorder seed
- *   iova=scatter|contig watchdog_s hosttime=0|1
+ *   iova=scatter|contig watchdog_s hosttime=0|1 cpl=rcb|mps
+ *   credits=LIST (flow-control credit limits; LIST as ABB_SIM_CREDITS, its
+ *   items separated by ':' or '/', or by ',' as further options:
+ *   "sim:credits=ph=1,pd=8,cpl=mps" and "sim:credits=ph=1:pd=8" are the same)
  *
  * Host-time coupling (opt-in: ABB_SIM_HOSTTIME=1 or hosttime=1): at the
  * entry of every backend operation the simulator advances by the CPU time
@@ -47,6 +50,9 @@ static struct {
 	__typeof__(abbsim_params_default) *params_default;
 	__typeof__(abbsim_params_from_env) *params_from_env;
 	__typeof__(abbsim_params_check) *params_check;
+	__typeof__(abbsim_params_set) *params_set;
+	__typeof__(abbsim_get_params) *get_params;
+	__typeof__(abbsim_protocol_errors) *protocol_errors;
 	__typeof__(abbsim_open) *open;
 	__typeof__(abbsim_close) *close;
 	__typeof__(abbsim_cfg_read) *cfg_read;
@@ -93,6 +99,7 @@ static int resolve(void *h)
 		SYM(mmio_write), SYM(iommu_max_segs), SYM(iommu_map), SYM(iommu_unmap),
 		SYM(faults), SYM(wait_irq), SYM(irq_count), SYM(advance), SYM(now_ps),
 		SYM(cycles), SYM(trace_fst), SYM(tlp_log), SYM(last_error), SYM(abi_version),
+		SYM(params_set), SYM(get_params), SYM(protocol_errors),
 #undef SYM
 	};
 
@@ -180,6 +187,22 @@ static int load_sim(void)
 	return rc;
 }
 
+/* A flow-control credit item ("ph", "up.pd", ...) given as an option of
+ * its own after credits=. */
+static bool credit_key(const char *k)
+{
+	static const char *const names[] = {"ph", "pd", "nph", "npd", "cplh", "cpld"};
+
+	if (strncmp(k, "up.", 3) == 0)
+		k += 3;
+	else if (strncmp(k, "down.", 5) == 0)
+		k += 5;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(k, names[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Applies "key=val,key=val" to p and *hosttime. */
 static int parse_options(const char *args, struct abbsim_params *p, int *hosttime)
 {
@@ -194,7 +217,8 @@ static int parse_options(const char *args, struct abbsim_params *p, int *hosttim
 		KEY("reorder", reorder), KEY("watchdog_s", watchdog_s),
 #undef KEY
 	};
-	char buf[512], *save = NULL;
+	char buf[512], credits[512] = "", *save = NULL;
+	int rc;
 
 	if (!args || !*args)
 		return 0;
@@ -209,6 +233,21 @@ static int parse_options(const char *args, struct abbsim_params *p, int *hosttim
 		if (!eq)
 			return abb_err(-EINVAL, "sim option \"%s\" has no value; use key=value", opt);
 		*eq++ = 0;
+		if (strcmp(opt, "credits") == 0 || credit_key(opt)) {
+			/* collected, then parsed by the simulator as one list */
+			size_t used = strlen(credits);
+
+			snprintf(credits + used, sizeof credits - used, "%s%s%s%s", used ? "," : "",
+				 strcmp(opt, "credits") ? opt : "", strcmp(opt, "credits") ? "=" : "",
+				 eq);
+			continue;
+		}
+		if (strcmp(opt, "cpl") == 0) {
+			rc = sim.params_set(p, "cpl", eq);
+			if (rc)
+				return sim_err(rc, "sim option cpl");
+			continue;
+		}
 		if (strcmp(opt, "iova") == 0) {
 			if (strcmp(eq, "scatter") == 0 || strcmp(eq, "1") == 0)
 				p->iova_scatter = 1;
@@ -246,7 +285,12 @@ static int parse_options(const char *args, struct abbsim_params *p, int *hosttim
 		if (!found)
 			return abb_err(-EINVAL, "unknown sim option \"%s\"; known: mem_size gen lanes "
 				       "mps mrrs rcb clk_mhz link_ns mem_ns reorder seed iova "
-				       "watchdog_s hosttime", opt);
+				       "watchdog_s hosttime cpl credits", opt);
+	}
+	if (*credits) {
+		rc = sim.params_set(p, "credits", credits);
+		if (rc)
+			return sim_err(rc, "sim option credits");
 	}
 	return 0;
 }
@@ -468,6 +512,63 @@ static int sim_cfg_dump(abb_dev *dev, const char *path)
 	return rc ? sim_err(rc, "config-space dump") : 0;
 }
 
+static int sim_cfg_read(abb_dev *dev, unsigned off, unsigned size, uint32_t *val)
+{
+	int rc = sim.cfg_read(off, size, val);
+
+	return rc ? sim_err(rc, "config read") : 0;
+}
+
+static int sim_cfg_write(abb_dev *dev, unsigned off, unsigned size, uint32_t val)
+{
+	int rc = sim.cfg_write(off, size, val);
+
+	return rc ? sim_err(rc, "config write") : 0;
+}
+
+static void sim_credits_out(struct abb_sim_credits *o, const struct abbsim_credits *c)
+{
+	o->ph = c->ph;
+	o->pd = c->pd;
+	o->nph = c->nph;
+	o->npd = c->npd;
+	o->cplh = c->cplh;
+	o->cpld = c->cpld;
+}
+
+static int sim_link_params(abb_dev *dev, struct abb_sim_link *out)
+{
+	struct abbsim_params p;
+	int rc = sim.get_params(&p);
+
+	if (rc)
+		return sim_err(rc, "link parameters");
+	memset(out, 0, sizeof *out);
+	out->gen = p.gen;
+	out->lanes = p.lanes;
+	out->mps = p.mps;
+	out->mrrs = p.mrrs;
+	out->rcb = p.rcb;
+	out->clk_mhz = p.clk_mhz;
+	out->cpl_rcb = p.cpl_rcb;
+	out->link_ns = p.link_latency_ns;
+	out->mem_ns = p.mem_latency_ns;
+	out->reorder = p.reorder;
+	out->seed = p.seed;
+	out->mem_size = p.mem_bytes;
+	out->iova_scatter = p.iova_scatter;
+	sim_credits_out(&out->up, &p.credits_up);
+	sim_credits_out(&out->down, &p.credits_down);
+	return 0;
+}
+
+static int sim_protocol_errors(abb_dev *dev, char *buf, size_t len)
+{
+	int rc = sim.protocol_errors(buf, len);
+
+	return rc < 0 ? sim_err(rc, "protocol errors") : rc;
+}
+
 const struct abb_backend abb_backend_sim = {
 	.name = "sim",
 	.open = sim_open,
@@ -488,6 +589,10 @@ const struct abb_backend abb_backend_sim = {
 	.sim_tlp_log = sim_tlp_log,
 	.sim_faults = sim_faults,
 	.sim_cfg_dump = sim_cfg_dump,
+	.sim_cfg_read = sim_cfg_read,
+	.sim_cfg_write = sim_cfg_write,
+	.sim_link_params = sim_link_params,
+	.sim_protocol_errors = sim_protocol_errors,
 };
 
 /* ---- host-time coupling (opt-in, see the top of the file) ---- */
@@ -577,4 +682,8 @@ static const struct abb_backend sim_backend_hosttime = {
 	.sim_tlp_log = sim_tlp_log,
 	.sim_faults = sim_faults,
 	.sim_cfg_dump = sim_cfg_dump,
+	.sim_cfg_read = sim_cfg_read,
+	.sim_cfg_write = sim_cfg_write,
+	.sim_link_params = sim_link_params,
+	.sim_protocol_errors = sim_protocol_errors,
 };

@@ -5,7 +5,7 @@
  * program may call them unconditionally and still run on the board.
  * The link and platform parameters are taken from ABB_SIM_* environment
  * variables at abb_open() (see README.md); the URI "sim" accepts the same
- * as options: "sim:mem_size=4194304,mps=256".
+ * as options: "sim:mem_size=4194304,mps=256,cpl=mps,credits=ph=1:pd=8".
  */
 #ifndef ABB_ABB_SIM_H
 #define ABB_ABB_SIM_H
@@ -39,6 +39,42 @@ ABB_MUST_USE int abb_sim_faults(abb_dev *dev, struct abb_sim_fault *out, size_t 
 
 /* Writes the endpoint's config space in `lspci -xxxx` text format. */
 ABB_MUST_USE int abb_sim_cfg_dump(abb_dev *dev, const char *path);
+/* Config-space access of the endpoint, as the OS would do it: off a byte
+ * offset below 4096, size 1, 2 or 4, naturally aligned (-EINVAL if not).
+ * Writes honour the write masks (BAR sizing, read-only and RW1C fields)
+ * and take effect at once (BARs, MPS/MRRS, bus master, MSI). */
+ABB_MUST_USE int abb_sim_cfg_read(abb_dev *dev, unsigned off, unsigned size, uint32_t *val);
+ABB_MUST_USE int abb_sim_cfg_write(abb_dev *dev, unsigned off, unsigned size, uint32_t val);
+
+/* Flow-control credit limits one receiver advertises: header credits count
+ * TLPs, data credits 16-byte units; 0 = infinite. */
+struct abb_sim_credits {
+	unsigned ph, pd, nph, npd, cplh, cpld;
+};
+/* The simulated link as it is in effect after enumeration (mps and mrrs as
+ * Device Control holds them now). */
+struct abb_sim_link {
+	unsigned gen, lanes;       /* PCIe generation 1..3, lanes */
+	unsigned mps, mrrs, rcb;   /* bytes */
+	unsigned clk_mhz;          /* user clock of the RTL */
+	unsigned cpl_rcb;          /* 1: read completions end at every RCB boundary; 0: up to MPS */
+	unsigned link_ns, mem_ns;  /* one-way link latency, host memory read latency */
+	unsigned reorder;          /* 1: completions of different tags interleave */
+	uint64_t seed;
+	unsigned mem_size;         /* BAR1 bytes */
+	unsigned iova_scatter;     /* 1: every mapped page its own IOVA */
+	struct abb_sim_credits up;   /* device -> root complex (root port's limits) */
+	struct abb_sim_credits down; /* root complex -> device (hard block's limits) */
+};
+/* Fills out from the open simulated board. */
+ABB_MUST_USE int abb_sim_link_params(abb_dev *dev, struct abb_sim_link *out);
+
+/* PCIe rule violations the simulator saw since the last call (payload >
+ * MPS, read > MRRS, 4 KiB crossing, flow-control credits exceeded, tag
+ * reuse, malformed TLPs, ...): returns how many, copies their messages one
+ * per line into buf (NUL terminated, truncated to len; buf may be NULL)
+ * and clears the record. */
+ABB_MUST_USE int abb_sim_protocol_errors(abb_dev *dev, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

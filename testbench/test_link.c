@@ -1,0 +1,348 @@
+/*
+ * test_link.c - the simulated PCIe link's parameters (simulation only):
+ * options and their checks, the effective values read back after
+ * enumeration, the completion size mode (RCB-split or coalesced to MPS,
+ * seen in the TLP log), and flow control: DMA read, DMA write and both at
+ * once under the smallest legal credit limits move every byte, break no
+ * rule (no protocol error: the link asserts the credits) and take longer
+ * than with the default credits.
+ */
+#define _GNU_SOURCE
+#include "tb.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <abb/abb_sim.h>
+
+/* The smallest legal limits at MPS 128, RCB 64, cpl=rcb: one TLP of each
+ * class; one 128-byte write (8 data credits); completions of 128 bytes
+ * upstream (PIO reads), 64 bytes downstream. */
+#define TINY_CREDITS "credits=ph=1:pd=8:nph=1:npd=1:cplh=1:up.cpld=8:down.cpld=4"
+
+#define XFER (64u << 10)
+#define RD_BOARD 0x00000u
+#define WR_BOARD 0x80000u
+
+/* Opens with opts; on failure returns the errno and leaves no device. */
+static int try_open(const char *opts)
+{
+	int rc;
+
+	tb_close();
+	rc = tb_open(opts);
+	return rc;
+}
+
+static void test_link_defaults_read_back(void)
+{
+	struct abb_sim_link l;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("gen=1,lanes=4,mps=128,mrrs=512,rcb=64,cpl=rcb,"
+					"credits=default"), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &l), 0);
+	CU_ASSERT_EQUAL(l.gen, 1);
+	CU_ASSERT_EQUAL(l.lanes, 4);
+	CU_ASSERT_EQUAL(l.mps, 128);
+	CU_ASSERT_EQUAL(l.mrrs, 512);
+	CU_ASSERT_EQUAL(l.rcb, 64);
+	CU_ASSERT_EQUAL(l.cpl_rcb, 1);
+	CU_ASSERT_EQUAL(l.up.ph, 64);
+	CU_ASSERT_EQUAL(l.up.pd, 1024);
+	CU_ASSERT_EQUAL(l.up.nph, 64);
+	CU_ASSERT_EQUAL(l.up.cplh, 0);
+	CU_ASSERT_EQUAL(l.up.cpld, 0);
+	CU_ASSERT_EQUAL(l.down.ph, 32);
+	CU_ASSERT_EQUAL(l.down.pd, 256);
+	CU_ASSERT_EQUAL(l.down.nph, 16);
+	CU_ASSERT_EQUAL(l.down.cpld, 0);
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
+static void test_link_options_read_back(void)
+{
+	struct abb_sim_link l;
+	uint32_t v = 0;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	/* credit items as options of their own after credits=, and with ':' */
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("lanes=12,mps=4096,mrrs=128,rcb=128,cpl=mps,"
+					"credits=ph=3,up.pd=300,down.nph=2:cpld=0,up.cplh=5"), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &l), 0);
+	CU_ASSERT_EQUAL(l.lanes, 12);
+	CU_ASSERT_EQUAL(l.mps, 4096);
+	CU_ASSERT_EQUAL(l.mrrs, 128);
+	CU_ASSERT_EQUAL(l.rcb, 128);
+	CU_ASSERT_EQUAL(l.cpl_rcb, 0);
+	CU_ASSERT_EQUAL(l.up.ph, 3);
+	CU_ASSERT_EQUAL(l.down.ph, 3);
+	CU_ASSERT_EQUAL(l.up.pd, 300);
+	CU_ASSERT_EQUAL(l.down.pd, 256);
+	CU_ASSERT_EQUAL(l.up.nph, 64);
+	CU_ASSERT_EQUAL(l.down.nph, 2);
+	CU_ASSERT_EQUAL(l.up.cplh, 5);
+	CU_ASSERT_EQUAL(l.down.cplh, 0);
+	/* Link Status shows the 12 lanes, Link Control the RCB */
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0x70 + 18, 2, &v), 0);
+	CU_ASSERT_EQUAL((v >> 4) & 0x3f, 12);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0x70 + 16, 2, &v), 0);
+	CU_ASSERT(v & 0x8);
+	/* a config write to Device Control is what read-back reports */
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0x70 + 8, 2, &v), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x70 + 8, 2, (v & ~0xe0u) | (1u << 5)), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &l), 0);
+	CU_ASSERT_EQUAL(l.mps, 256);
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
+/* Each bad option set is refused with -EINVAL and a message naming it. */
+static void test_link_bad_options(void)
+{
+	static const struct {
+		const char *opts, *says;
+	} bad[] = {
+		{ "credits=pd=4", "pd=4" },           /* < one 128-byte write: deadlock */
+		{ "mps=256,credits=up.pd=8", "up.pd=8" },
+		{ "cpl=mps,mps=256,mrrs=256,credits=down.cpld=8", "down.cpld=8" },
+		{ "credits=cpld=2", "cpld=2" },
+		{ "credits=ph=128", "ph=128" },       /* header credits 1..127 */
+		{ "credits=xy=1", "xy=1" },
+		{ "credits=ph", "ph" },
+		{ "cpl=foo", "cpl" },
+		{ "lanes=6", "lanes 6" },
+		{ "lanes=32", "lanes 32" },
+		{ "mps=8192", "mps 8192" },
+		{ "mrrs=64", "mrrs 64" },
+		{ "rcb=32", "rcb 32" },
+	};
+	size_t i;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		abb_dev *d = NULL;
+		char uri[200];
+		int rc;
+
+		tb_close();
+		snprintf(uri, sizeof(uri), "sim:%s", bad[i].opts);
+		rc = abb_open(&d, uri);
+		if (rc != -EINVAL || !strstr(abb_last_error(), bad[i].says))
+			printf("\n    %s: rc %d, message \"%s\" (want -EINVAL naming \"%s\")\n", uri,
+			       rc, abb_last_error(), bad[i].says);
+		CU_ASSERT_EQUAL(rc, -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), bad[i].says));
+		if (d)
+			abb_close(d);
+	}
+	/* the same through the environment names the variable */
+	setenv("ABB_SIM_CREDITS", "ph=1,pd=3", 1);
+	CU_ASSERT_EQUAL(try_open(NULL), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "ABB_SIM_CREDITS"));
+	unsetenv("ABB_SIM_CREDITS");
+	setenv("ABB_SIM_CPL", "coalesce", 1);
+	CU_ASSERT_EQUAL(try_open(NULL), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "ABB_SIM_CPL=\"coalesce\""));
+	unsetenv("ABB_SIM_CPL");
+	setenv("ABB_SIM_LANES", "12", 1);
+	CU_ASSERT_EQUAL(try_open(NULL), 0);
+	unsetenv("ABB_SIM_LANES");
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
+/* Data sizes of the downstream completions of one 4 KiB DMA write, from the
+ * TLP log: counts of CplD with 16 DW and with 64 DW, and of the others. */
+static void cpl_sizes(unsigned *n16, unsigned *n64, unsigned *other)
+{
+	char path[] = "/tmp/abb-tb-tlp-XXXXXX", line[256];
+	abb_dmabuf *b = NULL;
+	uint8_t *host = tb_alloc_pages(4096);
+	FILE *f;
+	int fd = mkstemp(path);
+
+	*n16 = *n64 = *other = 0;
+	CU_ASSERT_FATAL(fd >= 0 && host);
+	close(fd);
+	tb_fill(host, 4096, 77);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, host, 4096, &b), 0);
+	CU_ASSERT_EQUAL(abb_sim_tlp_log(tb_dev, path), 0);
+	CU_ASSERT_EQUAL(abb_dma_write(tb_dev, b, 0, 0x1000, 4096, 0), 0);
+	CU_ASSERT_EQUAL(abb_sim_tlp_log(tb_dev, "/dev/null"), 0); /* closes the file */
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	free(host);
+	f = fopen(path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	while (fgets(line, sizeof(line), f)) {
+		const char *l;
+
+		if (!strstr(line, " down ") || !strstr(line, "CplD") || !strstr(line, "tag=0") ||
+		    !(l = strstr(line, " len=")))
+			continue;
+		switch (atoi(l + 5)) {
+		case 16: (*n16)++; break;
+		case 64: (*n64)++; break;
+		default: (*other)++;
+		}
+	}
+	fclose(f);
+	unlink(path);
+}
+
+static void test_link_completion_sizes(void)
+{
+	unsigned n16, n64, other;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	/* default: every completion ends at an RCB (64-byte) boundary */
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=256,mrrs=512,rcb=64,cpl=rcb"), 0);
+	cpl_sizes(&n16, &n64, &other);
+	CU_ASSERT_EQUAL(n16, 4096 / 64);
+	CU_ASSERT_EQUAL(n64 + other, 0);
+	/* mps: coalesced to MPS */
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=256,mrrs=512,rcb=64,cpl=mps"), 0);
+	cpl_sizes(&n16, &n64, &other);
+	CU_ASSERT_EQUAL(n64, 4096 / 256);
+	CU_ASSERT_EQUAL(n16 + other, 0);
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
+/* ---- flow control ---- */
+
+struct fc_run {
+	uint64_t rd_cycles, wr_cycles, both_cycles;
+};
+
+static void protocol_clean(const char *what)
+{
+	char msg[2048] = "";
+	int n = abb_sim_protocol_errors(tb_dev, msg, sizeof(msg));
+
+	if (n != 0)
+		printf("\n    %s: %d protocol errors:\n%s", what, n, msg);
+	CU_ASSERT_EQUAL(n, 0);
+}
+
+/* BAR1 PIO read in 16 KiB pieces (large PIO reads are a known simulator
+ * bug, see test_dma_integrity_pio_large). */
+static int pio_read(uint32_t off, uint8_t *dst, size_t n)
+{
+	for (size_t k = 0; k < n; k += 16384) {
+		int rc = abb_mem_read(tb_dev, off + (uint32_t)k, dst + k, n - k < 16384 ? n - k : 16384);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* DMA read, DMA write, then both at once, XFER bytes each, on the open
+ * board; checks every byte and the protocol error record. */
+static void fc_transfers(const char *what, struct fc_run *r)
+{
+	uint8_t *hr = tb_alloc_pages(XFER), *hw = tb_alloc_pages(XFER);
+	uint8_t *want = malloc(XFER), *got = malloc(XFER);
+	abb_dmabuf *br = NULL, *bw = NULL;
+	uint64_t c0 = 0, c1 = 0;
+	char label[96];
+
+	CU_ASSERT_FATAL(hr && hw && want && got);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, hr, XFER, &br), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, hw, XFER, &bw), 0);
+	protocol_clean(what);
+
+	/* DMA read (board to host) of what PIO put on the board */
+	tb_fill(want, XFER, 11);
+	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, RD_BOARD, want, XFER), 0);
+	(void)tb_reg(0); /* the posted writes are on the board: time only the DMA */
+	CU_ASSERT_EQUAL(abb_sim_cycles(tb_dev, &c0), 0);
+	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, br, 0, RD_BOARD, XFER, 0), 0);
+	CU_ASSERT_EQUAL(abb_sim_cycles(tb_dev, &c1), 0);
+	r->rd_cycles = c1 - c0;
+	snprintf(label, sizeof(label), "%s: DMA read", what);
+	CU_ASSERT(tb_same(label, hr, want, XFER));
+
+	/* DMA write (host to board), read back over PIO */
+	tb_fill(hw, XFER, 12);
+	CU_ASSERT_EQUAL(abb_sim_cycles(tb_dev, &c0), 0);
+	CU_ASSERT_EQUAL(abb_dma_write(tb_dev, bw, 0, WR_BOARD, XFER, 0), 0);
+	CU_ASSERT_EQUAL(abb_sim_cycles(tb_dev, &c1), 0);
+	r->wr_cycles = c1 - c0;
+	CU_ASSERT_EQUAL(pio_read(WR_BOARD, got, XFER), 0);
+	snprintf(label, sizeof(label), "%s: DMA write", what);
+	CU_ASSERT(tb_same(label, got, hw, XFER));
+	protocol_clean(what);
+
+	/* both at once: upstream writes and reads, downstream completions */
+	memset(hr, 0, XFER);
+	tb_fill(hw, XFER, 13);
+	CU_ASSERT_EQUAL(abb_sim_cycles(tb_dev, &c0), 0);
+	CU_ASSERT_EQUAL(abb_dma_read_start(tb_dev, br, 0, RD_BOARD, XFER, 0), 0);
+	CU_ASSERT_EQUAL(abb_dma_write_start(tb_dev, bw, 0, WR_BOARD, XFER, 0), 0);
+	CU_ASSERT_EQUAL(abb_dma_read_wait(tb_dev, -1), 0);
+	CU_ASSERT_EQUAL(abb_dma_write_wait(tb_dev, -1), 0);
+	CU_ASSERT_EQUAL(abb_sim_cycles(tb_dev, &c1), 0);
+	r->both_cycles = c1 - c0;
+	snprintf(label, sizeof(label), "%s: concurrent DMA read", what);
+	CU_ASSERT(tb_same(label, hr, want, XFER));
+	CU_ASSERT_EQUAL(pio_read(WR_BOARD, got, XFER), 0);
+	snprintf(label, sizeof(label), "%s: concurrent DMA write", what);
+	CU_ASSERT(tb_same(label, got, hw, XFER));
+	protocol_clean(what);
+
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(br), 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(bw), 0);
+	free(hr);
+	free(hw);
+	free(want);
+	free(got);
+}
+
+static void test_link_tiny_credits(void)
+{
+	struct fc_run def, tiny;
+	struct abb_sim_link l;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=128,rcb=64,cpl=rcb,credits=default"), 0);
+	fc_transfers("default credits", &def);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=128,rcb=64,cpl=rcb," TINY_CREDITS), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &l), 0);
+	CU_ASSERT(l.up.ph == 1 && l.up.pd == 8 && l.up.cpld == 8 && l.down.cpld == 4);
+	fc_transfers("tiny credits", &tiny);
+	printf("\n    64 KiB in cycles, default / tiny credits: read %llu / %llu, write %llu / %llu, "
+	       "both %llu / %llu\n",
+	       (unsigned long long)def.rd_cycles, (unsigned long long)tiny.rd_cycles,
+	       (unsigned long long)def.wr_cycles, (unsigned long long)tiny.wr_cycles,
+	       (unsigned long long)def.both_cycles, (unsigned long long)tiny.both_cycles);
+	/* the limits are really applied: every direction is slower */
+	CU_ASSERT(tiny.rd_cycles > def.rd_cycles);
+	CU_ASSERT(tiny.wr_cycles > def.wr_cycles);
+	CU_ASSERT(tiny.both_cycles > def.both_cycles);
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
+static CU_TestInfo link_tests[] = {
+	{ "test_link_defaults_read_back", test_link_defaults_read_back },
+	{ "test_link_options_read_back", test_link_options_read_back },
+	{ "test_link_bad_options", test_link_bad_options },
+	{ "test_link_completion_sizes", test_link_completion_sizes },
+	{ "test_link_tiny_credits", test_link_tiny_credits },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo link_suite[] = {
+	{ "link", tb_suite_open, tb_suite_close, NULL, NULL, link_tests },
+	CU_SUITE_INFO_NULL,
+};
+
+CU_ErrorCode tb_register_link(void)
+{
+	return CU_register_suites(link_suite);
+}
