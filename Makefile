@@ -63,10 +63,11 @@ example: $(B)/readback
 	$(B)/readback
 
 # A traced run: waveform of every cycle of the example (a 64 KiB DMA write
-# and read back) and the decoded TLP log. Open with: gtkwave build/wave.fst
+# and read back) and the decoded TLP log. Open with:
+#   gtkwave build/wave.fst sim/abb_wave.gtkw
 wave: all
 	ABB_DEVICE=sim ABB_TRACE=$(B)/wave.fst ABB_TLP_LOG=$(B)/wave-tlp.txt $(B)/readback
-	@echo "wave: wrote $(B)/wave.fst and $(B)/wave-tlp.txt (gtkwave $(B)/wave.fst)"
+	@echo "wave: wrote $(B)/wave.fst and $(B)/wave-tlp.txt; view: gtkwave $(B)/wave.fst sim/abb_wave.gtkw"
 
 clean:
 	rm -rf $(B)
