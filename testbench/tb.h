@@ -100,5 +100,6 @@ CU_ErrorCode tb_register_determinism(void);
 CU_ErrorCode tb_register_discovery(void);
 CU_ErrorCode tb_register_cfgspace(void);
 CU_ErrorCode tb_register_link(void);
+CU_ErrorCode tb_register_vectors(void);
 
 #endif

@@ -27,6 +27,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_discovery,
 	tb_register_cfgspace,
 	tb_register_link,
+	tb_register_vectors,
 	tb_register_daq_units,
 	tb_register_daq_readout,
 	tb_register_daq_writer,
