@@ -304,6 +304,10 @@ static void test_dma_integrity_scatter(void)
 	roundtrip(0x3004, 8, 4092, 0, 403);
 	roundtrip(0x3004, 4100, 4, 4088, 404);
 
+	/* all of a 4 MiB BAR1: a chain of 1025 descriptors (17 pages of them) */
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("iova=scatter,mem_size=4194304"), 0);
+	roundtrip(0, 4u << 20, 0xFFC, 0, 405);
+
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
 }
 
