@@ -1,0 +1,268 @@
+/*
+ * test_tlp_rules.c - (simulator) the TLPs the board sends obey the PCIe
+ * rules a real root complex enforces, checked independently of the
+ * simulator's own checks, from its decoded TLP log (abb_sim_tlp_log):
+ * memory writes carry at most MPS bytes, read requests ask for at most
+ * MRRS bytes, no request crosses a 4 KiB boundary, byte enables fit the
+ * length, completions to PIO reads carry at most MPS bytes, and the bytes
+ * written upstream add up to what the DMA reads moved. Under several link
+ * configurations, with unaligned buffers and scattered IOVAs.
+ */
+#define _GNU_SOURCE
+#include "tb.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <abb/abb_regs.h>
+#include <abb/abb_sim.h>
+
+#define HBUF (512u * 1024u)
+
+/* What one log says, and what broke a rule. */
+struct tlp_stats {
+	unsigned mps, mrrs;       /* from the log's header line */
+	unsigned long tlps;       /* TLP lines */
+	unsigned long long up_mwr_bytes; /* DMA-read data (MSI writes excluded) */
+	unsigned long long up_mrd_bytes; /* asked for by DMA writes and descriptor fetches */
+	unsigned long bad;        /* rule violations */
+	char first_bad[256];
+};
+
+static void bad(struct tlp_stats *st, const char *why, const char *line)
+{
+	if (!st->bad)
+		snprintf(st->first_bad, sizeof(st->first_bad), "%s: %.200s", why, line);
+	st->bad++;
+}
+
+/* Parses the log at path and checks every upstream TLP. */
+static int check_log(const char *path, struct tlp_stats *st)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+
+	memset(st, 0, sizeof(*st));
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long cyc, addr = 0;
+		double t;
+		char dir[8], type[8];
+		const char *p;
+		unsigned len = 0, fbe = 0, lbe = 0;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '#') {
+			if ((p = strstr(line, "MPS ")))
+				st->mps = (unsigned)strtoul(p + 4, NULL, 10);
+			if ((p = strstr(line, "MRRS ")))
+				st->mrrs = (unsigned)strtoul(p + 5, NULL, 10);
+			continue;
+		}
+		if (sscanf(line, "%llu %lf %7s %7s", &cyc, &t, dir, type) != 4)
+			continue;
+		st->tlps++;
+		if (strcmp(dir, "up") != 0)
+			continue; /* the root complex's TLPs are the simulator's business */
+		if ((p = strstr(line, " len=")))
+			len = (unsigned)strtoul(p + 5, NULL, 10);
+		if (strcmp(type, "CplD") == 0) {
+			if (len * 4 > st->mps)
+				bad(st, "completion payload above MPS", line);
+			continue;
+		}
+		if (strcmp(type, "MWr") != 0 && strcmp(type, "MRd") != 0)
+			continue;
+		if ((p = strstr(line, " addr=")))
+			addr = strtoull(p + 6, NULL, 16);
+		if ((p = strstr(line, " fbe=")))
+			fbe = (unsigned)strtoul(p + 5, NULL, 16);
+		if ((p = strstr(line, " lbe=")))
+			lbe = (unsigned)strtoul(p + 5, NULL, 16);
+		if (len == 0) {
+			bad(st, "request without length", line);
+			continue;
+		}
+		if (addr % 4)
+			bad(st, "address not DW aligned", line);
+		if (addr / 4096 != (addr + (unsigned long long)len * 4 - 1) / 4096)
+			bad(st, "request crosses a 4 KiB boundary", line);
+		if (fbe == 0 || (len == 1 && lbe != 0) || (len > 1 && lbe == 0))
+			bad(st, "byte enables do not fit the length", line);
+		if (strcmp(type, "MWr") == 0) {
+			if (len * 4 > st->mps)
+				bad(st, "memory write above MPS", line);
+			if (addr < 0xFEE00000ull || addr > 0xFEEFFFFFull)
+				st->up_mwr_bytes += (unsigned long long)len * 4;
+		} else {
+			if (len * 4 > st->mrrs)
+				bad(st, "read request above MRRS", line);
+			st->up_mrd_bytes += (unsigned long long)len * 4;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* DMAs of many shapes; returns the bytes the DMA reads moved (board to
+ * host), or 0 after a failure. */
+static unsigned long long traffic(uint8_t *h, abb_dmabuf *b)
+{
+	static const struct {
+		size_t off, len;
+		uint32_t addr;
+		unsigned flags;
+	} x[] = {
+		{ 0, 4, 0x1000, 0 },         { 4, 68, 0x1004, 0 },
+		{ 0xFFC, 8, 0x2000, 0 },     { 0x7F0, 4100, 0x300C, 0 },
+		{ 0x10004, 65536 + 12, 0x10000, 0 },
+		{ 0x40000, 256 * 1024, 0x40000, ABB_DMA_IRQ },
+		{ 0xFF4, 1024, 0x9004, ABB_DMA_FIXED },
+	};
+	unsigned long long up = 0;
+	size_t i;
+
+	tb_fill(h, HBUF, 77);
+	for (i = 0; i < sizeof(x) / sizeof(x[0]); i++) {
+		if (abb_dma_write(tb_dev, b, x[i].off, x[i].addr, x[i].len, x[i].flags) < 0 ||
+		    abb_dma_read(tb_dev, b, x[i].off, x[i].addr, x[i].len, x[i].flags) < 0) {
+			printf("\n    DMA %zu failed: %s\n", i, abb_last_error());
+			return 0;
+		}
+		up += x[i].len;
+	}
+	/* PIO reads: completions from the board */
+	{
+		uint8_t pio[512];
+
+		if (abb_mem_read(tb_dev, 0x1001, pio, sizeof(pio)) < 0)
+			return 0;
+	}
+	return up;
+}
+
+static void test_tlp_rules_link_configs(void)
+{
+	static const char *const cfg[] = {
+		"mps=128,mrrs=512",
+		"mps=256,mrrs=128",
+		"mps=512,mrrs=4096,rcb=128",
+		"mps=128,mrrs=256,iova=scatter",
+		"mps=1024,mrrs=1024,reorder=1,seed=3",
+	};
+	char path[64];
+	uint8_t *h = tb_alloc_pages(HBUF);
+	size_t i;
+	int fd;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	CU_ASSERT_FATAL(h != NULL);
+	for (i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++) {
+		struct tlp_stats st;
+		abb_dmabuf *b = NULL;
+		unsigned long long up;
+
+		snprintf(path, sizeof(path), "/tmp/abb-tb-tlp-XXXXXX");
+		fd = mkstemp(path);
+		CU_ASSERT_FATAL(fd >= 0);
+		close(fd);
+		CU_ASSERT_EQUAL_FATAL(tb_reopen(cfg[i]), 0);
+		CU_ASSERT_EQUAL(abb_sim_tlp_log(tb_dev, path), 0);
+		CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, h, HBUF, &b), 0);
+		up = traffic(h, b);
+		CU_ASSERT(up > 0);
+		tb_close(); /* ends the log */
+		CU_ASSERT_EQUAL(check_log(path, &st), 0);
+		if (st.bad)
+			printf("\n    %s: %lu of %lu TLPs break a rule; first: %s\n", cfg[i], st.bad,
+			       st.tlps, st.first_bad);
+		CU_ASSERT(st.tlps > 100);
+		CU_ASSERT(st.mps >= 128 && st.mrrs >= 128);
+		CU_ASSERT_EQUAL(st.bad, 0);
+		/* every byte of the DMA reads went up once, nothing more */
+		if (st.up_mwr_bytes != up)
+			printf("\n    %s: %llu bytes written upstream, DMA reads moved %llu\n", cfg[i],
+			       st.up_mwr_bytes, up);
+		CU_ASSERT_EQUAL(st.up_mwr_bytes, up);
+		/* the DMA writes were read, plus descriptors */
+		CU_ASSERT(st.up_mrd_bytes >= up);
+		unlink(path);
+	}
+	free(h);
+	CU_ASSERT_EQUAL(tb_open(NULL), 0);
+}
+
+/* The same sequence after a hot reset gives the same TLP log, line for
+ * line (cycles included). */
+static void test_tlp_rules_log_reproducible(void)
+{
+	char path[2][64];
+	uint8_t *h = tb_alloc_pages(HBUF);
+	int k, fd, same = 0;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	CU_ASSERT_FATAL(h != NULL);
+	for (k = 0; k < 2; k++) {
+		abb_dmabuf *b = NULL;
+
+		snprintf(path[k], sizeof(path[k]), "/tmp/abb-tb-tlp-XXXXXX");
+		fd = mkstemp(path[k]);
+		CU_ASSERT_FATAL(fd >= 0);
+		close(fd);
+		CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
+		CU_ASSERT_EQUAL(abb_sim_tlp_log(tb_dev, path[k]), 0);
+		CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, h, HBUF, &b), 0);
+		CU_ASSERT(traffic(h, b) > 0);
+		tb_close();
+	}
+	{
+		FILE *a = fopen(path[0], "r"), *b = fopen(path[1], "r");
+		char la[512], lb[512];
+		long n = 0;
+
+		CU_ASSERT_FATAL(a && b);
+		same = 1;
+		for (;;) {
+			char *ra = fgets(la, sizeof(la), a), *rb = fgets(lb, sizeof(lb), b);
+
+			if (!ra && !rb)
+				break;
+			n++;
+			if (!ra || !rb || strcmp(la, lb) != 0) {
+				printf("\n    TLP logs differ at line %ld:\n      %s      %s", n,
+				       ra ? la : "(end)\n", rb ? lb : "(end)\n");
+				same = 0;
+				break;
+			}
+		}
+		fclose(a);
+		fclose(b);
+		CU_ASSERT(n > 100);
+	}
+	CU_ASSERT(same);
+	unlink(path[0]);
+	unlink(path[1]);
+	free(h);
+	CU_ASSERT_EQUAL(tb_open(NULL), 0);
+}
+
+static CU_TestInfo tlp_rules_tests[] = {
+	{ "test_tlp_rules_link_configs", test_tlp_rules_link_configs },
+	{ "test_tlp_rules_log_reproducible", test_tlp_rules_log_reproducible },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo tlp_rules_suite[] = {
+	{ "tlp_rules", tb_suite_open, tb_suite_close, NULL, NULL, tlp_rules_tests },
+	CU_SUITE_INFO_NULL,
+};
+
+CU_ErrorCode tb_register_tlp_rules(void)
+{
+	return CU_register_suites(tlp_rules_suite);
+}
