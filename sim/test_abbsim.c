@@ -227,6 +227,24 @@ static void test_time_and_errors(void)
 	CHECK(abbsim_params_from_env(&q) == -EINVAL, "ABB_SIM_IOVA=sparse rejected");
 	unsetenv("ABB_SIM_IOVA");
 	unsetenv("ABB_SIM_MEM_SIZE");
+	/* link parameters of ABI 2: credits, completion mode, read-back */
+	abbsim_params_default(&q);
+	setenv("ABB_SIM_CREDITS", "ph=1,pd=8,up.nph=2", 1);
+	setenv("ABB_SIM_CPL", "mps", 1);
+	CHECK(abbsim_params_from_env(&q) == 0 && q.credits_up.ph == 1 && q.credits_down.pd == 8 &&
+	      q.credits_up.nph == 2 && q.credits_down.nph == 16 && q.cpl_rcb == 0,
+	      "ABB_SIM_CREDITS / ABB_SIM_CPL");
+	setenv("ABB_SIM_CREDITS", "pd=4", 1);
+	CHECK(abbsim_params_from_env(&q) == -EINVAL && strstr(abbsim_last_error(), "deadlock"),
+	      "ABB_SIM_CREDITS=pd=4 rejected");
+	unsetenv("ABB_SIM_CREDITS");
+	unsetenv("ABB_SIM_CPL");
+	CHECK(abbsim_params_set(&q, "credits", "down.cpld=2") == 0 && abbsim_params_check(&q) == -EINVAL,
+	      "down.cpld=2 below one completion rejected");
+	struct abbsim_params g;
+	CHECK(abbsim_get_params(&g) == 0 && g.mps == 128 && g.mrrs == 512 && g.cpl_rcb == 1,
+	      "get_params");
+	abbsim_params_default(&q);
 	CHECK(abbsim_open(&q) == -EBUSY, "second open is -EBUSY");
 	printf("ok   time, timeouts, UR, parameters\n");
 }
