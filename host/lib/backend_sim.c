@@ -21,7 +21,10 @@
  * entry of every backend operation the simulator advances by the CPU time
  * (CLOCK_THREAD_CPUTIME_ID) the calling thread spent since its previous
  * device call returned, minus the cost of one clock read. Device time then
- * includes the host software's own cost, as on the board. The coupled
+ * includes the host software's own cost, as on the board. Threads run in
+ * parallel: a thread advances device time only up to (device time when its
+ * last call returned + its CPU time since), so time another thread already
+ * let pass counts for both. The coupled
  * operations are a second table (sim_backend_hosttime) that sim_open
  * installs only when asked: the default lockstep path is unchanged.
  */
@@ -600,6 +603,7 @@ const struct abb_backend abb_backend_sim = {
 static unsigned ht_epoch;              /* +1 per open: stale thread marks are ignored */
 static uint64_t ht_cost;               /* ns one CPU-clock read adds to an interval */
 static _Thread_local uint64_t ht_last; /* thread CPU ns when its last device call returned */
+static _Thread_local uint64_t ht_dev;  /* device ps then */
 static _Thread_local unsigned ht_mark; /* ht_epoch of ht_last */
 
 static uint64_t thread_cpu_ns(void)
@@ -626,14 +630,19 @@ static void ht_setup(void)
 
 static void ht_enter(void)
 {
-	uint64_t now = thread_cpu_ns();
+	uint64_t now = thread_cpu_ns(), target, dev;
 
-	if (ht_mark == __atomic_load_n(&ht_epoch, __ATOMIC_RELAXED) && now > ht_last + ht_cost)
-		sim.advance((int64_t)(now - ht_last - ht_cost));
+	if (ht_mark != __atomic_load_n(&ht_epoch, __ATOMIC_RELAXED) || now <= ht_last + ht_cost)
+		return;
+	target = ht_dev + (now - ht_last - ht_cost) * 1000u;
+	dev = sim.now_ps();
+	if (target > dev + 999u)
+		sim.advance((int64_t)((target - dev) / 1000u));
 }
 
 static void ht_leave(void)
 {
+	ht_dev = sim.now_ps();
 	ht_last = thread_cpu_ns();
 	ht_mark = __atomic_load_n(&ht_epoch, __ATOMIC_RELAXED);
 }

@@ -286,7 +286,7 @@ static int conc_params(struct abb_daq_params *p, int write, size_t size, unsigne
 	p->buffer_size = size + (write ? 0 : ABB_DAQ_HEADER_BYTES);
 	p->length = (uint32_t)size;
 	p->address = write ? 0x80000 : 0;
-	p->num_buffers = 4;
+	p->num_buffers = 8;
 	p->max_buffers = n;
 	return 0;
 }
@@ -305,7 +305,8 @@ static int conc_run(size_t size, unsigned n, int which, int shared_pool, struct 
 	conc_params(&pr, 0, size, n);
 	conc_params(&pw, 1, size, n);
 	if (shared_pool) {
-		rc = abb_daq_pool_create(&pool, "shared", size + ABB_DAQ_HEADER_BYTES, 8);
+		/* as many buffers as the two separate pools together */
+		rc = abb_daq_pool_create(&pool, "shared", size + ABB_DAQ_HEADER_BYTES, 16);
 		if (rc)
 			return rc;
 	}
