@@ -328,7 +328,23 @@ static void test_link_tiny_credits(void)
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
 }
 
+/* Elsewhere (the board, the model) the simulation-only calls say so. */
+static void test_link_enotsup_off_sim(void)
+{
+	struct abb_sim_link l;
+	uint32_t v;
+
+	TB_REQUIRE_DEV();
+	if (tb_is_sim())
+		return;
+	CU_ASSERT_EQUAL(abb_sim_link_params(tb_dev, &l), -ENOTSUP);
+	CU_ASSERT_EQUAL(abb_sim_protocol_errors(tb_dev, NULL, 0), -ENOTSUP);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0, 4, &v), -ENOTSUP);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x3c, 1, 0), -ENOTSUP);
+}
+
 static CU_TestInfo link_tests[] = {
+	{ "test_link_enotsup_off_sim", test_link_enotsup_off_sim },
 	{ "test_link_defaults_read_back", test_link_defaults_read_back },
 	{ "test_link_options_read_back", test_link_options_read_back },
 	{ "test_link_bad_options", test_link_bad_options },
