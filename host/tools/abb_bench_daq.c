@@ -21,7 +21,8 @@
  * Options: --device URI, --min SIZE, --max SIZE (1K..1M), --bytes N (per
  * size and run; default 64M on the model, 8M elsewhere), --reps R (best of
  * R interleaved runs; default 5 on the model, 1 elsewhere), --size SIZE
- * (concurrent; 64K), --csv, --plot PREFIX (PREFIX-readout.png, ...).
+ * (concurrent; 64K), --threads 1|2 (per module, concurrent; 1), --csv,
+ * --plot PREFIX (PREFIX-readout.png, ...).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,6 +47,7 @@ struct opts {
 	size_t min, max, conc_size;
 	uint64_t bytes;
 	int reps, csv;
+	int threads;  /* per module in the concurrent test */
 	const char *plot;
 };
 
@@ -279,10 +281,12 @@ struct conc {
 	double rd, wr; /* MB/s */
 };
 
+static int conc_threads = 1;
+
 static int conc_params(struct abb_daq_params *p, int write, size_t size, unsigned n)
 {
 	abb_daq_params_default(p);
-	p->threads = 2;
+	p->threads = conc_threads;
 	p->buffer_size = size + (write ? 0 : ABB_DAQ_HEADER_BYTES);
 	p->length = (uint32_t)size;
 	p->address = write ? 0x80000 : 0;
@@ -363,9 +367,9 @@ static int concurrent(const struct opts *o)
 		printf("concurrent,size,engine,pools,read_alone,write_alone,read,write,sum,"
 		       "sum_over_one_direction\n");
 	else
-		printf("\nconcurrent readout + writer (2 threads each), %zu KiB buffers, backend %s, "
-		       "%s\n%-12s %-9s | %9s %9s | %9s %9s %9s | %s\n",
-		       size >> 10, abb_backend(dev), o->uri ? o->uri : "$ABB_DEVICE", "engine",
+		printf("\nconcurrent readout + writer (each in its own thread%s), %zu KiB buffers, "
+		       "backend %s, %s\n%-12s %-9s | %9s %9s | %9s %9s %9s | %s\n",
+		       conc_threads > 1 ? "s: transport + module" : "", size >> 10, abb_backend(dev), o->uri ? o->uri : "$ABB_DEVICE", "engine",
 		       "pools", "rd alone", "wr alone", "rd", "wr", "sum", "sum / one direction");
 	for (int shared_engine = 0; shared_engine <= 1 && !rc; shared_engine++) {
 		struct conc alone_r, alone_w;
@@ -418,6 +422,7 @@ static void usage(FILE *f)
 		"  -b, --bytes N      bytes per size and run (64M on the model, 8M elsewhere)\n"
 		"  -r, --reps R       best of R interleaved runs (5 on the model, 1 elsewhere)\n"
 		"      --size SIZE    buffer size of the concurrent test (64K)\n"
+		"  -t, --threads 1|2  threads per module in the concurrent test (1)\n"
 		"      --csv          CSV instead of tables\n"
 		"      --plot PREFIX  gnuplot PNGs PREFIX-readout.png, PREFIX-writer.png\n");
 }
@@ -429,14 +434,15 @@ int main(int argc, char **argv)
 		{"max", required_argument, 0, 2},      {"bytes", required_argument, 0, 'b'},
 		{"reps", required_argument, 0, 'r'},   {"size", required_argument, 0, 3},
 		{"csv", no_argument, 0, 4},            {"plot", required_argument, 0, 5},
-		{"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+		{"threads", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
 	struct opts o = {.min = 1024, .max = 1 << 20, .conc_size = 64 << 10};
 	size_t bytes = 0;
 	const char *mode;
 	int c, rc = 0, model;
 
 	setvbuf(stdout, NULL, _IOLBF, 0); /* progress when redirected */
-	while ((c = getopt_long(argc, argv, "d:b:r:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:b:r:t:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o.uri = optarg; break;
 		case 1: if (parse_size(optarg, &o.min)) goto bad; break;
@@ -445,6 +451,7 @@ int main(int argc, char **argv)
 		case 'r': o.reps = atoi(optarg); break;
 		case 3: if (parse_size(optarg, &o.conc_size)) goto bad; break;
 		case 4: o.csv = 1; break;
+		case 't': conc_threads = atoi(optarg) == 2 ? 2 : 1; break;
 		case 5: o.plot = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: goto bad;
