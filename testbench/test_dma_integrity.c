@@ -685,6 +685,50 @@ static void test_dma_integrity_pio_large(void)
 	free(pio);
 }
 
+/* Random shapes from a fixed seed (reproducible): board address, length,
+ * host misalignment and buffer offset, all multiples of 4; also FIFO mode.
+ * TB_RANDOM_N sets the count (default 150), TB_RANDOM_SEED the seed. */
+static void test_dma_integrity_random(void)
+{
+	const char *e = getenv("TB_RANDOM_N");
+	unsigned n = e ? (unsigned)strtoul(e, NULL, 0) : 150, i;
+	uint32_t x = getenv("TB_RANDOM_SEED") ? (uint32_t)strtoul(getenv("TB_RANDOM_SEED"), NULL, 0)
+					      : 20260101u;
+	size_t msz;
+
+	TB_REQUIRE_DEV();
+	msz = mem_size();
+	CU_ASSERT_FATAL(msz >= 65536);
+	for (i = 0; i < n; i++) {
+		uint32_t r[5], addr;
+		size_t len, mis, off;
+		int k;
+
+		for (k = 0; k < 5; k++) {
+			x ^= x << 13;
+			x ^= x >> 17;
+			x ^= x << 5;
+			r[k] = x;
+		}
+		/* mostly small, sometimes up to 128 KiB */
+		len = 4 * (1 + (r[0] % 8 == 0 ? r[1] % 32768 : r[1] % 600));
+		if (len > msz)
+			len = msz;
+		addr = (uint32_t)(4 * (r[2] % ((msz - len) / 4 + 1)));
+		mis = 4 * (r[3] % 1024);
+		off = 4 * (r[4] % 2048);
+		if (r[0] % 16 == 1) {
+			fifo_read(addr & ~3u, len / 4 > 600 ? 600 : len / 4, x);
+			continue;
+		}
+		if (!roundtrip(addr, len, mis, off, x)) {
+			printf("    (random case %u of seed %s)\n", i,
+			       getenv("TB_RANDOM_SEED") ? getenv("TB_RANDOM_SEED") : "default");
+			break;
+		}
+	}
+}
+
 static CU_TestInfo dma_integrity_tests[] = {
 	{ "test_dma_integrity_small_sizes", test_dma_integrity_small_sizes },
 	{ "test_dma_integrity_page_sizes", test_dma_integrity_page_sizes },
@@ -703,6 +747,7 @@ static CU_TestInfo dma_integrity_tests[] = {
 	{ "test_dma_integrity_pio_write_dma_read", test_dma_integrity_pio_write_dma_read },
 	{ "test_dma_integrity_dma_write_pio_read", test_dma_integrity_dma_write_pio_read },
 	{ "test_dma_integrity_pio_large", test_dma_integrity_pio_large },
+	{ "test_dma_integrity_random", test_dma_integrity_random },
 	CU_TEST_INFO_NULL,
 };
 
