@@ -63,7 +63,7 @@ $(B)/host/tools/%.o: host/tools/%.c
 	$(CC) $(HOST_TOOL_CPPFLAGS) $(HOST_CFLAGS) -c $< -o $@
 
 $(B)/abb_%: $(B)/host/tools/abb_%.o $(B)/libabb.so
-	$(CC) -o $@ $< -L$(B) -labb -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' -lm
+	$(CC) -o $@ $< -L$(B) -labb -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' -lm -pthread
 
 # pkg-config: $(B)/abb.pc for programs built against the build tree,
 # $(B)/host/abb.pc (with PREFIX) for the installed copy.

@@ -9,12 +9,15 @@
  * ratio of the two. --csv prints the same as CSV, --plot FILE.png draws
  * bandwidth against size with gnuplot.
  *
- * The link is described by the same ABB_SIM_* variables the simulator
- * reads (or --gen/--lanes/--mps/--rcb for a real board's slot).
+ * On the simulator the link for the formula is read back from it
+ * (abb_sim_link_params: generation, lanes, MPS, RCB, completion mode); on
+ * a board give the slot with --gen/--lanes/--mps/--rcb (defaults: the ABB
+ * in a Gen1 x4 slot, MPS 128, 64-byte completions).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +25,12 @@
 #include <unistd.h>
 
 #include <abb/abb.h>
+#include <abb/abb_sim.h>
 
 /* Link description for the formula (defaults: the ABB in a Gen1 x4 slot). */
 struct link {
 	unsigned gen, lanes, mps, rcb;
+	unsigned cpl_rcb; /* 1: read completions of RCB bytes; 0: of MPS bytes */
 };
 
 /* Per-TLP overhead on the wire with a 3-DW header: STP+sequence+LCRC+END
@@ -57,17 +62,6 @@ static double formula_mbs(const struct link *l, double payload)
 	return l->lanes * lane_mbs(l->gen) * payload / tlp * (1.0 - F_SKP - f_dllp);
 }
 
-static unsigned env_uint(const char *name, unsigned def)
-{
-	const char *s = getenv(name);
-	char *end;
-	unsigned long v;
-	if (!s || !*s)
-		return def;
-	v = strtoul(s, &end, 0);
-	return *end ? def : (unsigned)v;
-}
-
 static size_t parse_size(const char *s)
 {
 	char *end;
@@ -90,8 +84,8 @@ static void usage(FILE *f)
 		"      --irq          complete by interrupt instead of polling\n"
 		"      --csv          CSV output\n"
 		"      --plot FILE    write a PNG plot with gnuplot\n"
-		"      --gen N --lanes N --mps N --rcb N   link for the formula\n"
-		"                     (default: ABB_SIM_GEN/LANES/MPS/RCB, else 1/4/128/64)\n");
+		"      --gen N --lanes N --mps N --rcb N   link for the formula on a board\n"
+		"                     (default 1/4/128/64; the simulator reports its own)\n");
 }
 
 struct row {
@@ -99,37 +93,59 @@ struct row {
 	double rd, wr, crd, cwr, lim_rd, lim_wr;
 };
 
+/* One direction's loop: reps blocking transfers of size bytes, timed in
+ * device time. Runs in its own thread for the concurrent measurement (the
+ * API allows one thread per channel). */
+struct loop {
+	abb_dev *dev;
+	abb_dmabuf *buf;
+	size_t size, reps;
+	unsigned flags;
+	int write;    /* 0: DMA read, 1: DMA write */
+	int err;
+	double mbs;
+};
+
+static void *loop_run(void *arg)
+{
+	struct loop *lp = arg;
+	uint64_t t0, t1;
+	lp->err = abb_time_ns(lp->dev, &t0);
+	for (size_t i = 0; !lp->err && i < lp->reps; i++)
+		lp->err = lp->write ? abb_dma_write(lp->dev, lp->buf, 0, 0, lp->size, lp->flags)
+				    : abb_dma_read(lp->dev, lp->buf, 0, 0, lp->size, lp->flags);
+	if (!lp->err)
+		lp->err = abb_time_ns(lp->dev, &t1);
+	lp->mbs = !lp->err && t1 > t0 ? (double)(lp->reps * lp->size) / (double)(t1 - t0) * 1e3 : 0;
+	return NULL;
+}
+
 /* Moves `total` bytes in transfers of `size`: dir 1 DMA read, 2 DMA write,
- * 3 both at once. Returns device-time MB/s per direction in out[0..1]. */
+ * 3 both at once, each direction in its own thread with its own buffer.
+ * Device-time MB/s per direction in out[0] (read) and out[1] (write). */
 static int run(abb_dev *dev, abb_dmabuf *rbuf, abb_dmabuf *wbuf, size_t size, size_t total,
 	       int dir, unsigned flags, double out[2])
 {
-	uint64_t t0, t1;
 	size_t reps = total / size ? total / size : 1;
-	int err = abb_time_ns(dev, &t0);
-	for (size_t i = 0; !err && i < reps; i++) {
-		if (dir == 1) {
-			err = abb_dma_read(dev, rbuf, 0, 0, size, flags);
-		} else if (dir == 2) {
-			err = abb_dma_write(dev, wbuf, 0, 0, size, flags);
-		} else {
-			err = abb_dma_read_start(dev, rbuf, 0, 0, size, flags);
-			if (!err)
-				err = abb_dma_write_start(dev, wbuf, 0, 0, size, flags);
-			if (!err)
-				err = abb_dma_read_wait(dev, ABB_WAIT_FOREVER);
-			if (!err)
-				err = abb_dma_write_wait(dev, ABB_WAIT_FOREVER);
-		}
+	struct loop rd = {dev, rbuf, size, reps, flags, 0, 0, 0.0};
+	struct loop wr = {dev, wbuf, size, reps, flags, 1, 0, 0.0};
+	pthread_t th;
+
+	out[0] = out[1] = 0.0;
+	if (dir == 1) {
+		loop_run(&rd);
+	} else if (dir == 2) {
+		loop_run(&wr);
+	} else {
+		if (pthread_create(&th, NULL, loop_run, &wr))
+			return -EAGAIN;
+		loop_run(&rd);
+		pthread_join(th, NULL);
 	}
-	if (err)
-		return err;
-	err = abb_time_ns(dev, &t1);
-	if (err)
-		return err;
-	double mbs = t1 > t0 ? (double)(reps * size) / (double)(t1 - t0) * 1e3 : 0.0;
-	out[0] = dir & 1 ? mbs : 0.0;
-	out[1] = dir & 2 ? mbs : 0.0;
+	if (rd.err || wr.err)
+		return rd.err ? rd.err : wr.err;
+	out[0] = dir & 1 ? rd.mbs : 0.0;
+	out[1] = dir & 2 ? wr.mbs : 0.0;
 	return 0;
 }
 
@@ -177,8 +193,8 @@ int main(int argc, char **argv)
 	size_t min = 1024, max = 4u << 20, total = 8u << 20;
 	unsigned flags = 0;
 	int csv = 0, c;
-	struct link l = {env_uint("ABB_SIM_GEN", 1), env_uint("ABB_SIM_LANES", 4),
-			 env_uint("ABB_SIM_MPS", 128), env_uint("ABB_SIM_RCB", 64)};
+	struct link l = {1, 4, 128, 64, 1};
+	int link_given = 0;
 
 	while ((c = getopt_long(argc, argv, "d:b:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -189,10 +205,10 @@ int main(int argc, char **argv)
 		case 3: flags |= ABB_DMA_IRQ; break;
 		case 4: csv = 1; break;
 		case 5: png = optarg; break;
-		case 6: l.gen = (unsigned)atoi(optarg); break;
-		case 7: l.lanes = (unsigned)atoi(optarg); break;
-		case 8: l.mps = (unsigned)atoi(optarg); break;
-		case 9: l.rcb = (unsigned)atoi(optarg); break;
+		case 6: l.gen = (unsigned)atoi(optarg); link_given = 1; break;
+		case 7: l.lanes = (unsigned)atoi(optarg); link_given = 1; break;
+		case 8: l.mps = (unsigned)atoi(optarg); link_given = 1; break;
+		case 9: l.rcb = (unsigned)atoi(optarg); link_given = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -210,6 +226,13 @@ int main(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, "abb_bench: cannot open the device: %s\n", abb_last_error());
 		return 1;
+	}
+	struct abb_sim_link sl;
+	if (abb_sim_link_params(dev, &sl) == 0) {
+		if (link_given)
+			fprintf(stderr, "abb_bench: --gen/--lanes/--mps/--rcb ignored: the simulator "
+					"reports its link\n");
+		l = (struct link){sl.gen, sl.lanes, sl.mps, sl.rcb, sl.cpl_rcb};
 	}
 	size_t bar1;
 	err = abb_mem_size(dev, &bar1);
@@ -245,13 +268,15 @@ int main(int argc, char **argv)
 	}
 
 	double lim_rd = formula_mbs(&l, l.mps);
-	double lim_wr = formula_mbs(&l, l.rcb < l.mps ? l.rcb : l.mps);
+	double lim_wr = formula_mbs(&l, l.cpl_rcb && l.rcb < l.mps ? l.rcb : l.mps);
 	if (csv) {
 		printf("size,read_mbs,read_limit,read_ratio,write_mbs,write_limit,write_ratio,"
 		       "conc_read_mbs,conc_write_mbs,conc_read_keep,conc_write_keep\n");
 	} else {
-		printf("backend %s, link Gen%u x%u, MPS %u, RCB %u%s\n", abb_backend(dev), l.gen, l.lanes,
-		       l.mps, l.rcb, flags & ABB_DMA_IRQ ? ", completion by interrupt" : "");
+		printf("backend %s, link Gen%u x%u, MPS %u, RCB %u, %u-byte read completions%s\n",
+		       abb_backend(dev), l.gen, l.lanes, l.mps, l.rcb,
+		       l.cpl_rcb && l.rcb < l.mps ? l.rcb : l.mps,
+		       flags & ABB_DMA_IRQ ? ", completion by interrupt" : "");
 		printf("limits (DESIGN.md formula): posted writes %.1f MB/s, completions %.1f MB/s\n",
 		       lim_rd, lim_wr);
 		printf("%9s | %9s %7s | %9s %7s | %-27s\n", "", "DMA read", "", "DMA write", "",
