@@ -353,6 +353,34 @@ static void test_regs_igen_counters(void)
 	CU_ASSERT_EQUAL(tb_reg(ABB_REG_ISR) & ABB_ISR_IGEN, 0);
 }
 
+/* IGEN_CTRL = RESET disarms a pending generator and clears its counts;
+ * IGEN_CTRL reads 1 only while armed. */
+static void test_regs_igen_reset_disarms(void)
+{
+	uint64_t t0;
+
+	TB_REQUIRE_DEV();
+	tb_reg_set(ABB_REG_IER, 0);
+	tb_reg_set(ABB_REG_ISR, 0xFFFFFFFFu);
+	CU_ASSERT_FATAL(igen_fire_and_poll(10)); /* counts are not zero now */
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_ACK);
+	tb_reg_set(ABB_REG_IGEN_LAT, 25000); /* 100 us */
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_ARM);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_IGEN_CTRL) & 1u, 1u);
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_RESET);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_IGEN_CTRL) & 1u, 0);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_IGEN_ASSERT), 0);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_IGEN_DEASSERT), 0);
+	/* nothing fires after the latency */
+	t0 = tb_now_ns();
+	CU_ASSERT_EQUAL(abb_irq_wait(tb_dev, ABB_IRQ_GEN, 200000), -ETIMEDOUT);
+	CU_ASSERT(tb_now_ns() - t0 >= 200000);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_ISR) & ABB_ISR_IGEN, 0);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_IGEN_ASSERT), 0);
+	/* the timed-out wait gave back the enable bit it set */
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_IER) & ABB_ISR_IGEN, 0);
+}
+
 /* Enabling or disabling one interrupt source leaves the other IER bits
  * alone: the register itself, abb_irq_wait, and the DMA completion by
  * interrupt. */
@@ -478,6 +506,7 @@ static CU_TestInfo regs_tests[] = {
 	{ "test_regs_gcr_soft_reset_self_clears", test_regs_gcr_soft_reset_self_clears },
 	{ "test_regs_isr_write_one_to_clear", test_regs_isr_write_one_to_clear },
 	{ "test_regs_igen_counters", test_regs_igen_counters },
+	{ "test_regs_igen_reset_disarms", test_regs_igen_reset_disarms },
 	{ "test_regs_ier_bits_independent", test_regs_ier_bits_independent },
 	{ "test_regs_channel_read_back", test_regs_channel_read_back },
 	{ "test_regs_fifo_loopback", test_regs_fifo_loopback },
