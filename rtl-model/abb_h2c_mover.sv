@@ -10,7 +10,7 @@
 // An error completion (UR/CA) stops new requests; the mover still collects
 // every outstanding tag before it reports done, so no late completion can
 // land in a later transfer. With inc_i clear all data goes to one address
-// (a FIFO port): the last DW written stays.
+// (a FIFO port) in stream order, one request at a time: the last DW stays.
 
 module abb_h2c_mover #(
   parameter int AddrBits = 22,  // board-memory word-index width
@@ -93,8 +93,12 @@ module abb_h2c_mover #(
   logic [5:0]      limit;
   logic [TagW-1:0] free_tag;
   logic            free_any;
-  assign limit = (tag_limit_i == 5'd0 || 6'(tag_limit_i) > 6'(NumTags)) ? 6'(NumTags)
-                                                                        : 6'(tag_limit_i);
+  // a fixed-address (FIFO) transfer keeps one request outstanding: its data
+  // must reach the port in stream order, and completions of different tags
+  // may arrive in any order
+  assign limit = !inc_q ? 6'd1 :
+                 (tag_limit_i == 5'd0 || 6'(tag_limit_i) > 6'(NumTags)) ? 6'(NumTags)
+                                                                       : 6'(tag_limit_i);
   always_comb begin
     free_tag = '0;
     free_any = 1'b0;

@@ -46,7 +46,7 @@ struct abbsim_params {
 	unsigned mps;            /* max payload bytes 128..4096 (ABB_SIM_MPS, 128) */
 	unsigned mrrs;           /* max read request bytes 128..4096 (ABB_SIM_MRRS, 512) */
 	unsigned rcb;            /* read completion boundary 64|128 (ABB_SIM_RCB, 64) */
-	unsigned clk_mhz;        /* user clock (ABB_SIM_CLK_MHZ, 125) */
+	unsigned clk_mhz;        /* user clock (ABB_SIM_CLK_MHZ; default 0 = auto: abbsim_clk_mhz()) */
 	unsigned link_latency_ns;/* one-way link + hard-IP latency (ABB_SIM_LINK_NS, 200) */
 	unsigned mem_latency_ns; /* root-complex memory read latency (ABB_SIM_MEM_NS, 300) */
 	unsigned reorder;        /* 1: completions of different tags interleave at random (ABB_SIM_REORDER, 0) */
@@ -69,6 +69,9 @@ void abbsim_params_default(struct abbsim_params *p);
 /* Applies ABB_SIM_* environment variables; -EINVAL with a message naming the
  * variable and the accepted values when one is invalid. */
 int abbsim_params_from_env(struct abbsim_params *p);
+/* The user clock a parameter set runs at: clk_mhz, or when it is 0, 125 MHz
+ * up to 1 GB/s of raw link bandwidth and 250 MHz above (Gen1 x8, Gen2 x4). */
+unsigned abbsim_clk_mhz(const struct abbsim_params *p);
 /* Checks a parameter set (ranges, powers of two, combinations: a data
  * credit limit must hold the largest TLP of its class, MPS must not exceed
  * the device's Device Capabilities maximum); -EINVAL with a message. */

@@ -211,7 +211,7 @@ extern "C" void abbsim_params_default(struct abbsim_params *p)
 	p->mps = 128;
 	p->mrrs = 512;
 	p->rcb = 64;
-	p->clk_mhz = 125;
+	p->clk_mhz = 0; /* auto: abbsim_clk_mhz() */
 	p->link_latency_ns = 200;
 	p->mem_latency_ns = 300;
 	p->reorder = 0;
@@ -221,6 +221,18 @@ extern "C" void abbsim_params_default(struct abbsim_params *p)
 	p->watchdog_s = 120;
 	p->cpl_rcb = 1;
 	default_credits(p);
+}
+
+/* The user clock when none is given: the 64-bit interface of the hard block
+ * runs at 125 MHz up to 1 GB/s of raw link bandwidth (Gen1 x4, Gen2 x2)
+ * and at 250 MHz above, as Xilinx's 64-bit endpoint blocks do for x8 Gen1
+ * and x4 Gen2, so the RTL never limits such a link. */
+extern "C" unsigned abbsim_clk_mhz(const struct abbsim_params *p)
+{
+	if (p->clk_mhz)
+		return p->clk_mhz;
+	unsigned lane_mbs = p->gen == 1 ? 250 : p->gen == 2 ? 500 : 985;
+	return p->lanes * lane_mbs > 1000 ? 250 : 125;
 }
 
 extern "C" int abbsim_params_check(const struct abbsim_params *p)
@@ -240,8 +252,8 @@ extern "C" int abbsim_params_check(const struct abbsim_params *p)
 		return fail(-EINVAL, "mrrs %u: accepted 128, 256, 512, 1024, 2048 or 4096", p->mrrs);
 	if (p->rcb != 64 && p->rcb != 128)
 		return fail(-EINVAL, "rcb %u: accepted 64 or 128", p->rcb);
-	if (p->clk_mhz < 10 || p->clk_mhz > 1000)
-		return fail(-EINVAL, "clk_mhz %u: accepted 10..1000", p->clk_mhz);
+	if (p->clk_mhz != 0 && (p->clk_mhz < 10 || p->clk_mhz > 1000))
+		return fail(-EINVAL, "clk_mhz %u: accepted 0 (auto) or 10..1000", p->clk_mhz);
 	if (p->link_latency_ns > 1000000)
 		return fail(-EINVAL, "link_latency_ns %u: accepted 0..1000000", p->link_latency_ns);
 	if (p->mem_latency_ns > 10000000)
@@ -294,7 +306,7 @@ extern "C" int abbsim_params_from_env(struct abbsim_params *p)
 		{"ABB_SIM_MPS", "128, 256, 512, 1024, 2048 or 4096", false, 128, 4096, true},
 		{"ABB_SIM_MRRS", "128, 256, 512, 1024, 2048 or 4096", false, 128, 4096, true},
 		{"ABB_SIM_RCB", "64 or 128", false, 64, 128, true},
-		{"ABB_SIM_CLK_MHZ", "an integer 10..1000", false, 10, 1000, false},
+		{"ABB_SIM_CLK_MHZ", "0 (auto) or an integer 10..1000", false, 0, 1000, false},
 		{"ABB_SIM_LINK_NS", "an integer 0..1000000", false, 0, 1000000, false},
 		{"ABB_SIM_MEM_NS", "an integer 0..10000000", false, 0, 10000000, false},
 		{"ABB_SIM_REORDER", "0 or 1", false, 0, 1, false},

@@ -374,6 +374,7 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 		hip_.log = nullptr;
 	}
 	params = a.p;
+	params.clk_mhz = abbsim_clk_mhz(&params); /* auto resolved: read back as in effect */
 	clk_mhz_ = params.clk_mhz;
 	period_ps_ = 1000000u % clk_mhz_ ? 0 : 1000000u / clk_mhz_;
 	q_.clear();

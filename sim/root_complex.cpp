@@ -35,6 +35,7 @@ void RootComplex::reset(const abbsim_params &p)
 	for (auto &pt : pio_)
 		pt = PioTag{};
 	pio_next_ = pio_pending_ = 0;
+	pio_wait_.clear();
 	msi_count = 0;
 }
 
@@ -70,39 +71,45 @@ void RootComplex::pio_write(uint64_t addr, const uint8_t *src, size_t n, uint64_
 void RootComplex::pio_read(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, uint64_t now)
 {
 	r->data.assign(n, 0xff);
-	size_t off = 0;
-	while (off < n) {
+	for (size_t off = 0; off < n;) {
 		uint64_t a = addr + off;
 		uint64_t lim = std::min<uint64_t>(128 - (a % 128), 4096 - (a % 4096));
 		unsigned chunk = (unsigned)std::min<uint64_t>(n - off, lim);
-		unsigned tag = 256;
-		for (unsigned i = 0; i < 256; i++) {
-			unsigned t = (pio_next_ + i) % 256;
-			if (!pio_[t].busy) {
-				tag = t;
-				break;
-			}
-		}
-		if (tag == 256) {
-			r->result = -EAGAIN;
-			r->error = "root complex: all 256 PIO read tags in use";
-			break;
-		}
+		pio_wait_.push_back(PioPiece{r, off, a, chunk});
+		r->outstanding++;
+		off += chunk;
+	}
+	if (r->outstanding == 0) {
+		r->done = true;
+		if (wake)
+			wake();
+		return;
+	}
+	pio_issue(now);
+}
+
+void RootComplex::pio_issue(uint64_t now)
+{
+	while (!pio_wait_.empty() && pio_pending_ < PioMaxOutstanding) {
+		PioPiece pc = std::move(pio_wait_.front());
+		pio_wait_.pop_front();
+		unsigned tag = pio_next_;
+		while (pio_[tag].busy) /* fewer than 256 in flight: one is free */
+			tag = (tag + 1) % 256;
 		pio_next_ = (tag + 1) % 256;
 		PioTag &pt = pio_[tag];
-		pt.req = r;
-		pt.off = off;
-		pt.addr = a;
-		pt.n = chunk;
+		pt.req = pc.req;
+		pt.off = pc.off;
+		pt.addr = pc.addr;
+		pt.n = pc.n;
 		pt.got = 0;
 		pt.live = std::make_shared<bool>(true);
 		pt.busy = true;
-		r->outstanding++;
 		pio_pending_++;
 		/* The completion timeout runs from the transmission of the
 		 * request (it may wait behind posted writes or for credits). */
 		EventQueue::Live live = pt.live;
-		down_.submit(make_mem(false, a, chunk, RcId, (uint8_t)tag, nullptr), now,
+		down_.submit(make_mem(false, pc.addr, pc.n, RcId, (uint8_t)tag, nullptr), now,
 			     [this, tag, live](uint64_t start) {
 			if (!*live)
 				return;
@@ -114,20 +121,14 @@ void RootComplex::pio_read(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, 
 						 "completion timeout: no completion for PIO read of %u bytes at 0x%llx within 50 us",
 						 p.n, (unsigned long long)p.addr);
 					bad(t, "%s", why);
-					pio_finish(p, -EIO, why);
+					pio_finish(p, -EIO, why, t);
 				}
 			}, live);
 		});
-		off += chunk;
-	}
-	if (r->outstanding == 0) {
-		r->done = true;
-		if (wake)
-			wake();
 	}
 }
 
-void RootComplex::pio_finish(PioTag &pt, int result, const std::string &why)
+void RootComplex::pio_finish(PioTag &pt, int result, const std::string &why, uint64_t now)
 {
 	auto r = pt.req;
 	if (result) {
@@ -147,6 +148,7 @@ void RootComplex::pio_finish(PioTag &pt, int result, const std::string &why)
 		if (wake)
 			wake();
 	}
+	pio_issue(now);
 }
 
 void RootComplex::pio_completion(const Tlp &t, uint64_t now)
@@ -159,12 +161,12 @@ void RootComplex::pio_completion(const Tlp &t, uint64_t now)
 		return;
 	}
 	if (t.cpl_status() != CplSC) {
-		pio_finish(pt, -EIO, "PIO read completed with status " + t.describe());
+		pio_finish(pt, -EIO, "PIO read completed with status " + t.describe(), now);
 		return;
 	}
 	if (t.kind() != TlpKind::CplD) {
 		bad(now, "successful completion without data for a PIO read: %s", t.describe().c_str());
-		pio_finish(pt, -EIO, "PIO read completed without data");
+		pio_finish(pt, -EIO, "PIO read completed without data", now);
 		return;
 	}
 	uint64_t want = pt.addr + pt.got;
@@ -172,7 +174,7 @@ void RootComplex::pio_completion(const Tlp &t, uint64_t now)
 	if (t.lower_addr() != (want & 0x7f) || t.byte_count() != remain) {
 		bad(now, "PIO read completion fields wrong: lower address %02x byte count %u, expected %02x %u: %s",
 		    t.lower_addr(), t.byte_count(), (unsigned)(want & 0x7f), remain, t.describe().c_str());
-		pio_finish(pt, -EIO, "malformed PIO read completion");
+		pio_finish(pt, -EIO, "malformed PIO read completion", now);
 		return;
 	}
 	unsigned skip = (unsigned)(want & 3);
@@ -182,7 +184,7 @@ void RootComplex::pio_completion(const Tlp &t, uint64_t now)
 	memcpy(pt.req->data.data() + pt.off + pt.got, p, take);
 	pt.got += take;
 	if (pt.got >= pt.n)
-		pio_finish(pt, 0, "");
+		pio_finish(pt, 0, "", now);
 }
 
 /* ---- device requests ---- */

@@ -53,7 +53,10 @@ public:
 	void on_upstream(Tlp &&t, uint64_t now);
 	/* The downstream link can take the next completion. */
 	void feed(uint64_t now);
-	bool quiet() const { return reads_.empty() && ready_.empty() && pio_pending_ == 0; }
+	bool quiet() const
+	{
+		return reads_.empty() && ready_.empty() && pio_pending_ == 0 && pio_wait_.empty();
+	}
 
 	std::function<void()> wake;                 /* a PIO read finished or an MSI came */
 	std::function<uint64_t(uint64_t)> cycle_of; /* time -> user-clock cycle */
@@ -82,7 +85,18 @@ private:
 	void host_write(const Tlp &t, uint64_t now);
 	void dma_read(Tlp &&t, uint64_t now);
 	void pio_completion(const Tlp &t, uint64_t now);
-	void pio_finish(PioTag &pt, int result, const std::string &why);
+	void pio_finish(PioTag &pt, int result, const std::string &why, uint64_t now);
+	/* A piece of a PIO read (at most 128 bytes, inside one 4 KiB page) that
+	 * waits for a tag: like a CPU, the root complex keeps at most
+	 * PioMaxOutstanding reads in flight and sends the rest as they finish. */
+	struct PioPiece {
+		std::shared_ptr<PioRead> req;
+		size_t off;
+		uint64_t addr;
+		unsigned n;
+	};
+	static constexpr unsigned PioMaxOutstanding = 32;
+	void pio_issue(uint64_t now);
 	Tlp next_completion(DmaRead &r);
 	void bad(uint64_t now, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -99,6 +113,7 @@ private:
 	bool tag_busy_[256] = {}; /* device read tags outstanding */
 	PioTag pio_[256];
 	unsigned pio_next_ = 0, pio_pending_ = 0;
+	std::deque<PioPiece> pio_wait_;
 };
 
 } // namespace abbsim

@@ -262,10 +262,8 @@ static void test_blocking_shared_engine_serialises(void)
 /* A blocking call returns promptly once the transfer is done, whatever
  * came before on the channel: a 256 KiB DMA read by polling takes the same
  * device time after a 256 KiB read as after a 4 KiB one, and about what it
- * takes by interrupt. Known to fail (libabb's polled wait first sleeps
- * 15/16 of a duration estimated from the previous transfer's rate, which
- * overshoots after a slower transfer); runs only with TB_KNOWN_BUGS=1
- * until fixed, and says so otherwise. */
+ * takes by interrupt (libabb's polled wait sleeps part of the expected
+ * duration before its first status read: that must never overshoot). */
 static uint64_t timed_read(size_t len, unsigned flags)
 {
 	uint64_t t0 = tb_now_ns();
@@ -281,11 +279,6 @@ static void test_blocking_returns_promptly(void)
 	TB_REQUIRE_DEV();
 	if (!tb_is_timed())
 		return;
-	if (!getenv("TB_KNOWN_BUGS") || strcmp(getenv("TB_KNOWN_BUGS"), "1") != 0) {
-		printf("\n    skipped %s: KNOWN BUG (a polled blocking DMA overshoots after a "
-		       "slower transfer); run with TB_KNOWN_BUGS=1\n", __func__);
-		return;
-	}
 	by_irq = timed_read(BIG, ABB_DMA_IRQ);
 	(void)timed_read(BIG, 0);
 	warm = timed_read(BIG, 0);

@@ -522,9 +522,7 @@ static void test_dma_integrity_link_configs(void)
 /* Simulator: a FIFO-mode DMA write (host to board) whose read completions
  * come back reordered across tags must still deliver the words in stream
  * order, so the last word of the buffer is what stays at the fixed
- * address. Known to fail (RTL: abb_h2c_mover writes fixed-address data in
- * completion-arrival order; reported in the test-bench bug list): runs
- * only with TB_KNOWN_BUGS=1 until that is fixed, and says so otherwise. */
+ * address (the mover keeps one read outstanding in FIFO mode). */
 static void test_dma_integrity_fifo_write_reordered(void)
 {
 	static const size_t n[] = { 129, 300, 1025 };
@@ -532,11 +530,6 @@ static void test_dma_integrity_fifo_write_reordered(void)
 
 	TB_REQUIRE_DEV();
 	TB_REQUIRE_SIM();
-	if (!getenv("TB_KNOWN_BUGS") || strcmp(getenv("TB_KNOWN_BUGS"), "1") != 0) {
-		printf("\n    skipped %s: KNOWN BUG (H2C FIFO write out of stream order with "
-		       "reordered completions); run with TB_KNOWN_BUGS=1\n", __func__);
-		return;
-	}
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("reorder=1,seed=7"), 0);
 	for (i = 0; i < sizeof(n) / sizeof(n[0]); i++)
 		fifo_write(0x9004, n[i], (uint32_t)(1200 + i));
@@ -635,11 +628,8 @@ static void test_dma_integrity_dma_write_pio_read(void)
 }
 
 /* PIO of large ranges (any length within BAR1 is allowed) agrees with
- * DMA: 64 KiB, and the whole of BAR1. Known to fail on the simulator
- * (its root complex issues every 128-byte read of a PIO read at once: from
- * 24 KiB on the last ones time out, from 32 KiB it runs out of its 256
- * tags, and later PIO reads fail too); runs only with TB_KNOWN_BUGS=1 until
- * that is fixed, and says so otherwise. */
+ * DMA: 24 KiB, 64 KiB, and the whole of BAR1 (the simulator's root
+ * complex keeps a bounded number of 128-byte reads in flight, as a CPU). */
 static void test_dma_integrity_pio_large(void)
 {
 	static const size_t len[] = { 24 * 1024, 65536, 0 /* all of BAR1 */ };
@@ -648,12 +638,6 @@ static void test_dma_integrity_pio_large(void)
 	abb_dmabuf *b = NULL;
 
 	TB_REQUIRE_DEV();
-	if (tb_is_sim() &&
-	    (!getenv("TB_KNOWN_BUGS") || strcmp(getenv("TB_KNOWN_BUGS"), "1") != 0)) {
-		printf("\n    skipped %s: KNOWN BUG (simulator PIO reads of 24 KiB or more fail); "
-		       "run with TB_KNOWN_BUGS=1\n", __func__);
-		return;
-	}
 	h = tb_alloc_pages(msz);
 	pio = malloc(msz);
 	CU_ASSERT_FATAL(h != NULL && pio != NULL);

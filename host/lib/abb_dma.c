@@ -414,19 +414,21 @@ static int chan_error(const char *fn, abb_dev *dev, struct abb_chan *ch, uint32_
 		       rc ? "NOT reset: reopen the device" : "reset and can be used again");
 }
 
-/* Before the first STA read of a polled wait: lets 15/16 of the expected
- * duration pass (from the last transfer's rate on this channel), but never
- * past the caller's timeout. Status reads before that would only cost link
- * bandwidth. */
+/* Transfers from this size on learn and use the expected duration. */
+#define ABB_POLL_LEARN (64u * 1024)
+
+/* Before the first STA read of a polled wait: lets 7/8 of the expected
+ * duration pass (at the fastest rate seen on this channel), never past the
+ * caller's timeout. Status reads before that would only cost link bandwidth. */
 static int poll_delay(abb_dev *dev, const struct abb_chan *ch, uint64_t now, int64_t timeout_ns)
 {
 	uint64_t expect, target;
 	int64_t wait;
 
-	if (!dev->be->delay_ns || !ch->ps_per_byte)
+	if (!dev->be->delay_ns || !ch->ps_per_byte || ch->len < ABB_POLL_LEARN)
 		return 0;
 	expect = ch->ps_per_byte * ch->len / 1000;
-	target = ch->t_start_ns + expect - expect / 16;
+	target = ch->t_start_ns + expect - expect / 8;
 	if (target <= now)
 		return 0;
 	wait = (int64_t)(target - now);
@@ -539,8 +541,12 @@ static int dma_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns)
 		abb_wr(dev, ABB_REG_ISR, ch->irq_bit);
 		abb_ier_clear(dev, ch->irq_bit);
 	}
-	if (rc == 1 && ch->len >= 4096 && dev->be->now_ns(dev, &now) == 0 && now > ch->t_start_ns)
-		ch->ps_per_byte = (now - ch->t_start_ns) * 1000 / ch->len;
+	if (rc == 1 && ch->len >= ABB_POLL_LEARN && dev->be->now_ns(dev, &now) == 0 &&
+	    now > ch->t_start_ns) {
+		uint64_t ps = (now - ch->t_start_ns) * 1000 / ch->len;
+		if (!ch->ps_per_byte || ps < ch->ps_per_byte)
+			ch->ps_per_byte = ps;
+	}
 	chan_release(ch);
 	return rc == 1 ? 0 : rc;
 }

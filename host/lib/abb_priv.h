@@ -54,11 +54,14 @@ struct abb_chan {
 	size_t ndesc;          /* descriptors of the running transfer */
 	size_t len;            /* bytes of the running transfer */
 	uint64_t t_start_ns;   /* device time when its CTRL write was sent */
-	/* Device time per byte of the last completed transfer of at least 4 KiB
-	 * on this channel, in ps (0: none yet). A polled wait sleeps most of
-	 * the expected time before its first STA read, so status reads do not
-	 * steal link bandwidth from the data (their completions share the
-	 * upstream direction with DMA-read data). */
+	/* Fastest device time per byte seen on this channel for a transfer of
+	 * at least ABB_POLL_LEARN bytes, in ps (0: none yet). A polled wait of
+	 * such a transfer sleeps 7/8 of the time it would take at that rate
+	 * before its first STA read, so status reads do not steal link
+	 * bandwidth from the data (their completions share the upstream
+	 * direction with DMA-read data). Only large transfers teach and use
+	 * it: their fixed start/finish overhead is a few per cent, inside the
+	 * 1/8 margin, so the first STA read never comes after the end. */
 	uint64_t ps_per_byte;
 
 	/* Descriptor area in host memory (page aligned, mapped for the
