@@ -274,7 +274,39 @@ static void test_daq_writer_stop_at_any_moment(void)
 	}
 }
 
+/* A standalone writer ends by itself after MaxBuffers, in both thread
+ * modes, also when its pool is small (regression: the two-thread writer's
+ * module thread waited forever for a buffer that sat in the closed queue). */
+static void test_daq_writer_standalone_max_buffers(void)
+{
+	struct abb_daq_params p;
+	struct abb_daq_stats st;
+	abb_daq_module *w;
+
+	TB_REQUIRE_DEV();
+	for (int threads = 1; threads <= 2; threads++) {
+		for (unsigned nbuf = 2; nbuf <= 8; nbuf *= 2) {
+			abb_daq_params_default(&p);
+			p.threads = threads;
+			p.buffer_size = 1024;
+			p.num_buffers = nbuf;
+			p.queue_length = 4;
+			p.max_buffers = 500;
+			CU_ASSERT_EQUAL_FATAL(abb_daq_writer_create(&w, dev, NULL, &p), 0);
+			CU_ASSERT_EQUAL_FATAL(abb_daq_module_start(w), 0);
+			CU_ASSERT_EQUAL(abb_daq_module_wait(w, 60000), 0);
+			abb_daq_module_stats(w, &st);
+			CU_ASSERT_EQUAL(st.buffers, 500);
+			CU_ASSERT_EQUAL(st.error, 0);
+			CU_ASSERT_EQUAL(abb_daq_module_stop(w), 0);
+			CU_ASSERT_EQUAL(abb_daq_pool_free(abb_daq_module_pool(w)), nbuf);
+			abb_daq_module_destroy(w);
+		}
+	}
+}
+
 static CU_TestInfo daq_writer_tests[] = {
+	{ "test_daq_writer_standalone_max_buffers", test_daq_writer_standalone_max_buffers },
 	{ "test_daq_writer_loopback", test_daq_writer_loopback },
 	{ "test_daq_concurrent_shared_pool", test_daq_concurrent_shared_pool },
 	{ "test_daq_concurrent_separate_pools", test_daq_concurrent_separate_pools },

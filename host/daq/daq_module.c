@@ -292,8 +292,14 @@ static void *writer_transport(void *arg)
 	if (next)
 		abb_daq_buf_release(next);
 	m->last = r;
-	if (m->p.threads >= 2)
-		abb_daq_queue_close(m->inq); /* the module thread stops producing */
+	if (m->p.threads >= 2) {
+		/* the module thread stops producing: its next push fails. The
+		 * buffers still queued go back to the pool, or a module thread
+		 * waiting for a free buffer (standalone) would wait forever. */
+		abb_daq_queue_close(m->inq);
+		while (daq_queue_pop(m->inq, &next, 0, NULL, 0) == 0)
+			abb_daq_buf_release(next);
+	}
 	if (m->port)
 		abb_daq_queue_close(m->port);
 	thread_done(m);
