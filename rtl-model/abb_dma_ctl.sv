@@ -2,16 +2,19 @@
 //
 // Holds the channel's nine-register block (PAH..STA). A CTRL write with V
 // (and not the RESET code) starts the channel with the descriptor in the
-// registers; a descriptor without LAST makes the engine fetch the next one
-// from host memory at next_bda (one 32-byte memory read, tag FetchTag) when
-// the current one is done. Each descriptor is checked before its data moves
-// (see GER DESC_ERR in abb_regs.def); the data itself is moved by the
-// direction's mover (abb_c2h_mover / abb_h2c_mover).
+// registers; for a descriptor without LAST the engine fetches the next one
+// from host memory at next_bda (one 32-byte memory read, tag FetchTag)
+// while the current one's data moves (prefetch), so a chain of page-sized
+// descriptors runs without a round trip between pieces. Each descriptor is
+// checked before its data moves (see GER DESC_ERR in abb_regs.def); the data
+// itself is moved by the direction's mover (abb_c2h_mover / abb_h2c_mover).
 //
 // Model-defined: a CTRL write while the channel is busy is ignored unless it
 // is the RESET code; other block registers are read-only while busy and read
 // the descriptor being executed. RESET waits for the mover to drain (no TLP
-// is cut, every outstanding read is collected) before STA reads idle.
+// is cut, every outstanding read is collected, a prefetch in flight too)
+// before STA reads idle. An error ends the chain at once (STA error); a
+// prefetch still in flight is collected before a new start is accepted.
 
 module abb_dma_ctl
 #(
@@ -66,23 +69,32 @@ module abb_dma_ctl
 
   typedef enum logic [2:0] {
     StIdle,
-    StCheck,
-    StRun,
-    StFetch0,
-    StFetch1,
-    StFetchWait,
-    StDrain
+    StCheck,     // the registers hold a descriptor: check it, start the mover
+    StRun,       // the mover runs (and the next descriptor is prefetched)
+    StNext,      // the mover is done, the prefetch is not yet
+    StDrain      // RESET or error: wait for the mover and the prefetch
   } state_e;
 
+  // descriptor prefetch
+  typedef enum logic [2:0] {
+    FIdle,
+    FHdr0,       // request header beats
+    FHdr1,
+    FWait,       // collecting the completion(s)
+    FDone,       // nxt_q holds the next descriptor
+    FErr         // the read failed (UR/CA)
+  } fstate_e;
+
   state_e      state_q, state_d;
+  fstate_e     fst_q, fst_d;
   logic [31:0] pah_q, pah_d, pal_q, pal_d, hah_q, hah_d, hal_q, hal_d;
   logic [31:0] bdah_q, bdah_d, bdal_q, bdal_d, leng_q, leng_d, ctrl_q, ctrl_d;
+  logic [255:0] nxt_q, nxt_d;        // prefetched descriptor, DW k in [32*k +: 32]
   logic [1:0]  sta_q, sta_d;          // {BUSY, DONE}
   logic [31:0] pa_q, pa_d;            // board address the next descriptor continues at
-  logic [2:0]  fdw_q, fdw_d;          // descriptor DWs received
-  logic        fpend_q, fpend_d;      // a descriptor read is outstanding
+  logic [3:0]  fdw_q, fdw_d;          // descriptor DWs received
+  logic        keep_q, keep_d;        // StDrain keeps STA (an error), else idles it
   logic [2:0]  widx;                  // descriptor DW an incoming lane fills
-  logic        rstp_q, rstp_d;        // RESET seen while the fetch TLP was half sent
 
   localparam logic [1:0] StaIdle = 2'b00, StaDone = 2'b01, StaBusy = 2'b10, StaErr = 2'b11;
 
@@ -110,14 +122,15 @@ module abb_dma_ctl
   assign busy_o   = (state_q != StIdle);
   assign active_o = (state_q != StIdle) && (state_q != StCheck);
 
-  // fetch request TLP: MRd of 8 DWs at next_bda (4-DW header above 4 GiB)
+  // prefetch request TLP: MRd of 8 DWs at next_bda (4-DW header above 4 GiB);
+  // while draining no new request goes out, one half sent is finished
   logic hdr4;
   assign hdr4 = (bdah_q != 32'd0);
-  assign tx_valid_o = (state_q == StFetch0) || (state_q == StFetch1);
-  assign tx_sop_o   = (state_q == StFetch0);
-  assign tx_eop_o   = (state_q == StFetch1);
+  assign tx_valid_o = (fst_q == FHdr0 && state_q != StDrain) || (fst_q == FHdr1);
+  assign tx_sop_o   = (fst_q == FHdr0);
+  assign tx_eop_o   = (fst_q == FHdr1);
   always_comb begin
-    if (state_q == StFetch0) begin
+    if (fst_q == FHdr0) begin
       tx_data_o = {cfg_req_id_i, FetchTag, 4'hf, 4'hf,
                    {2'b00, hdr4}, 5'b00000, 14'h0, 10'd8};
     end else begin
@@ -141,16 +154,22 @@ module abb_dma_ctl
     endcase
   end
 
+  // the prefetch may start once the current descriptor passed its check
+  logic fetch_start, bda_ok;
+  assign bda_ok = (bdal_q[4:0] == 5'd0);
+
   always_comb begin
     state_d = state_q;
+    fst_d   = fst_q;
     pah_d = pah_q;  pal_d = pal_q;  hah_d = hah_q;  hal_d = hal_q;
     bdah_d = bdah_q;  bdal_d = bdal_q;  leng_d = leng_q;  ctrl_d = ctrl_q;
-    sta_d = sta_q;
-    pa_d  = pa_q;
-    fdw_d = fdw_q;
-    widx  = fdw_q;
-    fpend_d = fpend_q;
-    rstp_d  = rstp_q;
+    nxt_d = nxt_q;
+    sta_d  = sta_q;
+    pa_d   = pa_q;
+    fdw_d  = fdw_q;
+    keep_d = keep_q;
+    widx   = fdw_q[2:0];
+    fetch_start = 1'b0;
 
     mv_start_o = 1'b0;
     mv_abort_o = (state_q == StDrain);
@@ -160,13 +179,7 @@ module abb_dma_ctl
     cpl_err_o  = 1'b0;
     bm_err_o   = 1'b0;
     fetch_o    = 1'b0;
-    cpl_tag_err_o = cpl_valid_i && !fpend_q;
-    // the outstanding fetch ends with the completion that brings DW 8 or
-    // with an error completion (in any state: a RESET may have come between)
-    if (cpl_valid_i && (cpl_status_i != 3'b000 || cpl_dw_i == 2'd0 ||
-        (cpl_last_i && ({1'b0, fdw_q} + {2'b0, cpl_dw_i} >= 4'd8)))) begin
-      fpend_d = 1'b0;
-    end
+    cpl_tag_err_o = cpl_valid_i && (fst_q != FWait);
 
     // host writes to the block (only CTRL's RESET code acts while busy)
     if (we_i && state_q == StIdle) begin
@@ -207,9 +220,10 @@ module abb_dma_ctl
           irq_o      = (ctrl_q & abb_reg_pkg::CTRL_EEI) != 0;
           state_d    = StIdle;
         end else begin
-          mv_start_o = 1'b1;
-          pa_d       = pa_eff;
-          state_d    = StRun;
+          mv_start_o  = 1'b1;
+          pa_d        = pa_eff;
+          fetch_start = !last && bda_ok;
+          state_d     = StRun;
         end
       end
       StRun: begin
@@ -219,82 +233,91 @@ module abb_dma_ctl
             cpl_err_o = 1'b1;
             sta_d     = StaErr;
             irq_o     = (ctrl_q & (abb_reg_pkg::CTRL_EEI | abb_reg_pkg::CTRL_ESEI)) != 0;
-            state_d   = StIdle;
+            keep_d    = 1'b1;
+            state_d   = StDrain;           // collects a prefetch in flight
           end else if (last) begin
             sta_d   = StaDone;
             irq_o   = (ctrl_q & abb_reg_pkg::CTRL_EDI) != 0;
             state_d = StIdle;
-          end else if (bdal_q[4:0] != 5'd0) begin
+          end else if (!bda_ok) begin
             desc_err_o = 1'b1;
             sta_d      = StaErr;
             irq_o      = (ctrl_q & abb_reg_pkg::CTRL_EEI) != 0;
             state_d    = StIdle;
           end else begin
-            state_d = StFetch0;
+            state_d = StNext;
           end
         end
       end
-      StFetch0: if (tx_ready_i) state_d = StFetch1;
-      StFetch1: begin
-        if (tx_ready_i) begin
-          fdw_d   = 3'd0;
-          fpend_d = 1'b1;
-          rstp_d  = 1'b0;
-          if (rstp_q) state_d = StDrain;
-          else        state_d = StFetchWait;
-        end
-      end
-      StFetchWait: begin
-        if (cpl_valid_i) begin
-          if (cpl_status_i == 3'b000 && cpl_dw_i != 2'd0) begin
-            // DW k of the descriptor: per_addr_h, per_addr_l, host_addr_h,
-            // host_addr_l, next_bda_h, next_bda_l, length, control
-            for (int l = 0; l < 2; l++) begin
-              widx = fdw_q + ((l == 1) ? 3'd1 : 3'd0);
-              if (l == 0 || cpl_dw_i == 2'd2) begin
-                unique case (widx)
-                  3'd0: pah_d  = cpl_data_i[32*l +: 32];
-                  3'd1: pal_d  = cpl_data_i[32*l +: 32];
-                  3'd2: hah_d  = cpl_data_i[32*l +: 32];
-                  3'd3: hal_d  = cpl_data_i[32*l +: 32];
-                  3'd4: bdah_d = cpl_data_i[32*l +: 32];
-                  3'd5: bdal_d = cpl_data_i[32*l +: 32];
-                  3'd6: leng_d = cpl_data_i[32*l +: 32];
-                  default: ctrl_d = cpl_data_i[32*l +: 32];
-                endcase
-              end
-            end
-            fdw_d = fdw_q + 3'(cpl_dw_i);
-          end
-          // the fetch ends with the completion whose data reaches DW 8, or
-          // with an error completion
-          if (cpl_status_i != 3'b000 || cpl_dw_i == 2'd0) begin
-            cpl_err_o = 1'b1;
-            sta_d     = StaErr;
-            irq_o     = (ctrl_q & (abb_reg_pkg::CTRL_EEI | abb_reg_pkg::CTRL_ESEI)) != 0;
-            state_d   = StIdle;
-          end else if (cpl_last_i && ({1'b0, fdw_q} + {2'b0, cpl_dw_i} >= 4'd8)) begin
-            fetch_o = 1'b1;
-            state_d = StCheck;
-          end
+      StNext: begin
+        if (fst_q == FDone) begin
+          // the prefetched descriptor becomes the current one
+          pah_d  = nxt_q[0 +: 32];    pal_d  = nxt_q[32 +: 32];
+          hah_d  = nxt_q[64 +: 32];   hal_d  = nxt_q[96 +: 32];
+          bdah_d = nxt_q[128 +: 32];  bdal_d = nxt_q[160 +: 32];
+          leng_d = nxt_q[192 +: 32];  ctrl_d = nxt_q[224 +: 32];
+          fst_d   = FIdle;
+          state_d = StCheck;
+        end else if (fst_q == FErr) begin
+          cpl_err_o = 1'b1;
+          sta_d     = StaErr;
+          irq_o     = (ctrl_q & (abb_reg_pkg::CTRL_EEI | abb_reg_pkg::CTRL_ESEI)) != 0;
+          fst_d     = FIdle;
+          state_d   = StIdle;
         end
       end
       StDrain: begin
-        if (!mv_busy_i && !fpend_q) begin
-          sta_d   = StaIdle;
+        if (!mv_busy_i && (fst_q == FIdle || fst_q == FDone || fst_q == FErr)) begin
+          if (!keep_q) sta_d = StaIdle;
+          keep_d  = 1'b0;
+          fst_d   = FIdle;
           state_d = StIdle;
         end
       end
       default: state_d = StIdle;
     endcase
 
-    // RESET while busy: drain the mover and any descriptor read in flight
-    // (so its completion is not mistaken for a stray one later). A fetch TLP
-    // whose first beat is out (or going out this cycle) is finished first:
-    // the TX arbiter stays locked to it until its last beat.
+    // the prefetch unit
+    unique case (fst_q)
+      FIdle: begin
+        if (fetch_start) fst_d = FHdr0;
+      end
+      FHdr0: begin
+        if (tx_ready_i)                fst_d = FHdr1;
+        else if (state_q == StDrain)   fst_d = FIdle;  // never sent: nothing to collect
+      end
+      FHdr1: begin
+        if (tx_ready_i) begin
+          fdw_d = 4'd0;
+          fst_d = FWait;
+        end
+      end
+      FWait: begin
+        if (cpl_valid_i) begin
+          if (cpl_status_i != 3'b000 || cpl_dw_i == 2'd0) begin
+            fst_d = FErr;                  // an error completion ends the read
+          end else begin
+            // DW k of the descriptor: per_addr_h, per_addr_l, host_addr_h,
+            // host_addr_l, next_bda_h, next_bda_l, length, control
+            for (int l = 0; l < 2; l++) begin
+              widx = fdw_q[2:0] + ((l == 1) ? 3'd1 : 3'd0);
+              if ((l == 0 || cpl_dw_i == 2'd2) && fdw_q + 4'(l) < 4'd8) nxt_d[32*widx +: 32] = cpl_data_i[32*l +: 32];
+            end
+            fdw_d = fdw_q + {2'b00, cpl_dw_i};
+            if (cpl_last_i && fdw_q + {2'b00, cpl_dw_i} >= 4'd8) begin
+              fetch_o = 1'b1;
+              fst_d   = FDone;
+            end
+          end
+        end
+      end
+      default: ;                           // FDone, FErr: held until used
+    endcase
+
+    // RESET (or GCR soft reset) while busy: drain the mover and the prefetch
     if (((wr_ctrl && is_reset_code) || soft_reset_i) && state_q != StIdle) begin
-      if (state_q == StFetch1 || (state_q == StFetch0 && tx_ready_i)) rstp_d = 1'b1;
-      else state_d = StDrain;
+      state_d = StDrain;
+      keep_d  = 1'b0;
     end
     if (soft_reset_i) sta_d = StaIdle;
   end
@@ -302,23 +325,28 @@ module abb_dma_ctl
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       state_q <= StIdle;
+      fst_q   <= FIdle;
       pah_q <= '0;  pal_q <= '0;  hah_q <= '0;  hal_q <= '0;
       bdah_q <= '0;  bdal_q <= '0;  leng_q <= '0;  ctrl_q <= '0;
-      sta_q <= StaIdle;
-      pa_q  <= '0;
-      fdw_q <= '0;
-      fpend_q <= 1'b0;
-      rstp_q  <= 1'b0;
+      sta_q  <= StaIdle;
+      pa_q   <= '0;
+      fdw_q  <= '0;
+      keep_q <= 1'b0;
     end else begin
       state_q <= state_d;
+      fst_q   <= fst_d;
       pah_q <= pah_d;  pal_q <= pal_d;  hah_q <= hah_d;  hal_q <= hal_d;
       bdah_q <= bdah_d;  bdal_q <= bdal_d;  leng_q <= leng_d;  ctrl_q <= ctrl_d;
-      sta_q <= sta_d;
-      pa_q  <= pa_d;
-      fdw_q <= fdw_d;
-      fpend_q <= fpend_d;
-      rstp_q  <= rstp_d;
+      sta_q  <= sta_d;
+      pa_q   <= pa_d;
+      fdw_q  <= fdw_d;
+      keep_q <= keep_d;
     end
+  end
+
+  // the prefetch buffer needs no reset: FDone says when it is valid
+  always_ff @(posedge clk_i) begin
+    nxt_q <= nxt_d;
   end
 
 endmodule
