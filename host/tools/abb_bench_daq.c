@@ -365,12 +365,13 @@ static int concurrent(const struct opts *o)
 
 	if (o->csv)
 		printf("concurrent,size,engine,pools,read_alone,write_alone,read,write,sum,"
-		       "sum_over_one_direction\n");
+		       "sum_over_one_direction,read_keep,write_keep\n");
 	else
 		printf("\nconcurrent readout + writer (each in its own thread%s), %zu KiB buffers, "
-		       "backend %s, %s\n%-12s %-9s | %9s %9s | %9s %9s %9s | %s\n",
+		       "backend %s, %s\n%-12s %-9s | %9s %9s | %9s %9s %9s | %s | %s\n",
 		       conc_threads > 1 ? "s: transport + module" : "", size >> 10, abb_backend(dev), o->uri ? o->uri : "$ABB_DEVICE", "engine",
-		       "pools", "rd alone", "wr alone", "rd", "wr", "sum", "sum / one direction");
+		       "pools", "rd alone", "wr alone", "rd", "wr", "sum", "sum / one direction",
+		       "keep rd  wr");
 	for (int shared_engine = 0; shared_engine <= 1 && !rc; shared_engine++) {
 		struct conc alone_r, alone_w;
 
@@ -386,18 +387,23 @@ static int concurrent(const struct opts *o)
 			rc = conc_run(size, n, -1, sp, &c);
 			if (rc)
 				break;
-			one = alone_r.rd > alone_w.wr ? alone_r.rd : alone_w.wr;
+			/* "one direction": the mean of the two single-direction
+			 * rates (DMA write is slower: its data comes back in
+			 * completions), so the full-duplex target 1.8 asks each
+			 * direction to keep about 90 % of its own rate */
+			one = (alone_r.rd + alone_w.wr) / 2;
 			sum = c.rd + c.wr;
 			if (o->csv)
-				printf("concurrent,%zu,%s,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f\n", size,
-				       shared_engine ? "shared" : "independent",
+				printf("concurrent,%zu,%s,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f\n",
+				       size, shared_engine ? "shared" : "independent",
 				       sp ? "shared" : "separate", alone_r.rd, alone_w.wr, c.rd,
-				       c.wr, sum, sum / one);
+				       c.wr, sum, sum / one, c.rd / alone_r.rd, c.wr / alone_w.wr);
 			else
-				printf("%-12s %-9s | %9.1f %9.1f | %9.1f %9.1f %9.1f | %.3f\n",
+				printf("%-12s %-9s | %9.1f %9.1f | %9.1f %9.1f %9.1f | %19.3f | %4.0f%% %4.0f%%\n",
 				       shared_engine ? "shared" : "independent",
 				       sp ? "shared" : "separate", alone_r.rd, alone_w.wr, c.rd, c.wr,
-				       sum, sum / one);
+				       sum, sum / one, 100 * c.rd / alone_r.rd,
+				       100 * c.wr / alone_w.wr);
 		}
 	}
 	if (!rc)
@@ -406,8 +412,8 @@ static int concurrent(const struct opts *o)
 		fprintf(stderr, "abb_bench_daq concurrent: %s: %s\n", abb_strerror(rc),
 			abb_last_error());
 	else if (!o->csv)
-		printf("targets: independent sum >= 1.8 x one direction; shared engine sum within "
-		       "10 %% of one direction\n");
+		printf("one direction = mean of the two single-direction rates; targets: "
+		       "independent sum >= 1.8 x one direction, shared engine sum within 10 %% of it\n");
 	return rc;
 }
 
