@@ -46,7 +46,7 @@ $(B)/host/daq/%.o: host/daq/%.c
 	$(CC) $(HOST_CPPFLAGS) $(HOST_CFLAGS) -c $< -o $@
 
 $(HOST_SO): $(HOST_OBJS)
-	$(CC) -shared -Wl,-soname,$(HOST_SONAME) -Wl,--no-undefined -o $@ $^ $(HOST_LIBS)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(HOST_SONAME) -Wl,--no-undefined -o $@ $^ $(HOST_LIBS)
 
 $(B)/libabb.so: $(HOST_SO)
 	ln -sf $(notdir $(HOST_SO)) $(B)/$(HOST_SONAME)
@@ -63,7 +63,7 @@ $(B)/host/tools/%.o: host/tools/%.c
 	$(CC) $(HOST_TOOL_CPPFLAGS) $(HOST_CFLAGS) -c $< -o $@
 
 $(B)/abb_%: $(B)/host/tools/abb_%.o $(B)/libabb.so
-	$(CC) -o $@ $< -L$(B) -labb -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' -lm -pthread
+	$(CC) $(CFLAGS) -o $@ $< -L$(B) -labb -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' -lm -pthread
 
 # pkg-config: $(B)/abb.pc for programs built against the build tree,
 # $(B)/host/abb.pc (with PREFIX) for the installed copy.

@@ -476,13 +476,14 @@ static void channel_reset(uint32_t blk)
 static void test_bad_input_descriptor_outside_mapped(void)
 {
 	struct abb_sim_fault f[32];
-	uint8_t *guard = tb_alloc_pages(BUFLEN);
+	uint8_t *guard;
 	abb_dmabuf *gm = NULL;
 	uint32_t s, ger;
 	int n;
 
 	TB_REQUIRE_DEV();
 	TB_REQUIRE_SIM();
+	guard = tb_alloc_pages(BUFLEN); /* after the checks: a skipped test leaks nothing */
 	CU_ASSERT_FATAL(guard != NULL);
 	memset(guard, 0x5C, BUFLEN);
 	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, guard, BUFLEN, &gm), 0);

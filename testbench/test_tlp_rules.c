@@ -154,12 +154,13 @@ static void test_tlp_rules_link_configs(void)
 		"mps=1024,mrrs=1024,reorder=1,seed=3",
 	};
 	char path[64];
-	uint8_t *h = tb_alloc_pages(HBUF);
+	uint8_t *h;
 	size_t i;
 	int fd;
 
 	TB_REQUIRE_DEV();
 	TB_REQUIRE_SIM();
+	h = tb_alloc_pages(HBUF); /* after the checks: a skipped test leaks nothing */
 	CU_ASSERT_FATAL(h != NULL);
 	for (i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++) {
 		struct tlp_stats st;
@@ -201,11 +202,12 @@ static void test_tlp_rules_link_configs(void)
 static void test_tlp_rules_log_reproducible(void)
 {
 	char path[2][64];
-	uint8_t *h = tb_alloc_pages(HBUF);
+	uint8_t *h;
 	int k, fd, same = 0;
 
 	TB_REQUIRE_DEV();
 	TB_REQUIRE_SIM();
+	h = tb_alloc_pages(HBUF); /* after the checks: a skipped test leaks nothing */
 	CU_ASSERT_FATAL(h != NULL);
 	for (k = 0; k < 2; k++) {
 		abb_dmabuf *b = NULL;

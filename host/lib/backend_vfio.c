@@ -66,6 +66,10 @@ int abb_vfio_find(const char *dump_file, char *bdf, size_t n)
 	if (!bdf || n < 13)
 		return abb_err(-EINVAL, "abb_vfio_find: bdf is NULL or shorter than 13 bytes");
 	bdf[0] = 0;
+	/* the common failure, checked before libpci sees it: libpci's own error
+	 * path leaves its state half built (see below) */
+	if (dump_file && access(dump_file, R_OK) != 0)
+		return abb_err(-EIO, "cannot read the lspci dump %s: %s", dump_file, strerror(errno));
 	pthread_mutex_lock(&pci_lock);
 	pci_msg[0] = 0;
 	if (setjmp(pci_jmp)) {
