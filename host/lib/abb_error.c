@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "abb_priv.h"
@@ -97,4 +98,22 @@ const char *abb_strerror(int err)
 		snprintf(abb_unknown, sizeof abb_unknown, "unknown error %d", err);
 		return abb_unknown;
 	}
+}
+
+int abb_opt_number(const char *backend, const char *key, const char *val, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(val, &end, 0);
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	if (errno || end == val || *end)
+		return abb_err(-EINVAL, "%s option %s=%s: not a number (decimal, 0x hex, K or M "
+			       "suffix)", backend, key, val);
+	*out = v;
+	return 0;
 }

@@ -102,6 +102,11 @@ struct abb_dmabuf {
 ABB_HIDDEN int abb_err(int err, const char *fmt, ...) ABB_PRINTF(2, 3);
 /* Prefixes the current message with "what: " (keeps err). */
 ABB_HIDDEN int abb_err_prefix(int err, const char *what);
+/* Parses the value of a URI option "key=value" as an unsigned number
+ * (decimal, 0x hex, or with a K/M suffix); -EINVAL naming the backend and
+ * option when it is not one. */
+ABB_HIDDEN int abb_opt_number(const char *backend, const char *key, const char *val,
+			      unsigned long long *out);
 
 /* abb_dmabuf.c */
 ABB_HIDDEN void abb_registry_lock(void);

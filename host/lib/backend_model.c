@@ -397,20 +397,16 @@ static int parse_args(const char *args, size_t *mem, bool *shared)
 		return abb_err(-EINVAL, "model options too long: \"%s\"", args);
 	strcpy(buf, args);
 	for (char *opt = strtok_r(buf, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(opt, '='), *end;
+		char *eq = strchr(opt, '=');
 		unsigned long long v;
+		int rc;
 
 		if (!eq)
 			return abb_err(-EINVAL, "model option \"%s\" has no value; use key=value", opt);
 		*eq++ = 0;
-		errno = 0;
-		v = strtoull(eq, &end, 0);
-		if (*end == 'k' || *end == 'K')
-			v <<= 10, end++;
-		else if (*end == 'm' || *end == 'M')
-			v <<= 20, end++;
-		if (errno || end == eq || *end)
-			return abb_err(-EINVAL, "model option %s=%s: not a number", opt, eq);
+		rc = abb_opt_number("model", opt, eq, &v);
+		if (rc)
+			return rc;
 		if (strcmp(opt, "mem_size") == 0) {
 			if (v < (64u << 10) || v > (16u << 20) || (v & (v - 1)))
 				return abb_err(-EINVAL, "model option mem_size=%s: use a power of two "

@@ -229,7 +229,7 @@ static int parse_options(const char *args, struct abbsim_params *p, int *hosttim
 		return abb_err(-EINVAL, "sim options too long: \"%s\"", args);
 	strcpy(buf, args);
 	for (char *opt = strtok_r(buf, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(opt, '='), *end;
+		char *eq = strchr(opt, '=');
 		unsigned long long v;
 		bool found = false;
 
@@ -261,14 +261,9 @@ static int parse_options(const char *args, struct abbsim_params *p, int *hosttim
 					       "iova=contig", eq);
 			continue;
 		}
-		errno = 0;
-		v = strtoull(eq, &end, 0);
-		if (*end == 'k' || *end == 'K')
-			v <<= 10, end++;
-		else if (*end == 'm' || *end == 'M')
-			v <<= 20, end++;
-		if (errno || end == eq || *end)
-			return abb_err(-EINVAL, "sim option %s=%s: not a number", opt, eq);
+		rc = abb_opt_number("sim", opt, eq, &v);
+		if (rc)
+			return rc;
 		if (strcmp(opt, "seed") == 0) {
 			p->seed = v;
 			continue;
