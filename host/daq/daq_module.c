@@ -43,7 +43,7 @@ struct abb_daq_module {
 	abb_daq_transport *t;
 	abb_daq_pool *pool;
 	int own_pool;
-	abb_daq_queue *inq;  /* between transport and module thread (two threads) */
+	struct daq_spsc *inq; /* between transport and module thread (two threads) */
 	abb_daq_queue *port; /* regular mode: readout output / writer input */
 
 	atomic_int stop;
@@ -146,7 +146,7 @@ static int readout_hand_on(abb_daq_module *m, abb_daq_buf *b)
 
 	if (m->p.threads < 2)
 		return readout_process(m, b);
-	rc = daq_queue_push(m->inq, b, -1, &m->stop, m->p.spin_ns);
+	rc = daq_spsc_push(m->inq, b, -1, &m->stop, m->p.spin_ns);
 	if (rc)
 		abb_daq_buf_release(b);
 	return rc;
@@ -199,7 +199,7 @@ static void *readout_transport(void *arg)
 	}
 	m->last = stopping(m) && r == ABB_DAQ_OK ? ABB_DAQ_EOS : r;
 	if (m->p.threads >= 2)
-		abb_daq_queue_close(m->inq);
+		daq_spsc_close(m->inq);
 	else if (m->port)
 		abb_daq_queue_close(m->port);
 	thread_done(m);
@@ -211,7 +211,7 @@ static void *readout_module(void *arg)
 	abb_daq_module *m = arg;
 	abb_daq_buf *b;
 
-	while (daq_queue_pop(m->inq, &b, -1, &m->stop, m->p.spin_ns) == 0)
+	while (daq_spsc_pop(m->inq, &b, -1, &m->stop, m->p.spin_ns) == 0)
 		if (readout_process(m, b))
 			break;
 	if (m->port)
@@ -245,7 +245,7 @@ static abb_daq_buf *writer_next(abb_daq_module *m)
 		return NULL; /* MaxBuffers */
 	if (m->p.threads < 2)
 		return writer_produce(m);
-	if (daq_queue_pop(m->inq, &b, -1, &m->stop, m->p.spin_ns))
+	if (daq_spsc_pop(m->inq, &b, -1, &m->stop, m->p.spin_ns))
 		return NULL;
 	return b;
 }
@@ -296,8 +296,8 @@ static void *writer_transport(void *arg)
 		/* the module thread stops producing: its next push fails. The
 		 * buffers still queued go back to the pool, or a module thread
 		 * waiting for a free buffer (standalone) would wait forever. */
-		abb_daq_queue_close(m->inq);
-		while (daq_queue_pop(m->inq, &next, 0, NULL, 0) == 0)
+		daq_spsc_close(m->inq);
+		while (daq_spsc_pop(m->inq, &next, 0, NULL, 0) == 0)
 			abb_daq_buf_release(next);
 	}
 	if (m->port)
@@ -312,12 +312,12 @@ static void *writer_module(void *arg)
 	abb_daq_buf *b;
 
 	while ((b = writer_produce(m)) != NULL) {
-		if (daq_queue_push(m->inq, b, -1, &m->stop, m->p.spin_ns)) {
+		if (daq_spsc_push(m->inq, b, -1, &m->stop, m->p.spin_ns)) {
 			abb_daq_buf_release(b);
 			break;
 		}
 	}
-	abb_daq_queue_close(m->inq);
+	daq_spsc_close(m->inq);
 	thread_done(m);
 	return NULL;
 }
@@ -356,7 +356,7 @@ static int module_create(abb_daq_module **out, enum kind kind, abb_daq_device *d
 	rc = abb_daq_transport_create(&m->t, d, kind == READOUT ? ABB_DAQ_READ : ABB_DAQ_WRITE,
 				      pool, &m->p);
 	if (!rc && m->p.threads >= 2)
-		rc = abb_daq_queue_create(&m->inq, m->p.queue_length);
+		rc = daq_spsc_create(&m->inq, m->p.queue_length);
 	if (!rc && !m->p.standalone)
 		rc = abb_daq_queue_create(&m->port, m->p.queue_length);
 	if (!rc)
@@ -453,7 +453,7 @@ int abb_daq_module_stop(abb_daq_module *m)
 	}
 	/* what the threads left between them goes back to the pool */
 	if (m->inq)
-		while (daq_queue_pop(m->inq, &b, 0, NULL, 0) == 0)
+		while (daq_spsc_pop(m->inq, &b, 0, NULL, 0) == 0)
 			abb_daq_buf_release(b);
 	if (m->port)
 		abb_daq_queue_close(m->port);
@@ -467,7 +467,7 @@ void abb_daq_module_destroy(abb_daq_module *m)
 		return;
 	abb_daq_module_stop(m);
 	abb_daq_transport_destroy(m->t);
-	abb_daq_queue_destroy(m->inq);
+	daq_spsc_destroy(m->inq);
 	abb_daq_queue_destroy(m->port);
 	if (m->own_pool) {
 		abb_daq_device_unmap_pool(m->d, m->pool);

@@ -6,9 +6,12 @@
  * only grows, so a device's DMA mapping of a buffer stays valid for the life
  * of the pool, and growing bumps the generation that tells devices to map
  * the new ones. Free buffers are a LIFO stack (the most recently used buffer,
- * still in cache, is handed out next). One mutex guards the stack; the
- * reference count is atomic, so ref/release of a buffer that is not going
- * back to the pool takes no lock.
+ * still in cache, is handed out next) under a mutex that only takers hold.
+ * A buffer whose last reference goes is pushed onto a lock-free list of
+ * returned buffers (a compare-and-swap; the list is only ever emptied as a
+ * whole, with an exchange, so it cannot suffer ABA); a taker that finds the
+ * stack empty moves that list onto it. So the releasing thread (a module
+ * thread) and the taking thread (a transport) never contend for a lock.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,13 +26,35 @@ struct abb_daq_pool {
 	size_t bufsize;
 	pthread_mutex_t lock;
 	pthread_cond_t avail;
-	unsigned waiters;
+	atomic_uint waiters;             /* takers asleep on avail */
+	_Atomic(abb_daq_buf *) returned; /* released, not yet on the stack */
 	abb_daq_buf **bufs;  /* by id */
 	unsigned n;
 	abb_daq_buf **free;  /* stack */
 	unsigned nfree;      /* written under the lock; peeked at without it */
 	atomic_uint gen;
 };
+
+/* Moves the returned buffers onto the free stack; lock held. */
+static void take_returned(abb_daq_pool *p)
+{
+	abb_daq_buf *b = atomic_exchange_explicit(&p->returned, NULL, memory_order_acquire);
+
+	while (b) {
+		abb_daq_buf *next = b->ret_next;
+
+		p->free[p->nfree] = b;
+		__atomic_store_n(&p->nfree, p->nfree + 1, __ATOMIC_RELAXED);
+		b = next;
+	}
+}
+
+/* Free buffers, stacked or returned (a peek, without the lock). */
+static int any_free(abb_daq_pool *p)
+{
+	return __atomic_load_n(&p->nfree, __ATOMIC_RELAXED) ||
+	       atomic_load_explicit(&p->returned, memory_order_relaxed);
+}
 
 static size_t page_size(void)
 {
@@ -72,6 +97,7 @@ static int pool_add(abb_daq_pool *p, unsigned more)
 		b->size = p->bufsize;
 		p->bufs[i] = b;
 	}
+	take_returned(p);
 	/* new buffers go under the old free ones: reused ones stay on top */
 	memmove(&p->free[more], &p->free[0], p->nfree * sizeof p->free[0]);
 	for (i = 0; i < more; i++)
@@ -131,6 +157,7 @@ int abb_daq_pool_destroy(abb_daq_pool *p)
 	if (!p)
 		return 0;
 	pthread_mutex_lock(&p->lock);
+	take_returned(p);
 	if (p->nfree != p->n) {
 		pthread_mutex_unlock(&p->lock);
 		return -EBUSY;
@@ -154,7 +181,7 @@ static void spin(abb_daq_pool *p, const atomic_int *stop, int64_t spin_ns)
 	uint64_t end = daq_wall_ns() + (uint64_t)spin_ns;
 
 	for (unsigned i = 1;; i++) {
-		if (__atomic_load_n(&p->nfree, __ATOMIC_RELAXED))
+		if (any_free(p))
 			return;
 		if (stop && atomic_load_explicit(stop, memory_order_relaxed))
 			return;
@@ -169,10 +196,14 @@ int daq_pool_get(abb_daq_pool *p, abb_daq_buf **out, int64_t timeout_ns, const a
 	uint64_t end = timeout_ns > 0 ? daq_wall_ns() + (uint64_t)timeout_ns : 0;
 	int rc = 0;
 
-	if (spin_ns > 0 && timeout_ns != 0 && !__atomic_load_n(&p->nfree, __ATOMIC_RELAXED))
+	if (spin_ns > 0 && timeout_ns != 0 && !any_free(p))
 		spin(p, stop, spin_ns);
 	pthread_mutex_lock(&p->lock);
-	while (p->nfree == 0) {
+	for (;;) {
+		if (p->nfree == 0)
+			take_returned(p);
+		if (p->nfree)
+			break;
 		uint64_t now, wake;
 		struct timespec ts;
 
@@ -193,9 +224,12 @@ int daq_pool_get(abb_daq_pool *p, abb_daq_buf **out, int64_t timeout_ns, const a
 		if (end && end < wake)
 			wake = end;
 		daq_deadline(&ts, wake);
-		p->waiters++;
-		pthread_cond_timedwait(&p->avail, &p->lock, &ts);
-		p->waiters--;
+		/* seq_cst: a release either sees this waiter or its buffer is
+		 * seen by the check below (see abb_daq_buf_release) */
+		atomic_fetch_add(&p->waiters, 1);
+		if (!atomic_load(&p->returned))
+			pthread_cond_timedwait(&p->avail, &p->lock, &ts);
+		atomic_fetch_sub(&p->waiters, 1);
 	}
 	if (!rc) {
 		abb_daq_buf *b = p->free[p->nfree - 1];
@@ -229,12 +263,17 @@ void abb_daq_buf_release(abb_daq_buf *b)
 	if (!b || __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	p = b->pool;
-	pthread_mutex_lock(&p->lock);
-	p->free[p->nfree] = b;
-	__atomic_store_n(&p->nfree, p->nfree + 1, __ATOMIC_RELEASE);
-	if (p->waiters)
+	abb_daq_buf *head = atomic_load_explicit(&p->returned, memory_order_relaxed);
+	do
+		b->ret_next = head;
+	while (!atomic_compare_exchange_weak_explicit(&p->returned, &head, b, memory_order_release,
+						      memory_order_relaxed));
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&p->waiters, memory_order_relaxed)) {
+		pthread_mutex_lock(&p->lock);
 		pthread_cond_signal(&p->avail);
-	pthread_mutex_unlock(&p->lock);
+		pthread_mutex_unlock(&p->lock);
+	}
 }
 
 unsigned abb_daq_pool_size(const abb_daq_pool *p)
@@ -249,6 +288,7 @@ unsigned abb_daq_pool_free(abb_daq_pool *p)
 	if (!p)
 		return 0;
 	pthread_mutex_lock(&p->lock);
+	take_returned(p);
 	n = p->nfree;
 	pthread_mutex_unlock(&p->lock);
 	return n;

@@ -44,6 +44,18 @@ DAQ_HIDDEN int daq_queue_push(abb_daq_queue *q, abb_daq_buf *b, int64_t timeout_
 DAQ_HIDDEN int daq_queue_pop(abb_daq_queue *q, abb_daq_buf **b, int64_t timeout_ns,
 			     const atomic_int *stop, int64_t spin_ns);
 
+/* The single-producer single-consumer hand-over queue between a module's
+ * transport and module thread (daq_spsc.c); same return values as the
+ * queue above. pop after close still returns what was queued. */
+struct daq_spsc;
+DAQ_HIDDEN int daq_spsc_create(struct daq_spsc **q, unsigned capacity);
+DAQ_HIDDEN void daq_spsc_destroy(struct daq_spsc *q);
+DAQ_HIDDEN void daq_spsc_close(struct daq_spsc *q);
+DAQ_HIDDEN int daq_spsc_push(struct daq_spsc *q, abb_daq_buf *b, int64_t timeout_ns,
+			     const atomic_int *stop, int64_t spin_ns);
+DAQ_HIDDEN int daq_spsc_pop(struct daq_spsc *q, abb_daq_buf **b, int64_t timeout_ns,
+			    const atomic_int *stop, int64_t spin_ns);
+
 /* The DMA handle of buf on device d (mapping buf's pool first if needed). */
 DAQ_HIDDEN int daq_device_dmabuf(abb_daq_device *d, abb_daq_buf *b, abb_dmabuf **dmabuf);
 /* The next event counter of d (post-increment). */

@@ -118,6 +118,7 @@ struct abb_daq_buf {
 	size_t len;     /* valid bytes (readout: header + DMA length) */
 	uint64_t seq;   /* readout: the event counter of the header */
 	int refs;       /* private: use abb_daq_buf_ref / abb_daq_buf_release */
+	struct abb_daq_buf *ret_next; /* private: the pool's list of returned buffers */
 };
 typedef struct abb_daq_buf abb_daq_buf;
 
