@@ -65,7 +65,7 @@ int main(int argc, char **argv)
 	printf("platform: bytes=%zu cycles=%" PRIu64 " wall_s=%.4f cycles_per_s=%.0f sim_MB_per_s=%.2f "
 	       "device_MB_per_s=%.1f\n",
 	       bytes, cyc, t1 - t0, cyc / (t1 - t0), bytes / (t1 - t0) / 1e6,
-	       cyc ? (double)bytes * p.clk_mhz / (double)cyc : 0.0);
+	       cyc ? (double)bytes * abbsim_clk_mhz(&p) / (double)cyc : 0.0);
 	abbsim_iommu_unmap(buf);
 	abbsim_close();
 	free(buf);
