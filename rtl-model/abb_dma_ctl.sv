@@ -51,6 +51,7 @@ module abb_dma_ctl
   output logic [63:0] mv_ha_o,         // host byte address
   output logic [31:0] mv_len_o,        // bytes
   output logic        mv_inc_o,        // increment the board address
+  output logic        mv_more_o,       // another descriptor follows this one
   output logic        mv_abort_o,      // stop at the next safe point
   input  logic        mv_busy_i,
   input  logic        mv_done_i,       // pulse: finished (or aborted)
@@ -108,8 +109,9 @@ module abb_dma_ctl
                    (leng_q != 32'd0) && (leng_q[1:0] == 2'b00) && (hal_q[1:0] == 2'b00) &&
                    (pa_eff[1:0] == 2'b00) && (pah_q == 32'd0) && (pa_end <= mem_bytes_i);
 
-  logic last;
-  assign last = (ctrl_q & abb_reg_pkg::CTRL_LAST) != 0;
+  logic last, bda_ok;
+  assign last   = (ctrl_q & abb_reg_pkg::CTRL_LAST) != 0;
+  assign bda_ok = (bdal_q[4:0] == 5'd0);
 
   logic wr_ctrl, is_reset_code;
   assign wr_ctrl       = we_i && (waddr_i == abb_reg_pkg::CH_CTRL[5:0]);
@@ -119,6 +121,7 @@ module abb_dma_ctl
   assign mv_ha_o  = {hah_q, hal_q};
   assign mv_len_o = leng_q;
   assign mv_inc_o = (ctrl_q & abb_reg_pkg::CTRL_INC) != 0;
+  assign mv_more_o = !last && bda_ok;
   assign busy_o   = (state_q != StIdle);
   assign active_o = (state_q != StIdle) && (state_q != StCheck);
 
@@ -155,8 +158,7 @@ module abb_dma_ctl
   end
 
   // the prefetch may start once the current descriptor passed its check
-  logic fetch_start, bda_ok;
-  assign bda_ok = (bdal_q[4:0] == 5'd0);
+  logic fetch_start;
 
   always_comb begin
     state_d = state_q;
@@ -218,7 +220,8 @@ module abb_dma_ctl
           desc_err_o = 1'b1;
           sta_d      = StaErr;
           irq_o      = (ctrl_q & abb_reg_pkg::CTRL_EEI) != 0;
-          state_d    = StIdle;
+          keep_d     = 1'b1;
+          state_d    = StDrain;            // reads of the chain may be outstanding
         end else begin
           mv_start_o  = 1'b1;
           pa_d        = pa_eff;
@@ -263,7 +266,8 @@ module abb_dma_ctl
           sta_d     = StaErr;
           irq_o     = (ctrl_q & (abb_reg_pkg::CTRL_EEI | abb_reg_pkg::CTRL_ESEI)) != 0;
           fst_d     = FIdle;
-          state_d   = StIdle;
+          keep_d    = 1'b1;
+          state_d   = StDrain;             // reads of the chain may be outstanding
         end
       end
       StDrain: begin

@@ -9,7 +9,13 @@
 // it still expects; completions of different tags may interleave freely.
 // An error completion (UR/CA) stops new requests; the mover still collects
 // every outstanding tag before it reports done, so no late completion can
-// land in a later transfer. With inc_i clear all data goes to one address
+// land in a later transfer. When another descriptor of the chain follows
+// (more_i), done_o comes as soon as the last request is sent and the next
+// command may start while the reads are still outstanding (each tag keeps
+// its own board address and increment), so a chain of page-sized pieces
+// streams without draining between them; the last command of a chain
+// reports done only when every read of the chain has landed, and an error
+// anywhere in the chain is reported there. With inc_i clear all data goes to one address
 // (a FIFO port) in stream order, one request at a time: the last DW stays.
 
 module abb_h2c_mover #(
@@ -28,9 +34,10 @@ module abb_h2c_mover #(
   input  logic [63:0]         ha_i,
   input  logic [31:0]         len_i,
   input  logic                inc_i,
+  input  logic                more_i,       // with start_i: another descriptor follows
   input  logic                abort_i,
-  output logic                busy_o,
-  output logic                done_o,
+  output logic                busy_o,       // a command runs or reads are outstanding
+  output logic                done_o,       // the command is done (see more_i)
   output logic                err_o,        // with done_o: a completion had an error status
   // completion beats for tags below NumTags
   input  logic                cpl_valid_i,
@@ -67,11 +74,14 @@ module abb_h2c_mover #(
   logic [29:0]         rem_q, rem_d;
   logic [AddrBits-1:0] pa_q, pa_d;
   logic                inc_q, inc_d;
+  logic                more_q, more_d;   // the current command is not the chain's last
+  logic                open_q, open_d;   // a chain is under way (err_q belongs to it)
   logic                err_q, err_d;
   logic [TagW-1:0]     tag_q, tag_d;     // tag of the request being sent
   logic [10:0]         len_q, len_d;     // its DWs
 
   logic [NumTags-1:0]  out_q, out_d;     // tag outstanding
+  logic [NumTags-1:0]  tinc_q, tinc_d;   // the tag's request increments the board address
   logic [AddrBits-1:0] ptr_q [NumTags];  // next board word index per tag
   logic [10:0]         cnt_q [NumTags];  // DWs still expected per tag
   // per-tag updates: a request being sent (tag_q) and a completion (ctag)
@@ -115,7 +125,7 @@ module abb_h2c_mover #(
   logic want_req;
   assign want_req = (state_q == StIssue) && free_any && rem_q != 30'd0 && !abort_i && !err_q;
 
-  assign busy_o     = (state_q != StIdle);
+  assign busy_o     = (state_q != StIdle) || (out_q != '0);
   assign tx_valid_o = want_req || (state_q == StReq1);
   assign tx_sop_o   = (state_q == StIssue);
   assign tx_eop_o   = (state_q == StReq1);
@@ -138,12 +148,12 @@ module abb_h2c_mover #(
   assign cpl_tag_err_o = cpl_valid_i && !out_q[ctag];
   assign mem_wdata_o  = cpl_data_i;
   assign mem_waddr0_o = ptr_q[ctag] & mem_mask_i;
-  assign mem_waddr1_o = (inc_q ? ptr_q[ctag] + AddrBits'(1) : ptr_q[ctag]) & mem_mask_i;
+  assign mem_waddr1_o = (tinc_q[ctag] ? ptr_q[ctag] + AddrBits'(1) : ptr_q[ctag]) & mem_mask_i;
   always_comb begin
     mem_we_o = 2'b00;
     if (cpl_ok) begin
       if (cpl_dw_i == 2'd1)  mem_we_o = 2'b01;
-      else if (inc_q)        mem_we_o = 2'b11;
+      else if (tinc_q[ctag]) mem_we_o = 2'b11;
       else                   mem_we_o = 2'b10;  // fixed address: the later DW stays
     end
   end
@@ -160,7 +170,10 @@ module abb_h2c_mover #(
     out_d   = out_q;
     new_we  = 1'b0;
     cpl_we  = 1'b0;
-    cpl_ptr = inc_q ? ptr_q[ctag] + AddrBits'(cpl_dw_i) : ptr_q[ctag];
+    cpl_ptr = tinc_q[ctag] ? ptr_q[ctag] + AddrBits'(cpl_dw_i) : ptr_q[ctag];
+    tinc_d  = tinc_q;
+    more_d  = more_q;
+    open_d  = open_q;
     cpl_cnt = cnt_q[ctag] - 11'(cpl_dw_i);
     done_o  = 1'b0;
     err_o   = 1'b0;
@@ -179,12 +192,17 @@ module abb_h2c_mover #(
 
     unique case (state_q)
       StIdle: begin
-        if (start_i) begin
+        if (abort_i) begin
+          open_d = 1'b0;                   // a reset ends the chain
+          if (out_q == '0) err_d = 1'b0;
+        end else if (start_i) begin
           ha_d    = ha_i;
           rem_d   = len_i[31:2];
           pa_d    = pa_i[AddrBits+1:2];
           inc_d   = inc_i;
-          err_d   = 1'b0;
+          more_d  = more_i;
+          if (!open_q) err_d = 1'b0;       // a new chain starts clean
+          open_d  = 1'b1;
           state_d = StIssue;
         end
       end
@@ -194,14 +212,18 @@ module abb_h2c_mover #(
           len_d   = chunk;
           req_o   = 1'b1;
           state_d = StReq1;
+        end else if (rem_q == 30'd0 && more_q && !abort_i && !err_q) begin
+          done_o  = 1'b1;                  // all requested: the next piece may start
+          state_d = StIdle;
         end else if (rem_q == 30'd0 || abort_i || err_q) begin
           state_d = StWait;
         end
       end
       StReq1: begin
         if (tx_ready_i) begin
-          out_d[tag_q] = 1'b1;
-          new_we       = 1'b1;
+          out_d[tag_q]  = 1'b1;
+          tinc_d[tag_q] = inc_q;
+          new_we        = 1'b1;
           if (inc_q) pa_d = pa_q + AddrBits'(len_q);
           ha_d    = ha_q + {51'h0, len_q, 2'b00};
           rem_d   = rem_q - 30'(len_q);
@@ -212,6 +234,7 @@ module abb_h2c_mover #(
         if (out_q == '0) begin
           done_o  = 1'b1;
           err_o   = err_q;
+          open_d  = 1'b0;
           state_d = StIdle;
         end
       end
@@ -226,17 +249,23 @@ module abb_h2c_mover #(
       rem_q   <= '0;
       pa_q    <= '0;
       inc_q   <= 1'b0;
+      more_q  <= 1'b0;
+      open_q  <= 1'b0;
       err_q   <= 1'b0;
       tag_q   <= '0;
       len_q   <= '0;
       out_q   <= '0;
+      tinc_q  <= '0;
     end else begin
       state_q <= state_d;
       ha_q    <= ha_d;
       rem_q   <= rem_d;
       pa_q    <= pa_d;
       inc_q   <= inc_d;
+      more_q  <= more_d;
+      open_q  <= open_d;
       err_q   <= err_d;
+      tinc_q  <= tinc_d;
       tag_q   <= tag_d;
       len_q   <= len_d;
       out_q   <= out_d;

@@ -216,7 +216,7 @@ module abb_top #(
     .cpl_valid_i(cpl_c2h_ctl), .cpl_status_i(cpl_status), .cpl_dw_i(cpl_dw),
     .cpl_data_i(cpl_data), .cpl_last_i(cpl_last),
     .mv_start_o(c2h_mv_start), .mv_pa_o(c2h_mv_pa), .mv_ha_o(c2h_mv_ha),
-    .mv_len_o(c2h_mv_len), .mv_inc_o(c2h_mv_inc), .mv_abort_o(c2h_mv_abort),
+    .mv_len_o(c2h_mv_len), .mv_inc_o(c2h_mv_inc), .mv_more_o(), .mv_abort_o(c2h_mv_abort),
     .mv_busy_i(c2h_mv_busy), .mv_done_i(c2h_mv_done), .mv_err_i(1'b0),
     .busy_o(c2h_busy), .active_o(c2h_active), .start_o(c2h_start), .irq_o(c2h_irq),
     .desc_err_o(c2h_desc_err), .cpl_err_o(c2h_cpl_err), .bm_err_o(c2h_bm_err),
@@ -236,7 +236,8 @@ module abb_top #(
   );
 
   // ---- downstream channel 0: host to board ("DMA write") ---------------------
-  logic        h2c_mv_start, h2c_mv_inc, h2c_mv_abort, h2c_mv_busy, h2c_mv_done, h2c_mv_err;
+  logic        h2c_mv_start, h2c_mv_inc, h2c_mv_more, h2c_mv_abort, h2c_mv_busy, h2c_mv_done;
+  logic        h2c_mv_err;
   logic [31:0] h2c_mv_pa, h2c_mv_len;
   logic [63:0] h2c_mv_ha;
 
@@ -250,7 +251,8 @@ module abb_top #(
     .cpl_valid_i(cpl_h2c_ctl), .cpl_status_i(cpl_status), .cpl_dw_i(cpl_dw),
     .cpl_data_i(cpl_data), .cpl_last_i(cpl_last),
     .mv_start_o(h2c_mv_start), .mv_pa_o(h2c_mv_pa), .mv_ha_o(h2c_mv_ha),
-    .mv_len_o(h2c_mv_len), .mv_inc_o(h2c_mv_inc), .mv_abort_o(h2c_mv_abort),
+    .mv_len_o(h2c_mv_len), .mv_inc_o(h2c_mv_inc), .mv_more_o(h2c_mv_more),
+    .mv_abort_o(h2c_mv_abort),
     .mv_busy_i(h2c_mv_busy), .mv_done_i(h2c_mv_done), .mv_err_i(h2c_mv_err),
     .busy_o(h2c_busy), .active_o(h2c_active), .start_o(h2c_start), .irq_o(h2c_irq),
     .desc_err_o(h2c_desc_err), .cpl_err_o(h2c_cpl_err), .bm_err_o(h2c_bm_err),
@@ -261,8 +263,8 @@ module abb_top #(
     .clk_i, .rst_ni, .cfg_req_id_i, .mrrs_dw_i(mrrs_dw), .tag_limit_i(tag_limit),
     .mem_mask_i(mem_mask),
     .start_i(h2c_mv_start), .pa_i(h2c_mv_pa), .ha_i(h2c_mv_ha), .len_i(h2c_mv_len),
-    .inc_i(h2c_mv_inc), .abort_i(h2c_mv_abort), .busy_o(h2c_mv_busy), .done_o(h2c_mv_done),
-    .err_o(h2c_mv_err),
+    .inc_i(h2c_mv_inc), .more_i(h2c_mv_more), .abort_i(h2c_mv_abort), .busy_o(h2c_mv_busy),
+    .done_o(h2c_mv_done), .err_o(h2c_mv_err),
     .cpl_valid_i(cpl_h2c_mv), .cpl_tag_i(cpl_tag), .cpl_status_i(cpl_status),
     .cpl_dw_i(cpl_dw), .cpl_data_i(cpl_data), .cpl_tag_err_o(mv_tag_err),
     .mem_we_o(h2c_mem_we), .mem_waddr0_o(h2c_mem_a0), .mem_waddr1_o(h2c_mem_a1),
