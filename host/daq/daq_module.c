@@ -55,8 +55,11 @@ struct abb_daq_module {
 	pthread_cond_t done;
 	int nfinished;
 
-	/* statistics: written by the processing thread */
-	atomic_uint_fast64_t buffers, bytes, timeouts, skipped;
+	/* statistics: written by the processing thread for every buffer, so on
+	 * their own cache line (the transport thread reads stop and the
+	 * parameters above all the time) */
+	_Alignas(64) atomic_uint_fast64_t buffers;
+	atomic_uint_fast64_t bytes, timeouts, skipped;
 	atomic_uint_fast64_t t_end;
 	atomic_uint_fast64_t t_start; /* set by the transport thread when it begins */
 	enum abb_daq_result last;
@@ -335,7 +338,9 @@ static int module_create(abb_daq_module **out, enum kind kind, abb_daq_device *d
 	*out = NULL;
 	if (p && (p->queue_length == 0 || p->threads < 1 || p->threads > 2))
 		return -EINVAL;
-	m = calloc(1, sizeof *m);
+	m = aligned_alloc(64, (sizeof *m + 63) / 64 * 64);
+	if (m)
+		memset(m, 0, sizeof *m);
 	if (!m)
 		return -ENOMEM;
 	if (p)

@@ -26,8 +26,11 @@ struct abb_daq_pool {
 	size_t bufsize;
 	pthread_mutex_t lock;
 	pthread_cond_t avail;
+	/* touched by releasing threads: on a cache line of its own, away from
+	 * the mutex and stack the taking thread works on */
+	_Alignas(64) _Atomic(abb_daq_buf *) returned; /* released, not yet on the stack */
 	atomic_uint waiters;             /* takers asleep on avail */
-	_Atomic(abb_daq_buf *) returned; /* released, not yet on the stack */
+	_Alignas(64) char after_returned; /* ends that line */
 	abb_daq_buf **bufs;  /* by id */
 	unsigned n;
 	abb_daq_buf **free;  /* stack */
@@ -118,7 +121,9 @@ int abb_daq_pool_create(abb_daq_pool **pool, const char *name, size_t bufsize, u
 	*pool = NULL;
 	if (bufsize == 0 || bufsize % 4 || nbufs == 0)
 		return -EINVAL;
-	p = calloc(1, sizeof *p);
+	p = aligned_alloc(64, (sizeof *p + 63) / 64 * 64);
+	if (p)
+		memset(p, 0, sizeof *p);
 	if (!p)
 		return -ENOMEM;
 	snprintf(p->name, sizeof p->name, "%s", name ? name : "pool");
