@@ -168,7 +168,7 @@ static int plot(const char *png, const struct row *rows, size_t n)
 	}
 	fprintf(gp,
 		"set terminal png size 900,600\nset output '%s'\n"
-		"set logscale x 2\nset xlabel 'transfer size [bytes]'\nset ylabel 'MB/s (device time)'\n"
+		"set logscale x 2\nset format x '%%.0b %%BB'\nset xlabel 'transfer size'\nset ylabel 'MB/s (device time)'\n"
 		"set key bottom right\nset grid\nset title 'ABB DMA throughput'\n"
 		"plot '%s' u 1:2 w lp t 'DMA read (board to host)', '' u 1:3 w lp t 'DMA write (host to board)',"
 		" '' u 1:4 w lp t 'concurrent: read', '' u 1:5 w lp t 'concurrent: write',"
