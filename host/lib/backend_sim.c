@@ -314,7 +314,9 @@ static size_t size_bar0(void)
 	return size & (size - 1) ? 0 : size;
 }
 
-static const struct abb_backend sim_backend_hosttime;
+static struct abb_backend sim_backend_hosttime;
+static pthread_once_t ht_table_once;
+static void ht_table_fill(void);
 static void ht_setup(void);
 
 static int sim_open(abb_dev *dev, const char *args)
@@ -348,6 +350,7 @@ static int sim_open(abb_dev *dev, const char *args)
 	dev->bar1_size = p.mem_bytes;
 	dev->watchdog_s = p.watchdog_s;
 	if (hosttime) {
+		pthread_once(&ht_table_once, ht_table_fill);
 		ht_setup();
 		dev->be = &sim_backend_hosttime;
 	}
@@ -666,28 +669,25 @@ HT_OP(now_ns, int, (abb_dev *dev, uint64_t *ns), (dev, ns))
 HT_OP(advance, int, (abb_dev *dev, int64_t ns), (dev, ns))
 #undef HT_OP
 
-static const struct abb_backend sim_backend_hosttime = {
-	.name = "sim",
-	.open = sim_open,
-	.close = sim_close,
-	.reg_read = ht_reg_read,
-	.reg_write = ht_reg_write,
-	.mem_read = ht_mem_read,
-	.mem_write = ht_mem_write,
-	.map = ht_map,
-	.unmap = ht_unmap,
-	.irq_wait = ht_irq_wait,
-	.irq_count = ht_irq_count,
-	.now_ns = ht_now_ns,
-	.delay_ns = ht_advance,
-	.sim_cycles = sim_cycles,
-	.sim_advance = ht_advance,
-	.sim_trace = sim_trace,
-	.sim_tlp_log = sim_tlp_log,
-	.sim_faults = sim_faults,
-	.sim_cfg_dump = sim_cfg_dump,
-	.sim_cfg_read = sim_cfg_read,
-	.sim_cfg_write = sim_cfg_write,
-	.sim_link_params = sim_link_params,
-	.sim_protocol_errors = sim_protocol_errors,
-};
+/* The coupled table: the lockstep one with every operation that lets device
+ * time pass (or reads it) wrapped, so an operation added to the lockstep
+ * table is in this one too. Filled once, before the first coupled open. */
+static pthread_once_t ht_table_once = PTHREAD_ONCE_INIT;
+
+static void ht_table_fill(void)
+{
+	struct abb_backend *t = &sim_backend_hosttime;
+
+	*t = abb_backend_sim;
+	t->reg_read = ht_reg_read;
+	t->reg_write = ht_reg_write;
+	t->mem_read = ht_mem_read;
+	t->mem_write = ht_mem_write;
+	t->map = ht_map;
+	t->unmap = ht_unmap;
+	t->irq_wait = ht_irq_wait;
+	t->irq_count = ht_irq_count;
+	t->now_ns = ht_now_ns;
+	t->delay_ns = ht_advance;
+	t->sim_advance = ht_advance;
+}
