@@ -7,7 +7,7 @@
  *
  * The backend is $ABB_DEVICE (unset: the simulator). Exit status: 0 when
  * every test passed, 1 when a test or a suite init/cleanup failed, 2 on a
- * CUnit registry error.
+ * CUnit registry error or a name that is no suite (--help lists them).
  */
 #include "tb.h"
 #include "test_daq.h"
@@ -56,10 +56,33 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	/* Optional selection of suites by name: deactivate the others. */
+	/* Optional selection of suites by name: deactivate the others. A name
+	 * that matches no suite is an error: a typo must not pass as "all
+	 * tests passed" with nothing run. */
 	if (argc > 1) {
 		CU_pSuite s;
+		int bad = 0;
 
+		for (a = 1; a < argc; a++) {
+			int found = 0;
+
+			for (s = CU_get_registry()->pSuite; s; s = s->pNext)
+				found |= strcmp(argv[a], s->pName) == 0;
+			if (!found) {
+				bad = 1;
+				if (strcmp(argv[a], "-h") && strcmp(argv[a], "--help"))
+					fprintf(stderr, "abb_tests: no suite is called \"%s\"\n",
+						argv[a]);
+			}
+		}
+		if (bad) {
+			fprintf(stderr, "usage: abb_tests [SUITE...]; the suites:");
+			for (s = CU_get_registry()->pSuite; s; s = s->pNext)
+				fprintf(stderr, " %s", s->pName);
+			fprintf(stderr, "\n");
+			CU_cleanup_registry();
+			return 2;
+		}
 		CU_set_fail_on_inactive(CU_FALSE); /* deselected is not failed */
 		for (s = CU_get_registry()->pSuite; s; s = s->pNext) {
 			int keep = 0;

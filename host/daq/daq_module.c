@@ -41,6 +41,7 @@ struct abb_daq_module {
 	struct abb_daq_params p;
 	abb_daq_device *d;
 	abb_daq_transport *t;
+	size_t hdr; /* header bytes in front of read data (the transport's) */
 	abb_daq_pool *pool;
 	int own_pool;
 	struct daq_spsc *inq; /* between transport and module thread (two threads) */
@@ -88,12 +89,17 @@ static bool stopping(abb_daq_module *m)
 	return atomic_load_explicit(&m->stop, memory_order_relaxed);
 }
 
-/* Counts a finished buffer; records the time of the last one. */
+/* Counts a finished buffer; records the time of the last one. One thread
+ * counts (the one that finishes buffers), so no read-modify-write is
+ * needed; readers of the statistics load the counters atomically. */
 static void count(abb_daq_module *m, uint64_t bytes)
 {
-	uint64_t n = atomic_fetch_add_explicit(&m->buffers, 1, memory_order_relaxed) + 1;
+	uint64_t n = atomic_load_explicit(&m->buffers, memory_order_relaxed) + 1;
 
-	atomic_fetch_add_explicit(&m->bytes, bytes, memory_order_relaxed);
+	atomic_store_explicit(&m->buffers, n, memory_order_relaxed);
+	atomic_store_explicit(&m->bytes,
+			      atomic_load_explicit(&m->bytes, memory_order_relaxed) + bytes,
+			      memory_order_relaxed);
 	if (m->p.max_buffers && n == m->p.max_buffers)
 		atomic_store(&m->t_end, dev_now(m));
 }
@@ -132,7 +138,7 @@ static int readout_process(abb_daq_module *m, abb_daq_buf *b)
 {
 	int rc = 0;
 
-	count(m, daq_transport_payload(m->t, b));
+	count(m, b->len > m->hdr ? b->len - m->hdr : 0);
 	if (m->p.standalone) {
 		abb_daq_buf_release(b);
 	} else {
@@ -360,6 +366,8 @@ static int module_create(abb_daq_module **out, enum kind kind, abb_daq_device *d
 	m->pool = pool;
 	rc = abb_daq_transport_create(&m->t, d, kind == READOUT ? ABB_DAQ_READ : ABB_DAQ_WRITE,
 				      pool, &m->p);
+	if (!rc)
+		m->hdr = daq_transport_header(m->t);
 	if (!rc && m->p.threads >= 2)
 		rc = daq_spsc_create(&m->inq, m->p.queue_length);
 	if (!rc && !m->p.standalone)
@@ -406,10 +414,15 @@ int abb_daq_module_start(abb_daq_module *m)
 	rc = -pthread_create(&m->th[0], NULL, tr, m);
 	if (!rc) {
 		m->nth = 1;
+		/* names for top -H, perf and gdb (15 characters at most) */
+		(void)pthread_setname_np(m->th[0], m->kind == READOUT ? "abb-rd-transp" : "abb-wr-transp");
 		if (m->p.threads >= 2) {
 			rc = -pthread_create(&m->th[1], NULL, mod, m);
-			if (!rc)
+			if (!rc) {
 				m->nth = 2;
+				(void)pthread_setname_np(m->th[1], m->kind == READOUT ? "abb-rd-module"
+										 : "abb-wr-module");
+			}
 		}
 	}
 	m->running = m->nth > 0;

@@ -24,6 +24,18 @@
 
 #define DAQ_CANCEL_SLICE_NS 2000000 /* 2 ms */
 
+/* In a polling loop: tells the core this is a spin (x86 PAUSE), so the
+ * polled cache line is not pulled from the other core at full speed and a
+ * sibling hyper-thread gets the pipeline. */
+static inline void daq_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
 /* Wall-clock ns (CLOCK_MONOTONIC). */
 DAQ_HIDDEN uint64_t daq_wall_ns(void);
 /* Absolute CLOCK_MONOTONIC deadline for pthread_cond_timedwait. */
@@ -61,7 +73,9 @@ DAQ_HIDDEN int daq_device_dmabuf(abb_daq_device *d, abb_daq_buf *b, abb_dmabuf *
 /* The next event counter of d (post-increment). */
 DAQ_HIDDEN uint64_t daq_device_next_event(abb_daq_device *d);
 DAQ_HIDDEN unsigned daq_device_board(const abb_daq_device *d);
-/* DMA bytes of a finished buffer (its length without the header). */
-DAQ_HIDDEN size_t daq_transport_payload(const abb_daq_transport *t, const abb_daq_buf *b);
+/* Header bytes in front of the DMA data of a read buffer (0 for a write);
+ * fixed for the transport's life, so a module thread keeps a copy instead
+ * of reading the transport's busy cache line for every buffer. */
+DAQ_HIDDEN size_t daq_transport_header(const abb_daq_transport *t);
 
 #endif

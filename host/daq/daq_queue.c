@@ -79,9 +79,7 @@ static void spin(abb_daq_queue *q, int want_room, const atomic_int *stop, int64_
 			return;
 		if (++i % 64 == 0 && daq_wall_ns() >= end)
 			return;
-#if defined(DAQ_PAUSE) && (defined(__x86_64__) || defined(__i386__))
-		__builtin_ia32_pause();
-#endif
+		daq_cpu_relax();
 	}
 }
 

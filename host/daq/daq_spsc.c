@@ -5,8 +5,10 @@
  *
  * A ring indexed by two free-running counters, each written by one side
  * only (tail by the producer, head by the consumer) and kept on its own
- * cache line, so a hand-over costs the two lines it must move and nothing
- * else. A side that finds the ring full (empty) polls for spin_ns of wall
+ * cache line beside that side's copy of the other counter: a side reads
+ * the other's line only when its copy says full (empty), so a hand-over
+ * moves the lines it must and nothing else. A side that finds the ring
+ * full (empty) polls for spin_ns of wall
  * time, then sleeps on a condition variable in slices (so a stop request is
  * seen). The other side wakes it only when somebody sleeps: it publishes
  * its index, then (after a full fence) reads the sleeper count; a sleeper
@@ -21,7 +23,9 @@
 
 struct daq_spsc {
 	_Alignas(64) atomic_uint head; /* next slot to pop (consumer) */
+	unsigned tail_seen;            /* consumer's copy of tail */
 	_Alignas(64) atomic_uint tail; /* next slot to push (producer) */
+	unsigned head_seen;            /* producer's copy of head */
 	_Alignas(64) atomic_int sleepers;
 	atomic_int closed;
 	unsigned cap;
@@ -85,13 +89,24 @@ void daq_spsc_close(struct daq_spsc *q)
 }
 
 /* Can the side go on: the producer when there is room, the consumer when
- * there is a buffer. */
+ * there is a buffer. Looks at the other side's counter only when the copy
+ * of it does not already say yes. */
 static int ready(struct daq_spsc *q, int producer)
 {
-	unsigned h = atomic_load_explicit(&q->head, memory_order_acquire);
-	unsigned t = atomic_load_explicit(&q->tail, memory_order_acquire);
+	if (producer) {
+		unsigned t = atomic_load_explicit(&q->tail, memory_order_relaxed);
 
-	return producer ? t - h < q->cap : t != h;
+		if (t - q->head_seen < q->cap)
+			return 1;
+		q->head_seen = atomic_load_explicit(&q->head, memory_order_acquire);
+		return t - q->head_seen < q->cap;
+	}
+	unsigned h = atomic_load_explicit(&q->head, memory_order_relaxed);
+
+	if (q->tail_seen != h)
+		return 1;
+	q->tail_seen = atomic_load_explicit(&q->tail, memory_order_acquire);
+	return q->tail_seen != h;
 }
 
 /* Waits until ready(), the queue is closed or *stop is set: polls for
@@ -100,10 +115,12 @@ static int ready(struct daq_spsc *q, int producer)
 static int wait_for(struct daq_spsc *q, int producer, int64_t timeout_ns, const atomic_int *stop,
 		    int64_t spin_ns)
 {
-	uint64_t now = daq_wall_ns(), end = timeout_ns > 0 ? now + (uint64_t)timeout_ns : 0;
-	uint64_t spin_end = now + (uint64_t)(spin_ns > 0 ? spin_ns : 0);
+	uint64_t now, end = 0, spin_end = 0;
 	unsigned i = 0;
 
+	/* the common case first: no clock read */
+	if (ready(q, producer) && !atomic_load_explicit(&q->closed, memory_order_relaxed))
+		return 0;
 	for (;;) {
 		/* after a close nothing goes in; a consumer still takes what
 		 * is queued */
@@ -115,6 +132,11 @@ static int wait_for(struct daq_spsc *q, int producer, int64_t timeout_ns, const 
 			return -ECANCELED;
 		if (timeout_ns == 0)
 			return -EAGAIN;
+		if (i == 0) {
+			now = daq_wall_ns();
+			end = timeout_ns > 0 ? now + (uint64_t)timeout_ns : 0;
+			spin_end = now + (uint64_t)(spin_ns > 0 ? spin_ns : 0);
+		}
 		if (++i % 64 == 0) {
 			now = daq_wall_ns();
 			if (end && now >= end)
@@ -135,6 +157,7 @@ static int wait_for(struct daq_spsc *q, int producer, int64_t timeout_ns, const 
 				pthread_mutex_unlock(&q->lock);
 			}
 		}
+		daq_cpu_relax();
 	}
 }
 

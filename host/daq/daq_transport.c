@@ -207,8 +207,8 @@ void abb_daq_transport_abort(abb_daq_transport *t)
 	t->busy = NULL;
 }
 
-/* For the modules: the DMA bytes of a finished buffer. */
-size_t daq_transport_payload(const abb_daq_transport *t, const abb_daq_buf *b)
+/* For the modules: header bytes in front of the data of a read buffer. */
+size_t daq_transport_header(const abb_daq_transport *t)
 {
-	return b->len > t->hdr ? b->len - t->hdr : 0;
+	return t->hdr;
 }
