@@ -7,8 +7,11 @@ module abb_top #(
   parameter int MemBitsMax = 24,  // log2 of the largest BAR1 (board memory) in bytes
   parameter int NumTags    = 16,  // outstanding DMA-write read requests
   parameter int ClkNs      = 8,   // user-clock period (interrupt-generator timing)
-  parameter bit SharedEngine = 1'b0  // reset value of GCR.SHARED_ENGINE: 1 = the two
+  parameter bit SharedEngine = 1'b0, // reset value of GCR.SHARED_ENGINE: 1 = the two
                                      // channels share one engine (see abb_regs.def)
+  parameter int TxPostedMinAv = 12   // DMA-read data starts a TLP only with this many
+                                     // free 128-byte units of hard-block TX buffer
+                                     // (tx_buf_av_i); 0: no limit. See abb_tx_arb.sv
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -26,6 +29,7 @@ module abb_top #(
   input  logic        rx_bar_i,
   output logic        tx_valid_o,
   input  logic        tx_ready_i,
+  input  logic [5:0]  tx_buf_av_i,
   output logic        tx_sop_o,
   output logic        tx_eop_o,
   output logic [63:0] tx_data_o,
@@ -275,8 +279,9 @@ module abb_top #(
   );
 
   // ---- TX arbitration ----------------------------------------------------------
-  abb_tx_arb #(.N(NSrc)) u_tx_arb (
-    .clk_i, .rst_ni,
+  // source 3, the upstream mover, is the only one sending posted TLPs
+  abb_tx_arb #(.N(NSrc), .PostedSrc(32'b01000), .PostedMinAv(TxPostedMinAv)) u_tx_arb (
+    .clk_i, .rst_ni, .tx_buf_av_i,
     .src_valid_i(s_valid), .src_sop_i(s_sop), .src_eop_i(s_eop), .src_data_i(s_data),
     .src_ready_o(s_ready),
     .tx_valid_o, .tx_ready_i, .tx_sop_o, .tx_eop_o, .tx_data_o

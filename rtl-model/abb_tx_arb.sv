@@ -5,12 +5,24 @@
 // once a TLP's first beat is accepted the grant stays with that source until
 // its eop beat. The outputs depend on flops only (sources drive from flops),
 // never on tx_ready_i, as TLP-STREAM.md requires.
+//
+// Posted backlog limit: a source in PostedSrc (posted writes: the upstream
+// DMA data) may start a TLP only while the hard block reports at least
+// PostedMinAv free 128-byte units of transmit buffer (tx_buf_av_i, taken a
+// cycle late). Posted writes alone would otherwise fill that buffer, and
+// a read request or a completion queued behind them waits for all of it
+// (PCIe ordering forbids it to pass them), which stalls the other channel
+// and the host's status reads. Other sources start whenever tx_ready_i
+// allows.
 
 module abb_tx_arb #(
-  parameter int N = 4  // number of sources
+  parameter int N = 4,                   // number of sources
+  parameter logic [31:0] PostedSrc = 0, // bit k set: source k sends posted TLPs
+  parameter int PostedMinAv = 0          // 0: no limit
 ) (
   input  logic            clk_i,
   input  logic            rst_ni,
+  input  logic [5:0]      tx_buf_av_i,
   input  logic [N-1:0]    src_valid_i,
   input  logic [N-1:0]    src_sop_i,
   input  logic [N-1:0]    src_eop_i,
@@ -30,6 +42,13 @@ module abb_tx_arb #(
   logic [IdxW-1:0] last_q, last_d;     // last winner, for round robin
   logic [IdxW-1:0] pick;
   logic            pick_any;
+  logic            hold_posted_q;       // too little buffer for a posted TLP
+  logic [N-1:0]    elig;                // sources that may start a TLP
+
+  always_comb begin
+    for (int k = 0; k < N; k++)
+      elig[k] = src_valid_i[k] && !(PostedSrc[k] && hold_posted_q);
+  end
 
   // Round robin: first valid source after last_q (the loop runs from the
   // farthest to the nearest candidate, so the nearest one wins).
@@ -41,7 +60,7 @@ module abb_tx_arb #(
     for (int k = N; k >= 1; k--) begin
       cand = {{(32 - IdxW){1'b0}}, last_q} + k;
       if (cand >= N) cand = cand - N;
-      if (src_valid_i[cand]) begin
+      if (elig[cand]) begin
         pick = cand[IdxW-1:0];  // cand < N fits IdxW bits
         pick_any = 1'b1;
       end
@@ -80,10 +99,12 @@ module abb_tx_arb #(
       locked_q <= 1'b0;
       owner_q  <= '0;
       last_q   <= '0;
+      hold_posted_q <= 1'b0;
     end else begin
       locked_q <= locked_d;
       owner_q  <= owner_d;
       last_q   <= last_d;
+      hold_posted_q <= {26'd0, tx_buf_av_i} < PostedMinAv;
     end
   end
 

@@ -3,6 +3,7 @@
  * model (kept small: it is the simulator's hot path), TLP-level handling
  * out of line.
  */
+#include <algorithm>
 #include "hard_ip.h"
 
 #include "Vabb_top.h"
@@ -112,6 +113,13 @@ bool HardIp::tx_accept(uint64_t beat0) const
 	return up_.unsent_bytes() < TxBufferBytes;
 }
 
+uint8_t HardIp::tx_buf_av() const
+{
+	size_t used = std::min(up_.unsent_bytes(), TxBufferBytes);
+
+	return (uint8_t)std::min<size_t>(63, (TxBufferBytes - used) / 128);
+}
+
 void HardIp::edge(uint64_t t, uint32_t skip)
 {
 	Vabb_top &m = *top_;
@@ -128,6 +136,7 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 	tx_valid_ = m.tx_valid_o;
 	bool ready = tx_in_tlp_ || !tx_valid_ || tx_accept(m.tx_data_o);
 	m.tx_ready_i = ready;
+	m.tx_buf_av_i = tx_buf_av();
 	m.skip_cycles_i = skip;
 	m.clk_i = 0;
 	m.eval();

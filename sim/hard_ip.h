@@ -73,6 +73,10 @@ private:
 	void tx_tlp(uint64_t now);
 	void send_msi(uint64_t now);
 	bool tx_accept(uint64_t beat0) const;
+	/* tx_buf_av_i of the RTL: free 128-byte units of the transmit buffer
+	 * (as the trn_tbuf_av of Xilinx endpoint blocks counts free TLP
+	 * buffers), at most 63. */
+	uint8_t tx_buf_av() const;
 
 	EventQueue &q_;
 	Link &up_, &down_;
