@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
@@ -196,9 +197,82 @@ static void test_determinism_time_stands_still(void)
 	CU_ASSERT(c2 > c1);
 }
 
+/* Median device-time step of n back-to-back register reads. */
+static uint64_t median_read_ns(unsigned n)
+{
+	uint64_t step[64], t0, t1;
+	uint32_t v;
+	unsigned k = 0;
+
+	if (n > 64)
+		n = 64;
+	t0 = tb_now_ns();
+	for (unsigned i = 0; i < n; i++) {
+		if (abb_reg_read(tb_dev, ABB_REG_VERSION, &v))
+			return 0;
+		t1 = tb_now_ns();
+		step[k++] = t1 - t0;
+		t0 = tb_now_ns();
+	}
+	for (unsigned i = 1; i < k; i++) /* insertion sort: k is small */
+		for (unsigned j = i; j > 0 && step[j - 1] > step[j]; j--) {
+			uint64_t x = step[j];
+
+			step[j] = step[j - 1];
+			step[j - 1] = x;
+		}
+	return k ? step[k / 2] : 0;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Host-time coupling: device time advances by the CPU time the host
+ * spends between device calls, and by nothing more: calls with no host
+ * code between them take (nearly) their lockstep time; 2 ms of host CPU
+ * between two calls let about 2 ms of device time pass. */
+static void test_determinism_hosttime_coupling(void)
+{
+	uint64_t lock_ns, ht_ns, t0, t1, c0;
+	volatile unsigned long spin = 0;
+	uint32_t v;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	lock_ns = median_read_ns(64);
+	CU_ASSERT_FATAL(lock_ns > 0);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("hosttime=1"), 0);
+	ht_ns = median_read_ns(64);
+	printf("\n    register read: %llu ns in lockstep, median %llu ns with host-time coupling\n",
+	       (unsigned long long)lock_ns, (unsigned long long)ht_ns);
+	/* the overhead of taking part in the simulation is not host time */
+	CU_ASSERT(ht_ns >= lock_ns);
+	CU_ASSERT(ht_ns < lock_ns + 600); /* without the calibration: +900 ns */
+
+	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), 0);
+	t0 = tb_now_ns();
+	c0 = thread_cpu_ns();
+	while (thread_cpu_ns() - c0 < 2000000)
+		for (int i = 0; i < 1000; i++)
+			spin += (unsigned long)i;
+	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), 0);
+	t1 = tb_now_ns();
+	printf("    2 ms of host CPU between two calls: device time advanced %llu us\n",
+	       (unsigned long long)((t1 - t0) / 1000));
+	CU_ASSERT(t1 - t0 >= 2000000);
+	CU_ASSERT(t1 - t0 < 2000000 + 500000);
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
 static CU_TestInfo determinism_tests[] = {
 	{ "test_determinism_same_cycles_after_reopen", test_determinism_same_cycles_after_reopen },
 	{ "test_determinism_time_stands_still", test_determinism_time_stands_still },
+	{ "test_determinism_hosttime_coupling", test_determinism_hosttime_coupling },
 	CU_TEST_INFO_NULL,
 };
 

@@ -20,7 +20,8 @@
  * Host-time coupling (opt-in: ABB_SIM_HOSTTIME=1 or hosttime=1): at the
  * entry of every backend operation the simulator advances by the CPU time
  * (CLOCK_THREAD_CPUTIME_ID) the calling thread spent since its previous
- * device call returned, minus the cost of one clock read. Device time then
+ * device call returned, minus the overhead of the measurement itself
+ * (ht_setup). Device time then
  * includes the host software's own cost, as on the board. Threads run in
  * parallel: a thread advances device time only up to (device time when its
  * last call returned + its CPU time since), so time another thread already
@@ -317,7 +318,7 @@ static size_t size_bar0(void)
 static struct abb_backend sim_backend_hosttime;
 static pthread_once_t ht_table_once;
 static void ht_table_fill(void);
-static void ht_setup(void);
+static void ht_setup(abb_dev *dev);
 
 static int sim_open(abb_dev *dev, const char *args)
 {
@@ -351,8 +352,8 @@ static int sim_open(abb_dev *dev, const char *args)
 	dev->watchdog_s = p.watchdog_s;
 	if (hosttime) {
 		pthread_once(&ht_table_once, ht_table_fill);
-		ht_setup();
 		dev->be = &sim_backend_hosttime;
+		ht_setup(dev);
 	}
 	return 0;
 }
@@ -599,7 +600,7 @@ const struct abb_backend abb_backend_sim = {
 /* ---- host-time coupling (opt-in, see the top of the file) ---- */
 
 static unsigned ht_epoch;              /* +1 per open: stale thread marks are ignored */
-static uint64_t ht_cost;               /* ns one CPU-clock read adds to an interval */
+static uint64_t ht_cost;               /* ns of overhead in every interval (ht_setup) */
 static _Thread_local uint64_t ht_last; /* thread CPU ns when its last device call returned */
 static _Thread_local uint64_t ht_dev;  /* device ps then */
 static _Thread_local unsigned ht_mark; /* ht_epoch of ht_last */
@@ -612,25 +613,55 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void ht_setup(void)
+/* The coupling must charge the host software's own CPU time, not what
+ * taking part in the simulation costs the thread between two calls: the
+ * reads of the thread's CPU clock (system calls of about 0.3 us here) and
+ * the return from a call that blocked while the simulator ran. ht_cost is
+ * that overhead, measured at every open as the median gap between
+ * consecutive device calls with no host code between them (register reads,
+ * which block as a driver's calls do). The minimum of two back-to-back
+ * clock reads, used before, left about 0.9 us per register read charged. */
+#define HT_CAL_CALLS 33
+static int ht_calibrating;              /* set while ht_setup measures */
+static uint64_t ht_cal_gap[HT_CAL_CALLS];
+static unsigned ht_cal_n;
+
+static int cmp_u64(const void *a, const void *b)
 {
-	uint64_t best = UINT64_MAX;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	for (int i = 0; i < 64; i++) {
-		uint64_t a = thread_cpu_ns(), b = thread_cpu_ns();
+	return x < y ? -1 : x > y;
+}
 
-		if (b - a < best)
-			best = b - a;
-	}
-	ht_cost = best;
+static int ht_reg_read(abb_dev *dev, uint32_t off, uint32_t *val);
+
+static void ht_setup(abb_dev *dev)
+{
+	uint32_t v;
+
 	__atomic_add_fetch(&ht_epoch, 1, __ATOMIC_RELAXED);
+	ht_cost = 0;
+	ht_cal_n = 0;
+	ht_calibrating = 1;
+	for (int i = 0; i < HT_CAL_CALLS + 1; i++) /* the first has no gap before it */
+		(void)ht_reg_read(dev, ABB_REG_VERSION, &v);
+	ht_calibrating = 0;
+	qsort(ht_cal_gap, ht_cal_n, sizeof ht_cal_gap[0], cmp_u64);
+	ht_cost = ht_cal_n ? ht_cal_gap[ht_cal_n / 2] : 0;
 }
 
 static void ht_enter(void)
 {
 	uint64_t now = thread_cpu_ns(), target, dev;
 
-	if (ht_mark != __atomic_load_n(&ht_epoch, __ATOMIC_RELAXED) || now <= ht_last + ht_cost)
+	if (ht_mark != __atomic_load_n(&ht_epoch, __ATOMIC_RELAXED))
+		return;
+	if (ht_calibrating) {
+		if (ht_cal_n < HT_CAL_CALLS)
+			ht_cal_gap[ht_cal_n++] = now - ht_last;
+		return;
+	}
+	if (now <= ht_last + ht_cost)
 		return;
 	target = ht_dev + (now - ht_last - ht_cost) * 1000u;
 	dev = sim.now_ps();
