@@ -49,7 +49,10 @@ struct abbsim_params {
 	unsigned clk_mhz;        /* user clock (ABB_SIM_CLK_MHZ; default 0 = auto: abbsim_clk_mhz()) */
 	unsigned link_latency_ns;/* one-way link + hard-IP latency (ABB_SIM_LINK_NS, 200) */
 	unsigned mem_latency_ns; /* root-complex memory read latency (ABB_SIM_MEM_NS, 300) */
-	unsigned reorder;        /* 1: completions of different tags interleave at random (ABB_SIM_REORDER, 0) */
+	unsigned reorder;        /* completions of the reads the root complex has ready: 0 the
+				  * oldest read first, whole; 1 one completion of a read picked
+				  * at random at a time; 2 one completion of each in turn
+				  * (round robin) (ABB_SIM_REORDER, 0) */
 	uint64_t seed;           /* seed for reordering (ABB_SIM_SEED, 1) */
 	unsigned mem_bytes;      /* BAR1 board memory size, power of 2, 64 KiB..16 MiB (ABB_SIM_MEM_SIZE, 1 MiB) */
 	unsigned iova_scatter;   /* 1: every mapped page gets its own, non-adjacent IOVA (ABB_SIM_IOVA=scatter) */

@@ -258,8 +258,9 @@ extern "C" int abbsim_params_check(const struct abbsim_params *p)
 		return fail(-EINVAL, "link_latency_ns %u: accepted 0..1000000", p->link_latency_ns);
 	if (p->mem_latency_ns > 10000000)
 		return fail(-EINVAL, "mem_latency_ns %u: accepted 0..10000000", p->mem_latency_ns);
-	if (p->reorder > 1)
-		return fail(-EINVAL, "reorder %u: accepted 0 or 1", p->reorder);
+	if (p->reorder > 2)
+		return fail(-EINVAL, "reorder %u: accepted 0 (in order), 1 (random) or 2 (round robin)",
+			    p->reorder);
 	if (p->mem_bytes < (64u << 10) || p->mem_bytes > (16u << 20) || !pow2(p->mem_bytes))
 		return fail(-EINVAL, "mem_bytes %u: accepted a power of 2 from 64 KiB to 16 MiB",
 			    p->mem_bytes);
@@ -309,7 +310,7 @@ extern "C" int abbsim_params_from_env(struct abbsim_params *p)
 		{"ABB_SIM_CLK_MHZ", "0 (auto) or an integer 10..1000", false, 0, 1000, false},
 		{"ABB_SIM_LINK_NS", "an integer 0..1000000", false, 0, 1000000, false},
 		{"ABB_SIM_MEM_NS", "an integer 0..10000000", false, 0, 10000000, false},
-		{"ABB_SIM_REORDER", "0 or 1", false, 0, 1, false},
+		{"ABB_SIM_REORDER", "0 (in order), 1 (random) or 2 (round robin)", false, 0, 2, false},
 		{"ABB_SIM_SEED", "an unsigned 64-bit integer", false, 0, UINT64_MAX, false},
 		{"ABB_SIM_MEM_SIZE", "a power of 2 from 64K to 16M (bytes, suffix K or M allowed)",
 		 true, 64u << 10, 16u << 20, true},

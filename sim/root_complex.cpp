@@ -27,6 +27,7 @@ void RootComplex::reset(const abbsim_params &p)
 	rcb_ = p.rcb;
 	mem_latency_ps_ = (uint64_t)p.mem_latency_ns * 1000;
 	reorder_ = p.reorder;
+	rr_next_ = 0;
 	cpl_rcb_ = p.cpl_rcb;
 	rng_ = p.seed;
 	reads_.clear();
@@ -337,12 +338,16 @@ void RootComplex::feed(uint64_t now)
 	/* One completion at a time into an empty transmit queue, so the choice
 	 * among ready reads is made as late as the link allows. */
 	while (!ready_.empty() && down_.unsent_bytes() == 0) {
-		size_t i = reorder_ ? (size_t)(splitmix(rng_) % ready_.size()) : 0;
+		size_t i = reorder_ == 1 ? (size_t)(splitmix(rng_) % ready_.size())
+			 : reorder_ == 2 ? rr_next_ % ready_.size() : 0;
 		DmaRead &r = ready_[i];
 		Tlp c = next_completion(r);
 		if (r.next >= r.end) {
 			tag_busy_[r.tag] = false;
 			ready_.erase(ready_.begin() + (long)i);
+			rr_next_ = i; /* the one after it moved into its place */
+		} else {
+			rr_next_ = i + 1;
 		}
 		down_.submit(std::move(c), now);
 	}

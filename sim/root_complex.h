@@ -105,7 +105,8 @@ private:
 	Iommu &mmu_;
 	unsigned mps_ = 128, mrrs_ = 512, rcb_ = 64;
 	uint64_t mem_latency_ps_ = 0;
-	bool reorder_ = false;
+	unsigned reorder_ = 0;   /* abbsim_params.reorder */
+	size_t rr_next_ = 0;     /* reorder 2: the ready read whose turn is next */
 	bool cpl_rcb_ = true; /* every completion ends at an RCB boundary */
 	uint64_t rng_ = 1;
 	std::deque<DmaRead> reads_;  /* waiting for the memory latency */

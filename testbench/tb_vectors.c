@@ -48,6 +48,8 @@ const struct tb_vector tb_vectors[] = {
 	  "DMA write, completions coalesced up to MPS 256 (cpl=mps)" },
 	{ "h2c_reorder", "reorder=1,seed=7,mrrs=128", 1, 0x000, 0x6000, 8192,
 	  "DMA write, completions of different tags interleaved (seed 7)" },
+	{ "h2c_round_robin", "reorder=2,mrrs=128", 1, 0x000, 0x6000, 8192,
+	  "DMA write, the root complex serves its ready reads in turn, a completion each" },
 	{ "h2c_scatter_chain", "iova=scatter,mrrs=256", 1, 0x200, 0x9000, 2 * 4096,
 	  "DMA write from scattered pages: three chained descriptors" },
 };

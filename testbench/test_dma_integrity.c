@@ -493,6 +493,7 @@ static void test_dma_integrity_link_configs(void)
 		"mps=512,mrrs=4096,rcb=128",
 		"reorder=1,seed=7",
 		"reorder=1,seed=12345,mrrs=1024,iova=scatter",
+		"reorder=2,mrrs=256,iova=scatter",
 		"gen=2,lanes=8,mps=1024",
 		"lanes=1,link_ns=2000,mem_ns=1500",
 	};

@@ -119,6 +119,7 @@ static void test_link_bad_options(void)
 		{ "mps=8192", "mps 8192" },
 		{ "mrrs=64", "mrrs 64" },
 		{ "rcb=32", "rcb 32" },
+		{ "reorder=3", "reorder 3" },
 	};
 	size_t i;
 
