@@ -246,7 +246,9 @@ static void test_determinism_hosttime_coupling(void)
 	TB_REQUIRE_SIM();
 	lock_ns = median_read_ns(64);
 	CU_ASSERT_FATAL(lock_ns > 0);
+	CU_ASSERT_EQUAL(abb_sim_hosttime(tb_dev), 0);
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("hosttime=1"), 0);
+	CU_ASSERT_EQUAL(abb_sim_hosttime(tb_dev), 1);
 	ht_ns = median_read_ns(64);
 	printf("\n    register read: %llu ns in lockstep, median %llu ns with host-time coupling\n",
 	       (unsigned long long)lock_ns, (unsigned long long)ht_ns);

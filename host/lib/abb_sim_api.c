@@ -127,6 +127,13 @@ int abb_sim_link_params(abb_dev *dev, struct abb_sim_link *out)
 	return dev->be->sim_link_params(dev, out);
 }
 
+int abb_sim_hosttime(abb_dev *dev)
+{
+	int rc = check("abb_sim_hosttime", dev, dev ? dev->be->sim_cycles : NULL);
+
+	return rc ? rc : (int)dev->be->hosttime;
+}
+
 int abb_sim_protocol_errors(abb_dev *dev, char *buf, size_t len)
 {
 	int rc = check("abb_sim_protocol_errors", dev, dev ? dev->be->sim_protocol_errors : NULL);

@@ -30,6 +30,7 @@ struct abb_sim_link;
 
 struct abb_backend {
 	const char *name; /* "sim", "vfio": what abb_backend() returns */
+	unsigned hosttime; /* 1: device time includes the host threads' CPU time */
 
 	/* args: the text after "name:" in the URI, or NULL. Fills
 	 * dev->be_priv, dev->bar0_size and dev->bar1_size. */

@@ -710,6 +710,7 @@ static void ht_table_fill(void)
 	struct abb_backend *t = &sim_backend_hosttime;
 
 	*t = abb_backend_sim;
+	t->hosttime = 1;
 	t->reg_read = ht_reg_read;
 	t->reg_write = ht_reg_write;
 	t->mem_read = ht_mem_read;

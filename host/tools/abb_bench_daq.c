@@ -38,6 +38,7 @@
 #include <abb/abb.h>
 #include <abb/abb_daq.h>
 #include <abb/abb_regs.h>
+#include <abb/abb_sim.h>
 
 #define SEED_TAU1_US 0.8 /* DABC 2008: transport and module in one thread */
 #define SEED_TAU2_US 1.7 /* two threads */
@@ -432,26 +433,6 @@ static int concurrent(const struct opts *o)
 	return rc;
 }
 
-/* The simulator with host-time coupling: device time then holds the host
- * threads' CPU time, which the machine's noise inflates, so the best of a
- * few runs counts (lockstep is deterministic: one run). */
-static int hosttime_coupled(const char *uri)
-{
-	const char *env = getenv("ABB_SIM_HOSTTIME"), *opt;
-	int on = env && *env && strcmp(env, "0") != 0;
-
-	if (!uri)
-		uri = getenv("ABB_DEVICE");
-	if (!uri || !*uri)
-		return on; /* the default board is the simulator */
-	if (strncmp(uri, "sim", 3) != 0)
-		return 0;
-	opt = strstr(uri, "hosttime=");
-	if (opt)
-		on = opt[9] != '0';
-	return on;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -519,10 +500,12 @@ int main(int argc, char **argv)
 	/* On the model, wall time is device time and the machine's noise
 	 * (other processes, a hypervisor taking a CPU away) only ever adds:
 	 * many short runs and the best of them measure the software's own
-	 * cost; one long run would average the noise in. */
+	 * cost; one long run would average the noise in. With host-time
+	 * coupling device time holds the host threads' CPU time, so the best
+	 * of a few runs counts; lockstep is deterministic. */
 	o.bytes = bytes ? bytes : 8u << 20;
 	if (o.reps <= 0)
-		o.reps = model ? 25 : hosttime_coupled(o.uri) ? 3 : 1;
+		o.reps = model ? 25 : abb_sim_hosttime(dev) == 1 ? 3 : 1;
 
 	if (strcmp(mode, "readout") == 0 || strcmp(mode, "all") == 0)
 		rc = sweep(&o, 0);

@@ -59,7 +59,8 @@ struct abb_sim_link {
 	unsigned clk_mhz;          /* user clock of the RTL */
 	unsigned cpl_rcb;          /* 1: read completions end at every RCB boundary; 0: up to MPS */
 	unsigned link_ns, mem_ns;  /* one-way link latency, host memory read latency */
-	unsigned reorder;          /* 1: completions of different tags interleave */
+	unsigned reorder;          /* completions of the ready reads: 0 oldest read first, whole;
+				    * 1 one completion of a random one at a time; 2 round robin */
 	uint64_t seed;
 	unsigned mem_size;         /* BAR1 bytes */
 	unsigned iova_scatter;     /* 1: every mapped page its own IOVA */
@@ -68,6 +69,11 @@ struct abb_sim_link {
 };
 /* Fills out from the open simulated board. */
 ABB_MUST_USE int abb_sim_link_params(abb_dev *dev, struct abb_sim_link *out);
+
+/* 1 when the simulated board runs with host-time coupling (ABB_SIM_HOSTTIME=1
+ * or the URI option hosttime=1: device time includes the host threads' CPU
+ * time between device calls), 0 in lockstep. */
+ABB_MUST_USE int abb_sim_hosttime(abb_dev *dev);
 
 /* PCIe rule violations the simulator saw since the last call (payload >
  * MPS, read > MRRS, 4 KiB crossing, flow-control credits exceeded, tag
