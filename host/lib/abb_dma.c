@@ -340,7 +340,6 @@ static int dma_start(const char *fn, abb_dev *dev, int chn, const struct xfer *x
 	ch->waiting = false;
 	ch->flags = x->flags;
 	ch->buf = x->buf;
-	ch->ndesc = n;
 	ch->len = x->len;
 	ch->irq_seen = dev->be->irq_count(dev); /* before anything can fire */
 	x->buf->users++;

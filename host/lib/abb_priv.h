@@ -51,7 +51,6 @@ struct abb_chan {
 	unsigned flags;        /* ABB_DMA_* of the running transfer */
 	struct abb_dmabuf *buf;/* buffer of the running transfer (pinned) */
 	uint64_t irq_seen;     /* interrupt count before the start */
-	size_t ndesc;          /* descriptors of the running transfer */
 	size_t len;            /* bytes of the running transfer */
 	uint64_t t_start_ns;   /* device time when its CTRL write was sent */
 	/* Fastest device time per byte seen on this channel for a transfer of

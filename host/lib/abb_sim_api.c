@@ -129,7 +129,7 @@ int abb_sim_link_params(abb_dev *dev, struct abb_sim_link *out)
 
 int abb_sim_hosttime(abb_dev *dev)
 {
-	int rc = check("abb_sim_hosttime", dev, dev ? dev->be->sim_cycles : NULL);
+	int rc = check("abb_sim_hosttime", dev, dev ? dev->be->sim_link_params : NULL);
 
 	return rc ? rc : (int)dev->be->hosttime;
 }

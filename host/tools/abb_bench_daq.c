@@ -131,6 +131,20 @@ static int plain_run(int write, size_t size, unsigned n, double *ns_per)
 	return rc;
 }
 
+/* The parameters of a standalone module moving n buffers of size bytes
+ * from (to) board address addr with a pool of NBUF buffers. */
+static void module_params(struct abb_daq_params *p, int write, size_t size, unsigned n,
+			  int threads, uint32_t addr)
+{
+	abb_daq_params_default(p);
+	p->threads = threads;
+	p->buffer_size = size + (write ? 0 : ABB_DAQ_HEADER_BYTES);
+	p->length = (uint32_t)size;
+	p->address = addr;
+	p->num_buffers = NBUF;
+	p->max_buffers = n;
+}
+
 /* ns per buffer of a standalone module. */
 static int module_run(int write, size_t size, unsigned n, int threads, double *ns_per)
 {
@@ -139,12 +153,7 @@ static int module_run(int write, size_t size, unsigned n, int threads, double *n
 	abb_daq_module *m;
 	int rc;
 
-	abb_daq_params_default(&p);
-	p.threads = threads;
-	p.buffer_size = size + (write ? 0 : ABB_DAQ_HEADER_BYTES);
-	p.length = (uint32_t)size;
-	p.num_buffers = NBUF;
-	p.max_buffers = n;
+	module_params(&p, write, size, n, threads, 0);
 	rc = write ? abb_daq_writer_create(&m, ddev, NULL, &p)
 		   : abb_daq_readout_create(&m, ddev, NULL, &p);
 	if (rc)
@@ -293,23 +302,10 @@ struct conc {
 	double rd, wr; /* MB/s */
 };
 
-static int conc_threads = 1;
-
-static int conc_params(struct abb_daq_params *p, int write, size_t size, unsigned n)
-{
-	abb_daq_params_default(p);
-	p->threads = conc_threads;
-	p->buffer_size = size + (write ? 0 : ABB_DAQ_HEADER_BYTES);
-	p->length = (uint32_t)size;
-	p->address = write ? 0x80000 : 0;
-	p->num_buffers = 8;
-	p->max_buffers = n;
-	return 0;
-}
-
 /* One direction alone, or both at once (which < 0), MB/s per channel over
- * the time both ran. */
-static int conc_run(size_t size, unsigned n, int which, int shared_pool, struct conc *out)
+ * the time both ran; threads per module. */
+static int conc_run(size_t size, unsigned n, int threads, int which, int shared_pool,
+		    struct conc *out)
 {
 	struct abb_daq_params pr, pw;
 	struct abb_daq_stats sr, sw;
@@ -318,11 +314,12 @@ static int conc_run(size_t size, unsigned n, int which, int shared_pool, struct 
 	uint64_t t_end, t_start, rbytes, wbytes;
 	int rc;
 
-	conc_params(&pr, 0, size, n);
-	conc_params(&pw, 1, size, n);
+	/* the writer's board region is apart from the readout's */
+	module_params(&pr, 0, size, n, threads, 0);
+	module_params(&pw, 1, size, n, threads, 0x80000);
 	if (shared_pool) {
 		/* as many buffers as the two separate pools together */
-		rc = abb_daq_pool_create(&pool, "shared", size + ABB_DAQ_HEADER_BYTES, 16);
+		rc = abb_daq_pool_create(&pool, "shared", size + ABB_DAQ_HEADER_BYTES, 2 * NBUF);
 		if (rc)
 			return rc;
 	}
@@ -336,7 +333,7 @@ static int conc_run(size_t size, unsigned n, int which, int shared_pool, struct 
 	if (rc)
 		goto out;
 	/* measure until the first one finishes: both ran over that time */
-	while (!rc) {
+	for (;;) {
 		if (r && abb_daq_module_wait(r, 1) == 0)
 			break;
 		if (w && abb_daq_module_wait(w, 1) == 0)
@@ -381,7 +378,7 @@ static int concurrent(const struct opts *o)
 	else
 		printf("\nconcurrent readout + writer (each in its own thread%s), %zu KiB buffers, "
 		       "backend %s, %s\n%-12s %-9s | %9s %9s | %9s %9s %9s | %-22s | %s\n",
-		       conc_threads > 1 ? "s: transport + module" : "", size >> 10,
+		       o->threads > 1 ? "s: transport + module" : "", size >> 10,
 		       abb_backend(dev), o->uri ? o->uri : "$ABB_DEVICE", "engine", "pools",
 		       "rd alone", "wr alone", "rd", "wr", "sum", "sum / rd   wr    mean",
 		       "keep rd  wr");
@@ -390,14 +387,14 @@ static int concurrent(const struct opts *o)
 
 		rc = abb_daq_shared_engine(ddev, shared_engine);
 		if (!rc)
-			rc = conc_run(size, n, 0, 0, &alone_r);
+			rc = conc_run(size, n, o->threads, 0, 0, &alone_r);
 		if (!rc)
-			rc = conc_run(size, n, 1, 0, &alone_w);
+			rc = conc_run(size, n, o->threads, 1, 0, &alone_w);
 		for (int sp = 1; sp >= 0 && !rc; sp--) {
 			struct conc c;
 			double mean, sum;
 
-			rc = conc_run(size, n, -1, sp, &c);
+			rc = conc_run(size, n, o->threads, -1, sp, &c);
 			if (rc)
 				break;
 			/* "one direction": each single-direction rate, and their
@@ -459,7 +456,7 @@ int main(int argc, char **argv)
 		{"csv", no_argument, 0, 4},            {"plot", required_argument, 0, 5},
 		{"threads", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
-	struct opts o = {.min = 1024, .max = 1 << 20, .conc_size = 64 << 10};
+	struct opts o = {.min = 1024, .max = 1 << 20, .conc_size = 64 << 10, .threads = 1};
 	size_t bytes = 0;
 	const char *mode;
 	int c, rc = 0, model;
@@ -474,7 +471,7 @@ int main(int argc, char **argv)
 		case 'r': o.reps = atoi(optarg); break;
 		case 3: if (parse_size(optarg, &o.conc_size)) goto bad; break;
 		case 4: o.csv = 1; break;
-		case 't': conc_threads = atoi(optarg) == 2 ? 2 : 1; break;
+		case 't': o.threads = atoi(optarg) == 2 ? 2 : 1; break;
 		case 5: o.plot = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: goto bad;

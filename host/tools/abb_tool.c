@@ -9,6 +9,7 @@
  * URI as for abb_open(); default $ABB_DEVICE, else "sim". Numbers in C syntax.
  */
 #include <inttypes.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,15 +74,14 @@ static int mem_dump(abb_dev *dev, unsigned long off, unsigned long len)
 	int rc;
 
 	if (!b)
-		return fail("mem", -12);
+		return fail("mem", -ENOMEM);
 	rc = abb_mem_read(dev, (uint32_t)off, b, len);
 	if (rc) {
 		free(b);
 		return fail("mem", rc);
 	}
 	for (unsigned long i = 0; i < len; i++)
-		printf("%s%02x%s", i % 16 ? "" : "", b[i],
-		       i % 16 == 15 || i + 1 == len ? "\n" : " ");
+		printf("%02x%s", b[i], i % 16 == 15 || i + 1 == len ? "\n" : " ");
 	free(b);
 	return 0;
 }
