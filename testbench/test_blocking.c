@@ -490,9 +490,8 @@ static void *tt_writer(void *arg)
 		return NULL;
 	}
 	for (k = 0; k < TT_ROUNDS; k++) {
-		/* PIO check of at most 16 KiB (larger PIO reads: see the
-		 * integrity suite) */
-		size_t len = tt_len[(k + 2) % 4 + 1] > 16384 ? 16384 : tt_len[(k + 2) % 4 + 1];
+		/* checked by PIO, at most PIO_MAX bytes (as board_has) */
+		size_t n = tt_len[(k + 2) % 4 + 1], len = n > PIO_MAX ? PIO_MAX : n;
 		uint32_t addr = 0x80000 + (uint32_t)(k % 4) * 0x10000;
 		int rc;
 

@@ -1,6 +1,6 @@
 /*
  * test_daq.h - helpers of the DAQ suites (test_daq_*.c): the checker of the
- * front-end event stream, the consumer of a readout's output.
+ * front-end event stream, a readout buffer, sleeping.
  */
 #ifndef TEST_DAQ_H
 #define TEST_DAQ_H
@@ -29,6 +29,9 @@ uint64_t evcheck_feed(struct evcheck *c, const void *data, size_t n);
  * fine, else prints why and returns 0. */
 int daq_check_buffer(const abb_daq_buf *b, uint64_t *next_seq, unsigned board,
 		     struct evcheck *ev);
+
+/* Sleeps us microseconds of wall time (a slow consumer, a stop mid-run). */
+void daq_sleep_us(unsigned us);
 
 /* Buffers for the long runs: $ABB_DAQ_TEST_BUFFERS if set (e.g. smaller under
  * valgrind), else def. */

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <abb/abb_regs.h>
 
@@ -98,4 +99,11 @@ uint64_t daq_test_buffers(uint64_t def)
 			return n;
 	}
 	return def;
+}
+
+void daq_sleep_us(unsigned us)
+{
+	struct timespec d = {us / 1000000, (long)(us % 1000000) * 1000};
+
+	nanosleep(&d, NULL);
 }

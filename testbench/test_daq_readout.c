@@ -37,13 +37,6 @@ static int readout_cleanup(void)
 	return tb_suite_close();
 }
 
-static void sleep_us(unsigned us)
-{
-	struct timespec d = {us / 1000000, (long)(us % 1000000) * 1000};
-
-	nanosleep(&d, NULL);
-}
-
 static void fifo_params(struct abb_daq_params *p, uint32_t addr, int threads, size_t bufsize)
 {
 	abb_daq_params_default(p);
@@ -85,7 +78,7 @@ static void chain(int threads, uint64_t nbuf, size_t bufsize, unsigned delay_us)
 		got++;
 		abb_daq_buf_release(b);
 		if (delay_us) {
-			sleep_us(delay_us);
+			daq_sleep_us(delay_us);
 			abb_daq_module_stats(m, &st);
 			lag = st.buffers - got;
 			if (lag > max_lag)
@@ -167,7 +160,7 @@ static void stop_midway(int threads, unsigned take, int starve, int standalone)
 	pool = abb_daq_module_pool(m);
 	CU_ASSERT_EQUAL_FATAL(abb_daq_module_start(m), 0);
 	if (standalone) {
-		sleep_us(take * 100);
+		daq_sleep_us(take * 100);
 	} else {
 		/* keep a few buffers, as a consumer in the middle of its work */
 		while (n < take && abb_daq_queue_pop(abb_daq_module_output(m), &b,
@@ -182,7 +175,7 @@ static void stop_midway(int threads, unsigned take, int starve, int standalone)
 	}
 	if (starve) {
 		CU_ASSERT_EQUAL(abb_daq_evs_stop(dev), 0);
-		sleep_us(2000);
+		daq_sleep_us(2000);
 	}
 	CU_ASSERT_EQUAL(abb_daq_module_stop(m), 0);
 	CU_ASSERT(ok);

@@ -212,13 +212,6 @@ static void test_daq_concurrent_separate_pools(void)
 	concurrent(0, 1, 1);
 }
 
-static void sleep_us(unsigned us)
-{
-	struct timespec d = {us / 1000000, (long)(us % 1000000) * 1000};
-
-	nanosleep(&d, NULL);
-}
-
 /* Writers stopped while running: standalone after a while, regular with a
  * producer that still has buffers queued. */
 static void test_daq_writer_stop_at_any_moment(void)
@@ -237,7 +230,7 @@ static void test_daq_writer_stop_at_any_moment(void)
 			CU_ASSERT_EQUAL_FATAL(abb_daq_writer_create(&w, dev, NULL, &p), 0);
 			pool = abb_daq_module_pool(w);
 			CU_ASSERT_EQUAL_FATAL(abb_daq_module_start(w), 0);
-			sleep_us(wait_us);
+			daq_sleep_us(wait_us);
 			CU_ASSERT_EQUAL(abb_daq_module_stop(w), 0);
 			CU_ASSERT_EQUAL(abb_daq_pool_free(pool), abb_daq_pool_size(pool));
 			abb_daq_module_destroy(w);
