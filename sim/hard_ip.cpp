@@ -100,16 +100,12 @@ void HardIp::on_downstream(Tlp &&t, uint64_t now)
 			violation("hard IP: unsupported downstream TLP dropped: " + t.describe());
 		return;
 	}
-	RxItem it;
-	to_beats(t, it.beats);
-	it.bar = bar;
-	it.tlp = std::move(t);
-	rx_.push_back(std::move(it));
+	t.bar = bar;
+	rx_.push_back(std::move(t));
 }
 
-bool HardIp::tx_accept(uint64_t beat0) const
+bool HardIp::tx_accept() const
 {
-	(void)beat0;
 	return up_.unsent_bytes() < TxBufferBytes;
 }
 
@@ -123,18 +119,18 @@ uint8_t HardIp::tx_buf_av() const
 void HardIp::edge(uint64_t t, uint32_t skip)
 {
 	Vabb_top &m = *top_;
-	const RxItem *rx = rx_.empty() ? nullptr : &rx_.front();
+	const Tlp *rx = rx_.empty() ? nullptr : &rx_.front();
 	if (rx) {
 		m.rx_valid_i = 1;
 		m.rx_sop_i = rx_beat_ == 0;
-		m.rx_eop_i = rx_beat_ + 1 == rx->beats.size();
-		m.rx_data_i = rx->beats[rx_beat_];
+		m.rx_eop_i = rx_beat_ + 1 == beat_count(*rx);
+		m.rx_data_i = beat(*rx, rx_beat_);
 		m.rx_bar_i = rx->bar;
 	} else {
 		m.rx_valid_i = 0;
 	}
 	tx_valid_ = m.tx_valid_o;
-	bool ready = tx_in_tlp_ || !tx_valid_ || tx_accept(m.tx_data_o);
+	bool ready = tx_in_tlp_ || !tx_valid_ || tx_accept();
 	m.tx_ready_i = ready;
 	m.tx_buf_av_i = tx_buf_av();
 	m.skip_cycles_i = skip;
@@ -153,7 +149,7 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 		tfp_->dump(t - epoch);
 	idle_o_ = m.idle_o;
 	tx_valid_ = m.tx_valid_o;
-	if (rx_fire && ++rx_beat_ == rx->beats.size())
+	if (rx_fire && ++rx_beat_ == beat_count(*rx))
 		rx_done(t);
 	if (tx_fire)
 		tx_beat(tx_data, tx_sop, tx_eop, t);
@@ -167,10 +163,10 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 
 void HardIp::rx_done(uint64_t now)
 {
-	RxItem &it = rx_.front();
+	const Tlp &t = rx_.front();
 	if (log)
-		log("down", it.tlp, now);
-	down_.consumed(it.tlp.fc_class(), it.tlp.data_credits(), now);
+		log("down", t, now);
+	down_.consumed(t.fc_class(), t.data_credits(), now);
 	rx_.pop_front();
 	rx_beat_ = 0;
 }

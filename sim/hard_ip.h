@@ -58,21 +58,15 @@ public:
 
 	std::function<void(const char *dir, const Tlp &t, uint64_t now)> log; /* may be empty */
 	std::function<void(const std::string &)> violation;
-	uint64_t cycle = 0;      /* edges since the epoch, maintained by the engine */
 	uint64_t half_ps = 4000; /* half a clock period, for the trace */
 	uint64_t epoch = 0;      /* trace time 0 (ps) */
 
 private:
-	struct RxItem {
-		std::vector<uint64_t> beats;
-		unsigned bar;
-		Tlp tlp; /* for the log and the credit return */
-	};
 	void rx_done(uint64_t now);
 	void tx_beat(uint64_t data, bool sop, bool eop, uint64_t now);
 	void tx_tlp(uint64_t now);
 	void send_msi(uint64_t now);
-	bool tx_accept(uint64_t beat0) const;
+	bool tx_accept() const;
 	/* tx_buf_av_i of the RTL: free 128-byte units of the transmit buffer
 	 * (as the trn_tbuf_av of Xilinx endpoint blocks counts free TLP
 	 * buffers), at most 63. */
@@ -85,7 +79,7 @@ private:
 	std::unique_ptr<Vabb_top> top_;
 	VerilatedFstC *tfp_ = nullptr;
 
-	std::deque<RxItem> rx_;
+	std::deque<Tlp> rx_; /* bar set: the BAR hit */
 	size_t rx_beat_ = 0;
 	std::vector<uint64_t> tx_beats_;
 	bool tx_in_tlp_ = false, tx_valid_ = false, idle_o_ = false;

@@ -4,6 +4,7 @@
  */
 #include "iommu.h"
 #include "error.h"
+#include "rng.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -11,13 +12,6 @@
 
 namespace abbsim {
 
-static uint64_t splitmix(uint64_t &s)
-{
-	uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 void Iommu::reset(bool scatter, uint64_t seed)
 {

@@ -51,8 +51,6 @@ public:
 	size_t unsent_bytes() const { return unsent_; }
 	bool quiet() const { return txq_.empty() && flight_.empty(); }
 	const struct abbsim_link_stats &stats() const { return stats_; }
-	/* Wire time of n bytes in femtoseconds (without DLLP/SKP overhead). */
-	uint64_t wire_fs(uint64_t n) const { return n * fs_per_lane_byte_ / lanes_; }
 
 	std::function<void(Tlp &&, uint64_t)> deliver; /* arrival at the receiver */
 	std::function<void(uint64_t)> on_drain;          /* transmit queue became empty */

@@ -307,10 +307,8 @@ void Platform::run()
 	}
 }
 
-void Platform::edge(uint64_t n)
+void Platform::edge(uint64_t n, uint64_t t)
 {
-	uint64_t t = edge_time(n);
-	hip_.cycle = n;
 	hip_.edge(t, (uint32_t)(n - cycle_ - 1));
 	cycle_ = n;
 	now_ = t;
@@ -348,7 +346,7 @@ bool Platform::run_cycles()
 			if (wake_)
 				return true;
 		}
-		edge(n);
+		edge(n, t);
 		if (n >= trace_switch_)
 			trace_switch();
 		if (idle_waiters_ && quiet())
@@ -366,13 +364,7 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	for (auto &o : waiters_)
 		finish(*o, -ECANCELED, "the board was reset by abbsim_open");
 	waiters_.clear();
-	hip_.trace_close();
-	trace_switch_ = UINT64_MAX;
-	if (tlp_log_) {
-		fclose(tlp_log_);
-		tlp_log_ = nullptr;
-		hip_.log = nullptr;
-	}
+	do_close();
 	params = a.p;
 	params.clk_mhz = abbsim_clk_mhz(&params); /* auto resolved: read back as in effect */
 	clk_mhz_ = params.clk_mhz;
@@ -391,7 +383,6 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	cycle_ = 0;
 	hip_.set_reset(true);
 	for (unsigned i = 1; i <= ResetCycles; i++) {
-		hip_.cycle = 0;
 		hip_.edge(edge_time(i), 0);
 	}
 	hip_.set_reset(false);
@@ -411,8 +402,7 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 		w.error = err;
 		return;
 	}
-	hip_.apply_cfg();
-	rc.set_limits(bars.mps, bars.mrrs);
+	cfg_changed();
 	if (!a.log_path.empty() && (rc_ = do_tlp_log(a.log_path, err))) {
 		w.result = rc_;
 		w.error = err;

@@ -97,10 +97,8 @@ public:
 	int do_trace(const std::string &path, uint64_t from, uint64_t to, std::string &err);
 	int do_tlp_log(const std::string &path, std::string &err);
 	void cfg_changed();
-	void rtl_fatal(const std::string &msg);
 
 	RootComplex rc;
-	uint64_t now_ps() const { return now_ - epoch_; }
 	uint64_t abs_now() const { return now_; }
 
 	/* Synchronisation shared with the simulation pthread. */
@@ -120,7 +118,7 @@ private:
 	uint64_t edge_time(uint64_t n) const;
 	uint64_t first_edge_at(uint64_t t) const;
 	uint64_t cycle_of(uint64_t t) const;
-	void edge(uint64_t n);
+	void edge(uint64_t n, uint64_t t);
 	void trace_switch();
 	void log_tlp(const char *dir, const Tlp &t, uint64_t now);
 	void add_violation(const std::string &s);

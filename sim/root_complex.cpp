@@ -3,6 +3,7 @@
  * completions, MSI, rule checks.
  */
 #include "root_complex.h"
+#include "rng.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -12,13 +13,6 @@
 
 namespace abbsim {
 
-static uint64_t splitmix(uint64_t &s)
-{
-	uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 void RootComplex::reset(const abbsim_params &p)
 {
@@ -251,7 +245,7 @@ void RootComplex::host_write(const Tlp &t, uint64_t now)
 		}
 		unsigned e = b;
 		while (e < bytes && enabled(e))
-			e++;
+			e = (e >= 4 && e < 4 * (n - 1)) ? 4 * (n - 1) : e + 1;
 		mmu_.dev_write(a + b, src + b, e - b, cyc);
 		b = e;
 	}
@@ -288,9 +282,8 @@ void RootComplex::dma_read(Tlp &&t, uint64_t now)
 		reads_.pop_front();
 		if (!d.ur) {
 			/* Host memory is read now, in one piece, through the IOMMU. */
-			bool zero_len = false;
-			d.bytes.assign(d.end - d.next, 0);
-			if (!zero_len && !mmu_.dev_read(d.next, d.bytes.data(), d.bytes.size(),
+			d.bytes.resize(d.end - d.next);
+			if (!mmu_.dev_read(d.next, d.bytes.data(), d.bytes.size(),
 							cycle_of ? cycle_of(t2) : 0))
 				d.ur = true;
 		}
@@ -325,9 +318,8 @@ Tlp RootComplex::next_completion(DmaRead &r)
 	}
 	r.first = false;
 	unsigned ndw = (unsigned)(((stop + 3) & ~3ull) - dw) / 4;
-	std::vector<uint32_t> dws(ndw, 0);
-	memcpy((uint8_t *)dws.data() + (r.next & 3), r.bytes.data() + r.taken, stop - r.next);
-	Tlp c = make_cpl(RcId, CplSC, bc, r.req_id, r.tag, (unsigned)(r.next & 0x7f), dws.data(), ndw);
+	Tlp c = make_cpl(RcId, CplSC, bc, r.req_id, r.tag, (unsigned)(r.next & 0x7f), nullptr, ndw);
+	memcpy((uint8_t *)c.data.data() + (r.next & 3), r.bytes.data() + r.taken, stop - r.next);
 	r.taken += stop - r.next;
 	r.next = stop;
 	return c;

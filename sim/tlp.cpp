@@ -103,20 +103,11 @@ Tlp make_cpl(uint16_t cpl_id, unsigned status, unsigned byte_count, uint16_t req
 	t.h[0] = ((ndw ? 2u : 0u) << 29) | (0x0au << 24) | (ndw & 0x3ff);
 	t.h[1] = ((uint32_t)cpl_id << 16) | ((status & 7) << 13) | (byte_count & 0xfff);
 	t.h[2] = ((uint32_t)req_id << 16) | ((uint32_t)tag << 8) | (lower_addr & 0x7f);
-	if (ndw)
+	if (dws)
 		t.data.assign(dws, dws + ndw);
+	else
+		t.data.assign(ndw, 0);
 	return t;
-}
-
-void to_beats(const Tlp &t, std::vector<uint64_t> &beats)
-{
-	beats.clear();
-	beats.push_back(((uint64_t)t.h[1] << 32) | t.h[0]);
-	beats.push_back(((uint64_t)(t.hdr_dw == 4 ? t.h[3] : 0) << 32) | t.h[2]);
-	for (size_t i = 0; i < t.data.size(); i += 2) {
-		uint64_t hi = i + 1 < t.data.size() ? t.data[i + 1] : 0;
-		beats.push_back((hi << 32) | t.data[i]);
-	}
 }
 
 bool from_beats(const std::vector<uint64_t> &beats, Tlp &t, std::string &why)

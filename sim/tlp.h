@@ -67,8 +67,19 @@ Tlp make_mem(bool write, uint64_t addr, unsigned nbytes, uint16_t req_id, uint8_
 Tlp make_cpl(uint16_t cpl_id, unsigned status, unsigned byte_count, uint16_t req_id,
 	     uint8_t tag, unsigned lower_addr, const uint32_t *dws, unsigned ndw);
 
-/* Beat format of TLP-STREAM.md: two header beats, then payload beats. */
-void to_beats(const Tlp &t, std::vector<uint64_t> &beats);
+/* Beat format of TLP-STREAM.md: two header beats, then payload beats;
+ * beat i of t made on the fly (the hard IP feeds the RTL from the TLP). */
+inline size_t beat_count(const Tlp &t) { return 2 + (t.data.size() + 1) / 2; }
+inline uint64_t beat(const Tlp &t, size_t i)
+{
+	if (i == 0)
+		return ((uint64_t)t.h[1] << 32) | t.h[0];
+	if (i == 1)
+		return ((uint64_t)(t.hdr_dw == 4 ? t.h[3] : 0) << 32) | t.h[2];
+	size_t k = 2 * (i - 2);
+	uint64_t hi = k + 1 < t.data.size() ? t.data[k + 1] : 0;
+	return (hi << 32) | t.data[k];
+}
 /* Parses the beats of one TLP; false with a reason on a malformed one. */
 bool from_beats(const std::vector<uint64_t> &beats, Tlp &t, std::string &why);
 
