@@ -161,24 +161,60 @@ static int desc_slot_iova(struct abb_chan *ch, size_t i, uint64_t *iova)
 	return 0;
 }
 
-/* Counts the descriptors for [off, off+len) of buf. */
+/* [off, off+len) of a buffer cut into the pieces of a descriptor chain:
+ * each contiguous in device addresses and at most ABB_PIECE_MAX. One pass
+ * over the segments, however many pieces (a page each when scattered). */
+struct pieces {
+	const struct abb_seg *seg, *end; /* current segment, past the last */
+	uint64_t skip;                   /* bytes of *seg before the next piece */
+	size_t left;                     /* bytes still to cut */
+};
+
+static void pieces_start(struct pieces *p, const abb_dmabuf *buf, size_t off, size_t len)
+{
+	p->seg = buf->segs;
+	p->end = buf->segs + buf->nsegs;
+	p->skip = off;
+	p->left = len;
+}
+
+/* 1 and the next piece; 0 when none is left; -1 when the mapping ends first. */
+static int pieces_next(struct pieces *p, uint64_t *iova, uint64_t *len)
+{
+	uint64_t n;
+
+	if (!p->left)
+		return 0;
+	while (p->seg < p->end && p->skip >= p->seg->len) {
+		p->skip -= p->seg->len;
+		p->seg++;
+	}
+	if (p->seg == p->end)
+		return -1;
+	n = p->seg->len - p->skip;
+	if (n > p->left)
+		n = p->left;
+	if (n > ABB_PIECE_MAX)
+		n = ABB_PIECE_MAX;
+	*iova = p->seg->iova + p->skip;
+	*len = n;
+	p->skip += n;
+	p->left -= n;
+	return 1;
+}
+
+/* Counts the descriptors for [off, off+len) of buf (0: not all mapped). */
 static size_t count_pieces(const abb_dmabuf *buf, size_t off, size_t len)
 {
+	struct pieces p;
+	uint64_t iova, piece;
 	size_t n = 0;
+	int r;
 
-	while (len) {
-		uint64_t iova, contig, piece;
-
-		if (abb_seg_iova(buf->segs, buf->nsegs, off, &iova, &contig))
-			return 0;
-		piece = contig < len ? contig : len;
-		if (piece > ABB_PIECE_MAX)
-			piece = ABB_PIECE_MAX;
-		off += piece;
-		len -= piece;
+	pieces_start(&p, buf, off, len);
+	while ((r = pieces_next(&p, &iova, &piece)) > 0)
 		n++;
-	}
-	return n;
+	return r < 0 ? 0 : n;
 }
 
 struct xfer {
@@ -195,22 +231,20 @@ static int build_chain(struct abb_chan *ch, const struct xfer *x, size_t n,
 {
 	uint32_t common = ABB_CTRL_V | ABB_CTRL_BAR;
 	uint64_t pa = x->board_addr;
-	size_t off = x->off, left = x->len;
+	struct pieces p;
 
 	if (!(x->flags & ABB_DMA_FIXED))
 		common |= ABB_CTRL_INC;
 	if (x->flags & ABB_DMA_IRQ)
 		common |= ABB_CTRL_EDI | ABB_CTRL_EEI;
 
+	pieces_start(&p, x->buf, x->off, x->len);
 	for (size_t k = 0; k < n; k++) {
-		uint64_t iova, contig, piece, next = 0;
+		uint64_t iova = 0, piece = 0, next = 0;
 		uint32_t w[ABB_DESC_WORDS], ctrl = common;
 		int rc;
 
-		abb_seg_iova(x->buf->segs, x->buf->nsegs, off, &iova, &contig);
-		piece = contig < left ? contig : left;
-		if (piece > ABB_PIECE_MAX)
-			piece = ABB_PIECE_MAX;
+		(void)pieces_next(&p, &iova, &piece); /* count_pieces found all n */
 		if (k == 0)
 			ctrl |= ABB_CTRL_UPA;
 		if (k + 1 == n) {
@@ -238,8 +272,6 @@ static int build_chain(struct abb_chan *ch, const struct xfer *x, size_t n,
 			for (int j = 0; j < ABB_DESC_WORDS; j++)
 				put_le32(d + 4 * j, w[j]);
 		}
-		off += piece;
-		left -= piece;
 		if (!(x->flags & ABB_DMA_FIXED))
 			pa += piece;
 	}
