@@ -100,6 +100,33 @@ const char *abb_strerror(int err)
 	}
 }
 
+int abb_opt_each(const char *backend, const char *args, size_t maxlen,
+		 int (*fn)(void *ctx, const char *key, const char *val), void *ctx)
+{
+	char buf[512], *save = NULL;
+
+	if (!args || !*args)
+		return 0;
+	if (maxlen > sizeof buf)
+		maxlen = sizeof buf;
+	if (strlen(args) >= maxlen)
+		return abb_err(-EINVAL, "%s options too long: \"%s\"", backend, args);
+	strcpy(buf, args);
+	for (char *opt = strtok_r(buf, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(opt, '=');
+		int rc;
+
+		if (!eq)
+			return abb_err(-EINVAL, "%s option \"%s\" has no value; use key=value",
+				       backend, opt);
+		*eq++ = 0;
+		rc = fn(ctx, opt, eq);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int abb_opt_number(const char *backend, const char *key, const char *val, unsigned long long *out)
 {
 	char *end;

@@ -106,6 +106,12 @@ ABB_HIDDEN int abb_err_prefix(int err, const char *what);
  * option when it is not one. */
 ABB_HIDDEN int abb_opt_number(const char *backend, const char *key, const char *val,
 			      unsigned long long *out);
+/* Splits the URI options "key=value,key=value" (at most maxlen - 1
+ * characters, maxlen <= 512) and calls fn for each in order; stops at the
+ * first non-zero return. -EINVAL naming the backend when the text is too
+ * long or an option has no value. */
+ABB_HIDDEN int abb_opt_each(const char *backend, const char *args, size_t maxlen,
+			    int (*fn)(void *ctx, const char *key, const char *val), void *ctx);
 
 /* abb_dmabuf.c */
 ABB_HIDDEN void abb_registry_lock(void);

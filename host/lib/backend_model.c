@@ -387,48 +387,40 @@ static void soft_reset(struct model *m)
 
 /* --- the backend operations ------------------------------------------- */
 
-static int parse_args(const char *args, size_t *mem, bool *shared)
+struct model_opts {
+	size_t mem;
+	bool shared;
+};
+
+static int model_opt(void *ctx, const char *key, const char *val)
 {
-	char buf[256], *save = NULL;
+	struct model_opts *o = ctx;
+	unsigned long long v;
+	int rc = abb_opt_number("model", key, val, &v);
 
-	if (!args || !*args)
-		return 0;
-	if (strlen(args) >= sizeof buf)
-		return abb_err(-EINVAL, "model options too long: \"%s\"", args);
-	strcpy(buf, args);
-	for (char *opt = strtok_r(buf, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(opt, '=');
-		unsigned long long v;
-		int rc;
-
-		if (!eq)
-			return abb_err(-EINVAL, "model option \"%s\" has no value; use key=value", opt);
-		*eq++ = 0;
-		rc = abb_opt_number("model", opt, eq, &v);
-		if (rc)
-			return rc;
-		if (strcmp(opt, "mem_size") == 0) {
-			if (v < (64u << 10) || v > (16u << 20) || (v & (v - 1)))
-				return abb_err(-EINVAL, "model option mem_size=%s: use a power of two "
-					       "from 64K to 16M", eq);
-			*mem = (size_t)v;
-		} else if (strcmp(opt, "shared_engine") == 0) {
-			*shared = v != 0;
-		} else {
-			return abb_err(-EINVAL, "unknown model option \"%s\"; known: mem_size "
-				       "shared_engine", opt);
-		}
+	if (rc)
+		return rc;
+	if (strcmp(key, "mem_size") == 0) {
+		if (v < (64u << 10) || v > (16u << 20) || (v & (v - 1)))
+			return abb_err(-EINVAL, "model option mem_size=%s: use a power of two "
+				       "from 64K to 16M", val);
+		o->mem = (size_t)v;
+	} else if (strcmp(key, "shared_engine") == 0) {
+		o->shared = v != 0;
+	} else {
+		return abb_err(-EINVAL, "unknown model option \"%s\"; known: mem_size "
+			       "shared_engine", key);
 	}
 	return 0;
 }
 
 static int model_open(abb_dev *dev, const char *args)
 {
-	size_t mem = MODEL_MEM_DEFAULT;
-	bool shared = false;
+	struct model_opts o = {MODEL_MEM_DEFAULT, false};
 	pthread_condattr_t ca;
 	struct model *m;
-	int rc = parse_args(args, &mem, &shared);
+	int rc = abb_opt_each("model", args, 256, model_opt, &o);
+	size_t mem = o.mem;
 
 	if (rc)
 		return rc;
@@ -446,7 +438,7 @@ static int model_open(abb_dev *dev, const char *args)
 	while ((1u << m->mem_bits) < mem)
 		m->mem_bits++;
 	m->t0 = mono_ns();
-	m->gcr = shared ? ABB_GCR_SHARED_ENGINE : 0;
+	m->gcr = o.shared ? ABB_GCR_SHARED_ENGINE : 0;
 	m->evs_size = ABB_REG_EVS_SIZE_RESET;
 	m->evs_addr = ABB_REG_EVS_ADDR_RESET;
 	dev->be_priv = m;

@@ -207,8 +207,14 @@ static bool credit_key(const char *k)
 	return false;
 }
 
-/* Applies "key=val,key=val" to p and *hosttime. */
-static int parse_options(const char *args, struct abbsim_params *p, int *hosttime)
+struct sim_opts {
+	struct abbsim_params *p;
+	int *hosttime;
+	char credits[512]; /* the credit items, handed to the simulator as one list */
+};
+
+/* One URI option of the simulator. */
+static int sim_opt(void *ctx, const char *opt, const char *eq)
 {
 	static const struct {
 		const char *key;
@@ -221,80 +227,70 @@ static int parse_options(const char *args, struct abbsim_params *p, int *hosttim
 		KEY("reorder", reorder), KEY("watchdog_s", watchdog_s),
 #undef KEY
 	};
-	char buf[512], credits[512] = "", *save = NULL;
+	struct sim_opts *o = ctx;
+	struct abbsim_params *p = o->p;
+	unsigned long long v;
 	int rc;
 
-	if (!args || !*args)
+	if (strcmp(opt, "credits") == 0 || credit_key(opt)) {
+		size_t used = strlen(o->credits);
+
+		snprintf(o->credits + used, sizeof o->credits - used, "%s%s%s%s", used ? "," : "",
+			 strcmp(opt, "credits") ? opt : "", strcmp(opt, "credits") ? "=" : "", eq);
 		return 0;
-	if (strlen(args) >= sizeof buf)
-		return abb_err(-EINVAL, "sim options too long: \"%s\"", args);
-	strcpy(buf, args);
-	for (char *opt = strtok_r(buf, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(opt, '=');
-		unsigned long long v;
-		bool found = false;
-
-		if (!eq)
-			return abb_err(-EINVAL, "sim option \"%s\" has no value; use key=value", opt);
-		*eq++ = 0;
-		if (strcmp(opt, "credits") == 0 || credit_key(opt)) {
-			/* collected, then parsed by the simulator as one list */
-			size_t used = strlen(credits);
-
-			snprintf(credits + used, sizeof credits - used, "%s%s%s%s", used ? "," : "",
-				 strcmp(opt, "credits") ? opt : "", strcmp(opt, "credits") ? "=" : "",
-				 eq);
-			continue;
-		}
-		if (strcmp(opt, "cpl") == 0) {
-			rc = sim.params_set(p, "cpl", eq);
-			if (rc)
-				return sim_err(rc, "sim option cpl");
-			continue;
-		}
-		if (strcmp(opt, "iova") == 0) {
-			if (strcmp(eq, "scatter") == 0 || strcmp(eq, "1") == 0)
-				p->iova_scatter = 1;
-			else if (strcmp(eq, "contig") == 0 || strcmp(eq, "0") == 0)
-				p->iova_scatter = 0;
-			else
-				return abb_err(-EINVAL, "sim option iova=%s: use iova=scatter or "
-					       "iova=contig", eq);
-			continue;
-		}
-		rc = abb_opt_number("sim", opt, eq, &v);
-		if (rc)
-			return rc;
-		if (strcmp(opt, "seed") == 0) {
-			p->seed = v;
-			continue;
-		}
-		if (strcmp(opt, "hosttime") == 0) {
-			*hosttime = v != 0;
-			continue;
-		}
-		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-			if (strcmp(opt, keys[i].key) == 0) {
-				if (v > UINT_MAX)
-					return abb_err(-EINVAL, "sim option %s=%s: too large", opt, eq);
-				*(unsigned *)((char *)p + keys[i].off) = (unsigned)v;
-				found = true;
-			}
-		}
-		if (!found)
-			return abb_err(-EINVAL, "unknown sim option \"%s\"; known: mem_size gen lanes "
-				       "mps mrrs rcb clk_mhz link_ns mem_ns reorder seed iova "
-				       "watchdog_s hosttime cpl credits", opt);
 	}
-	if (*credits) {
-		rc = sim.params_set(p, "credits", credits);
+	if (strcmp(opt, "cpl") == 0) {
+		rc = sim.params_set(p, "cpl", eq);
+		return rc ? sim_err(rc, "sim option cpl") : 0;
+	}
+	if (strcmp(opt, "iova") == 0) {
+		if (strcmp(eq, "scatter") == 0 || strcmp(eq, "1") == 0)
+			p->iova_scatter = 1;
+		else if (strcmp(eq, "contig") == 0 || strcmp(eq, "0") == 0)
+			p->iova_scatter = 0;
+		else
+			return abb_err(-EINVAL, "sim option iova=%s: use iova=scatter or "
+				       "iova=contig", eq);
+		return 0;
+	}
+	rc = abb_opt_number("sim", opt, eq, &v);
+	if (rc)
+		return rc;
+	if (strcmp(opt, "seed") == 0) {
+		p->seed = v;
+		return 0;
+	}
+	if (strcmp(opt, "hosttime") == 0) {
+		*o->hosttime = v != 0;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		if (strcmp(opt, keys[i].key) == 0) {
+			if (v > UINT_MAX)
+				return abb_err(-EINVAL, "sim option %s=%s: too large", opt, eq);
+			*(unsigned *)((char *)p + keys[i].off) = (unsigned)v;
+			return 0;
+		}
+	}
+	return abb_err(-EINVAL, "unknown sim option \"%s\"; known: mem_size gen lanes "
+		       "mps mrrs rcb clk_mhz link_ns mem_ns reorder seed iova "
+		       "watchdog_s hosttime cpl credits", opt);
+}
+
+/* Applies "key=val,key=val" to p and *hosttime. */
+static int parse_options(const char *args, struct abbsim_params *p, int *hosttime)
+{
+	struct sim_opts o = {.p = p, .hosttime = hosttime};
+	int rc = abb_opt_each("sim", args, 512, sim_opt, &o);
+
+	if (!rc && *o.credits) {
+		rc = sim.params_set(p, "credits", o.credits);
 		if (rc)
 			return sim_err(rc, "sim option credits");
 	}
-	return 0;
+	return rc;
 }
 
-/* Sizes BAR0 through config space as an OS does; 0 if that fails. */
 static size_t size_bar0(void)
 {
 	uint32_t cmd, orig, probe;
