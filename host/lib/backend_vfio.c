@@ -519,7 +519,7 @@ static int vfio_map(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, 
 static int vfio_unmap(abb_dev *dev, void *ptr, size_t len)
 {
 	struct vfio *v = V(dev);
-	int rc = abb_err(-ENOENT, "vfio: %p is not mapped", ptr);
+	int rc = -ENOENT;
 
 	pthread_mutex_lock(&v->lock);
 	for (struct vmap **l = &v->maps; *l; l = &(*l)->next) {
@@ -537,6 +537,8 @@ static int vfio_unmap(abb_dev *dev, void *ptr, size_t len)
 		break;
 	}
 	pthread_mutex_unlock(&v->lock);
+	if (rc == -ENOENT) /* the message only when it is one (abb_last_error) */
+		return abb_err(-ENOENT, "vfio: %p is not mapped", ptr);
 	return rc;
 }
 
