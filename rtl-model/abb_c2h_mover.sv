@@ -61,13 +61,8 @@ module abb_c2h_mover #(
   logic                fifo_q, fifo_d;   // this transfer drains the event FIFO
 
   // payload of the next TLP
-  logic [10:0] to4k, chunk;
-  assign to4k = 11'(12'd1024 - {2'b00, ha_q[11:2]});
-  always_comb begin
-    chunk = mps_dw_i;
-    if (to4k < chunk) chunk = to4k;
-    if (rem_q < 30'(chunk)) chunk = rem_q[10:0];
-  end
+  logic [10:0] chunk;
+  assign chunk = abb_tlp_pkg::chunk_dw(mps_dw_i, ha_q[11:2], rem_q);
 
   logic hdr4;
   assign hdr4 = (ha_q[63:32] != 32'h0);
@@ -76,20 +71,20 @@ module abb_c2h_mover #(
   assign mem_addr0_o = pa_q & mem_mask_i;
   assign mem_addr1_o = (inc_q ? pa_q + AddrBits'(1) : pa_q) & mem_mask_i;
   // no header is offered in the cycle the mover decides to stop
-  logic fifo_wait;
+  logic stop, fifo_wait;
+  logic [1:0] beat_dw;   // DWs of the current data beat
+  assign stop        = abort_i || rem_q == 30'd0;
   assign fifo_wait   = fifo_q && (fifo_level_i < {21'h0, chunk});
-  assign tx_valid_o  = (state_q != StIdle) &&
-                       !(state_q == StHdr0 && (abort_i || rem_q == 30'd0 || fifo_wait));
-  assign fifo_rd_dw_o = (fifo_q && state_q == StData && tx_ready_i) ?
-                        ((left_q >= 11'd2) ? 2'd2 : 2'd1) : 2'd0;
+  assign beat_dw     = (left_q >= 11'd2) ? 2'd2 : 2'd1;
+  assign tx_valid_o  = (state_q != StIdle) && !(state_q == StHdr0 && (stop || fifo_wait));
+  assign fifo_rd_dw_o = (fifo_q && state_q == StData && tx_ready_i) ? beat_dw : 2'd0;
   assign tx_sop_o    = (state_q == StHdr0);
   assign tx_eop_o    = (state_q == StData) && (left_q <= 11'd2);
 
   always_comb begin
     unique case (state_q)
-      StHdr0: tx_data_o = {cfg_req_id_i, 8'h00, (chunk == 11'd1) ? 4'h0 : 4'hf, 4'hf,
-                           {2'b01, hdr4}, 5'b00000, 14'h0, chunk[9:0]};
-      StHdr1: tx_data_o = hdr4 ? {ha_q[31:2], 2'b00, ha_q[63:32]} : {32'h0, ha_q[31:2], 2'b00};
+      StHdr0: tx_data_o = abb_tlp_pkg::req_hdr0(cfg_req_id_i, 8'h00, 1'b1, hdr4, chunk);
+      StHdr1: tx_data_o = abb_tlp_pkg::req_hdr1({ha_q[63:2], 2'b00});
       StData: begin
         tx_data_o = fifo_q ? fifo_data_i : mem_data_i;
         if (left_q == 11'd1) tx_data_o[63:32] = 32'h0;
@@ -121,7 +116,7 @@ module abb_c2h_mover #(
         end
       end
       StHdr0: begin
-        if (abort_i || rem_q == 30'd0) begin
+        if (stop) begin
           done_o  = 1'b1;
           state_d = StIdle;
         end else if (tx_ready_i && !fifo_wait) begin
@@ -139,7 +134,7 @@ module abb_c2h_mover #(
       end
       StData: begin
         if (tx_ready_i) begin
-          if (inc_q) pa_d = pa_q + ((left_q >= 11'd2) ? AddrBits'(2) : AddrBits'(1));
+          if (inc_q) pa_d = pa_q + AddrBits'(beat_dw);
           left_d = (left_q >= 11'd2) ? left_q - 11'd2 : 11'd0;
           if (left_q <= 11'd2) begin
             if (rem_q == 30'd0 || abort_i) begin

@@ -132,14 +132,8 @@ module abb_dma_ctl
   assign tx_valid_o = (fst_q == FHdr0 && state_q != StDrain) || (fst_q == FHdr1);
   assign tx_sop_o   = (fst_q == FHdr0);
   assign tx_eop_o   = (fst_q == FHdr1);
-  always_comb begin
-    if (fst_q == FHdr0) begin
-      tx_data_o = {cfg_req_id_i, FetchTag, 4'hf, 4'hf,
-                   {2'b00, hdr4}, 5'b00000, 14'h0, 10'd8};
-    end else begin
-      tx_data_o = hdr4 ? {bdal_q, bdah_q} : {32'h0, bdal_q};
-    end
-  end
+  assign tx_data_o = (fst_q == FHdr0) ? abb_tlp_pkg::req_hdr0(cfg_req_id_i, FetchTag, 1'b0, hdr4, 11'd8)
+                                      : abb_tlp_pkg::req_hdr1({bdah_q, bdal_q});
 
   always_comb begin
     rdata_o = 32'h0;
@@ -225,7 +219,7 @@ module abb_dma_ctl
         end else begin
           mv_start_o  = 1'b1;
           pa_d        = pa_eff;
-          fetch_start = !last && bda_ok;
+          fetch_start = mv_more_o;
           state_d     = StRun;
         end
       end

@@ -91,13 +91,8 @@ module abb_h2c_mover #(
   logic [10:0]         cpl_cnt;
 
   // request size
-  logic [10:0] to4k, chunk;
-  assign to4k = 11'(12'd1024 - {2'b00, ha_q[11:2]});
-  always_comb begin
-    chunk = mrrs_dw_i;
-    if (to4k < chunk) chunk = to4k;
-    if (rem_q < 30'(chunk)) chunk = rem_q[10:0];
-  end
+  logic [10:0] chunk;
+  assign chunk = abb_tlp_pkg::chunk_dw(mrrs_dw_i, ha_q[11:2], rem_q);
 
   // lowest free tag below the limit
   logic [5:0]      limit;
@@ -129,19 +124,16 @@ module abb_h2c_mover #(
   assign tx_valid_o = want_req || (state_q == StReq1);
   assign tx_sop_o   = (state_q == StIssue);
   assign tx_eop_o   = (state_q == StReq1);
-  always_comb begin
-    if (state_q == StReq1) begin
-      tx_data_o = hdr4 ? {ha_q[31:2], 2'b00, ha_q[63:32]} : {32'h0, ha_q[31:2], 2'b00};
-    end else begin
-      tx_data_o = {cfg_req_id_i, 8'(free_tag), (chunk == 11'd1) ? 4'h0 : 4'hf, 4'hf,
-                   {2'b00, hdr4}, 5'b00000, 14'h0, chunk[9:0]};
-    end
-  end
+  assign tx_data_o = (state_q == StReq1) ? abb_tlp_pkg::req_hdr1({ha_q[63:2], 2'b00})
+                                         : abb_tlp_pkg::req_hdr0(cfg_req_id_i, 8'(free_tag), 1'b0,
+                                                                 hdr4, chunk);
 
   // completion data into board memory
   logic [TagW-1:0] ctag;
   logic            cpl_mine, cpl_ok;
   assign ctag     = cpl_tag_i[TagW-1:0];
+  assign cpl_ptr  = tinc_q[ctag] ? ptr_q[ctag] + AddrBits'(cpl_dw_i) : ptr_q[ctag];
+  assign cpl_cnt  = cnt_q[ctag] - 11'(cpl_dw_i);
   assign cpl_mine = cpl_valid_i && out_q[ctag];
   assign cpl_ok   = cpl_mine && cpl_status_i == 3'b000 && cpl_dw_i != 2'd0 &&
                     !abort_i && !err_q;
@@ -170,11 +162,9 @@ module abb_h2c_mover #(
     out_d   = out_q;
     new_we  = 1'b0;
     cpl_we  = 1'b0;
-    cpl_ptr = tinc_q[ctag] ? ptr_q[ctag] + AddrBits'(cpl_dw_i) : ptr_q[ctag];
     tinc_d  = tinc_q;
     more_d  = more_q;
     open_d  = open_q;
-    cpl_cnt = cnt_q[ctag] - 11'(cpl_dw_i);
     done_o  = 1'b0;
     err_o   = 1'b0;
     req_o   = 1'b0;

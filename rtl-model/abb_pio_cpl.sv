@@ -54,8 +54,7 @@ module abb_pio_cpl #(
   logic        bar_q, bar_d;
   logic        ur_q, ur_d;
   logic [31:0] addr_q, addr_d;   // byte address of the next payload DW
-  logic [10:0] len_q, len_d;     // DWs of the request
-  logic [10:0] left_q, left_d;   // payload DWs still to send
+  logic [10:0] left_q, left_d;   // payload DWs still to send (in StHdr0: the request's DWs)
   logic [31:0] regval_q, regval_d;
   logic [11:0] bcount_q, bcount_d;
   logic [6:0]  lowaddr_q, lowaddr_d;
@@ -98,7 +97,6 @@ module abb_pio_cpl #(
     bar_d     = bar_q;
     ur_d      = ur_q;
     addr_d    = addr_q;
-    len_d     = len_q;
     left_d    = left_q;
     regval_d  = regval_q;
     bcount_d  = bcount_q;
@@ -119,7 +117,6 @@ module abb_pio_cpl #(
           ur_d      = !req_ok;
           ur_o      = !req_ok;
           addr_d    = rd_addr_i;
-          len_d     = rd_len_i;
           left_d    = rd_len_i;
           regval_d  = reg_rdata_i;
           bcount_d  = req_bytes[11:0];   // 4096 encodes as 0, as PCIe wants
@@ -131,7 +128,7 @@ module abb_pio_cpl #(
       end
       StHdr0: begin
         // DW0: Fmt/Type CplD (Cpl for UR), Length; DW1: completer, status, byte count
-        tx_data_o[31:0]  = {ur_q ? 3'b000 : 3'b010, 5'b01010, 14'h0, ur_q ? 10'd0 : len_q[9:0]};
+        tx_data_o[31:0]  = {ur_q ? 3'b000 : 3'b010, 5'b01010, 14'h0, ur_q ? 10'd0 : left_q[9:0]};
         tx_data_o[63:32] = {cfg_req_id_i, ur_q ? 3'b001 : 3'b000, 1'b0, bcount_q};
         if (tx_ready_i) state_d = StHdr1;
       end
@@ -165,7 +162,6 @@ module abb_pio_cpl #(
       bar_q     <= 1'b0;
       ur_q      <= 1'b0;
       addr_q    <= '0;
-      len_q     <= '0;
       left_q    <= '0;
       regval_q  <= '0;
       bcount_q  <= '0;
@@ -177,7 +173,6 @@ module abb_pio_cpl #(
       bar_q     <= bar_d;
       ur_q      <= ur_d;
       addr_q    <= addr_d;
-      len_q     <= len_d;
       left_q    <= left_d;
       regval_q  <= regval_d;
       bcount_q  <= bcount_d;

@@ -89,6 +89,8 @@ module abb_regs
   logic [FifoBits:0]   f_used;
 
   assign f_used = f_wr_q - f_rd_q;
+  logic txf_push;
+  assign txf_push = we_i && waddr_i == abb_reg_pkg::REG_TXF_DATA && f_used != (FifoBits + 1)'(FifoDepth);
 
   // channel block decode
   logic w_c2h, w_h2c, r_c2h, r_h2c;
@@ -228,11 +230,11 @@ module abb_regs
             ig_left_d  = ig_lat_q;
           end
         end
-        abb_reg_pkg::REG_TXF_DATA: if (f_used != (FifoBits + 1)'(FifoDepth)) f_wr_d = f_wr_q + 1'b1;
         default: ;
       endcase
     end
 
+    if (txf_push) f_wr_d = f_wr_q + 1'b1;
     if (re_i && raddr_i == abb_reg_pkg::REG_RXF_DATA && f_used != '0) f_rd_d = f_rd_q + 1'b1;
     if (re_i && raddr_i == abb_reg_pkg::REG_DIAG_CYC_LO) cyc_hi_d = cyc_q[63:32];
 
@@ -274,8 +276,7 @@ module abb_regs
 
   // FIFO storage (no reset needed: the pointers say what is valid)
   always_ff @(posedge clk_i) begin
-    if (we_i && waddr_i == abb_reg_pkg::REG_TXF_DATA && f_used != (FifoBits + 1)'(FifoDepth))
-      fifo_q[f_wr_q[FifoBits-1:0]] <= wdata_i;
+    if (txf_push) fifo_q[f_wr_q[FifoBits-1:0]] <= wdata_i;
   end
 
 endmodule

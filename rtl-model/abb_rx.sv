@@ -140,9 +140,8 @@ module abb_rx #(
           dw0_d   = rx_data_i[31:0];
           dw1_d   = rx_data_i[63:32];
           bar_d   = rx_bar_i;
-          if (rx_eop_i) state_d = StHdr0;
-          else          state_d = StHdr1;
           if (rx_eop_i) bad_tlp_o = 1'b1;  // a header needs two beats
+          else          state_d   = StHdr1;
         end
       end
       StHdr1: begin

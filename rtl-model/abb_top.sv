@@ -101,9 +101,10 @@ module abb_top #(
   );
 
   // completion routing by tag (TLP-STREAM.md)
+  localparam logic [7:0] C2hFetchTag = 8'h80, H2cFetchTag = 8'h81;
   logic cpl_c2h_ctl, cpl_h2c_ctl, cpl_h2c_mv, cpl_unknown;
-  assign cpl_c2h_ctl = cpl_valid && cpl_tag == 8'h80;
-  assign cpl_h2c_ctl = cpl_valid && cpl_tag == 8'h81;
+  assign cpl_c2h_ctl = cpl_valid && cpl_tag == C2hFetchTag;
+  assign cpl_h2c_ctl = cpl_valid && cpl_tag == H2cFetchTag;
   assign cpl_h2c_mv  = cpl_valid && cpl_tag < 8'(NumTags);
   assign cpl_unknown = cpl_valid && !cpl_c2h_ctl && !cpl_h2c_ctl && !cpl_h2c_mv;
 
@@ -210,7 +211,7 @@ module abb_top #(
   logic [31:0] c2h_mv_pa, c2h_mv_len;
   logic [63:0] c2h_mv_ha;
 
-  abb_dma_ctl #(.FetchTag(8'h80)) u_c2h_ctl (
+  abb_dma_ctl #(.FetchTag(C2hFetchTag)) u_c2h_ctl (
     .clk_i, .rst_ni, .soft_reset_i(soft_reset), .cfg_bus_master_en_i, .cfg_req_id_i,
     .mem_bytes_i(mem_bytes), .hold_i(c2h_hold),
     .we_i(c2h_we), .waddr_i(ch_waddr), .wdata_i(reg_wdata),
@@ -245,7 +246,7 @@ module abb_top #(
   logic [31:0] h2c_mv_pa, h2c_mv_len;
   logic [63:0] h2c_mv_ha;
 
-  abb_dma_ctl #(.FetchTag(8'h81)) u_h2c_ctl (
+  abb_dma_ctl #(.FetchTag(H2cFetchTag)) u_h2c_ctl (
     .clk_i, .rst_ni, .soft_reset_i(soft_reset), .cfg_bus_master_en_i, .cfg_req_id_i,
     .mem_bytes_i(mem_bytes), .hold_i(h2c_hold),
     .we_i(h2c_we), .waddr_i(ch_waddr), .wdata_i(reg_wdata),

@@ -38,8 +38,8 @@ module abb_tx_arb #(
   localparam int IdxW = (N > 1) ? $clog2(N) : 1;
 
   logic            locked_q, locked_d;
-  logic [IdxW-1:0] owner_q, owner_d;   // source of the TLP in progress
-  logic [IdxW-1:0] last_q, last_d;     // last winner, for round robin
+  logic [IdxW-1:0] last_q, last_d;     // last winner, for round robin; while
+                                       // locked_q also the source of the TLP in progress
   logic [IdxW-1:0] pick;
   logic            pick_any;
   logic            hold_posted_q;       // too little buffer for a posted TLP
@@ -68,10 +68,10 @@ module abb_tx_arb #(
   end
 
   logic [IdxW-1:0] sel;
-  assign sel = locked_q ? owner_q : pick;
+  assign sel = locked_q ? last_q : pick;
 
   always_comb begin
-    tx_valid_o = locked_q ? src_valid_i[owner_q] : pick_any;
+    tx_valid_o = locked_q ? src_valid_i[last_q] : pick_any;
     tx_sop_o   = src_sop_i[sel];
     tx_eop_o   = src_eop_i[sel];
     tx_data_o  = src_data_i[64*sel +: 64];
@@ -81,15 +81,9 @@ module abb_tx_arb #(
 
   always_comb begin
     locked_d = locked_q;
-    owner_d  = owner_q;
     last_d   = last_q;
     if (tx_valid_o && tx_ready_i) begin
-      if (tx_eop_o) begin
-        locked_d = 1'b0;
-      end else if (!locked_q) begin
-        locked_d = 1'b1;
-        owner_d  = sel;
-      end
+      locked_d = !tx_eop_o;
       if (!locked_q) last_d = sel;
     end
   end
@@ -97,12 +91,10 @@ module abb_tx_arb #(
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       locked_q <= 1'b0;
-      owner_q  <= '0;
       last_q   <= '0;
       hold_posted_q <= 1'b0;
     end else begin
       locked_q <= locked_d;
-      owner_q  <= owner_d;
       last_q   <= last_d;
       hold_posted_q <= {26'd0, tx_buf_av_i} < PostedMinAv;
     end

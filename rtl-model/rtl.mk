@@ -3,6 +3,7 @@
 RTL_DIR  := rtl-model
 # Package first: the order every tool needs.
 RTL_SRCS := $(RTL_DIR)/abb_reg_pkg.sv \
+            $(RTL_DIR)/abb_tlp_pkg.sv \
             $(RTL_DIR)/abb_mem.sv \
             $(RTL_DIR)/abb_tx_arb.sv \
             $(RTL_DIR)/abb_rx.sv \
