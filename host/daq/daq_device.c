@@ -45,7 +45,7 @@ static int device_new(abb_daq_device **out, abb_dev *dev, int own, unsigned boar
 	d->dev = dev;
 	d->own = own;
 	d->board = board;
-	pthread_mutex_init(&d->lock, NULL);
+	daq_mutex_init(&d->lock); /* taken for every DMA start */
 	*out = d;
 	return 0;
 }
@@ -155,9 +155,12 @@ int daq_device_dmabuf(abb_daq_device *d, abb_daq_buf *b, abb_dmabuf **dmabuf)
 	int rc;
 
 	pthread_mutex_lock(&d->lock);
-	pm = d->maps;
-	if (pm && pm->pool == b->pool && b->id < pm->n) {
-		*dmabuf = pm->map[b->id]; /* hot path: the most recent pool */
+	/* hot path: the pool's table (a device has one per pool of its
+	 * modules, a short list), with the buffer mapped (ids never move) */
+	for (pm = d->maps; pm && pm->pool != b->pool; pm = pm->next)
+		;
+	if (pm && b->id < pm->n) {
+		*dmabuf = pm->map[b->id];
 		pthread_mutex_unlock(&d->lock);
 		return 0;
 	}

@@ -180,19 +180,9 @@ int abb_daq_pool_destroy(abb_daq_pool *p)
 	return 0;
 }
 
-/* Polls the free count for up to spin_ns of wall time (see daq_queue.c). */
-static void spin(abb_daq_pool *p, const atomic_int *stop, int64_t spin_ns)
+static int any_free_cb(void *p)
 {
-	uint64_t end = daq_wall_ns() + (uint64_t)spin_ns;
-
-	for (unsigned i = 1;; i++) {
-		if (any_free(p))
-			return;
-		if (stop && atomic_load_explicit(stop, memory_order_relaxed))
-			return;
-		if (i % 64 == 0 && daq_wall_ns() >= end)
-			return;
-	}
+	return any_free(p);
 }
 
 int daq_pool_get(abb_daq_pool *p, abb_daq_buf **out, int64_t timeout_ns, const atomic_int *stop,
@@ -201,17 +191,14 @@ int daq_pool_get(abb_daq_pool *p, abb_daq_buf **out, int64_t timeout_ns, const a
 	uint64_t end = timeout_ns > 0 ? daq_wall_ns() + (uint64_t)timeout_ns : 0;
 	int rc = 0;
 
-	if (spin_ns > 0 && timeout_ns != 0 && !any_free(p))
-		spin(p, stop, spin_ns);
+	if (timeout_ns != 0 && !any_free(p))
+		daq_spin(any_free_cb, p, stop, spin_ns);
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		if (p->nfree == 0)
 			take_returned(p);
 		if (p->nfree)
 			break;
-		uint64_t now, wake;
-		struct timespec ts;
-
 		if (stop && atomic_load_explicit(stop, memory_order_relaxed)) {
 			rc = -ECANCELED;
 			break;
@@ -220,21 +207,14 @@ int daq_pool_get(abb_daq_pool *p, abb_daq_buf **out, int64_t timeout_ns, const a
 			rc = -EAGAIN;
 			break;
 		}
-		now = daq_wall_ns();
-		if (end && now >= end) {
-			rc = -ETIMEDOUT;
-			break;
-		}
-		wake = now + DAQ_CANCEL_SLICE_NS;
-		if (end && end < wake)
-			wake = end;
-		daq_deadline(&ts, wake);
 		/* seq_cst: a release either sees this waiter or its buffer is
 		 * seen by the check below (see abb_daq_buf_release) */
 		atomic_fetch_add(&p->waiters, 1);
 		if (!atomic_load(&p->returned))
-			pthread_cond_timedwait(&p->avail, &p->lock, &ts);
+			rc = daq_nap(&p->avail, &p->lock, end, stop);
 		atomic_fetch_sub(&p->waiters, 1);
+		if (rc)
+			break;
 	}
 	if (!rc) {
 		abb_daq_buf *b = p->free[p->nfree - 1];

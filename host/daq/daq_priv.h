@@ -46,6 +46,15 @@ DAQ_HIDDEN void daq_cond_init(pthread_cond_t *c);
  * (adaptive: spins before it sleeps, where the C library has that). */
 DAQ_HIDDEN void daq_mutex_init(pthread_mutex_t *m);
 
+/* Polls done(arg) for up to spin_ns of wall time (0: not at all), or until
+ * *stop is set (stop may be NULL); the first part of every wait. */
+DAQ_HIDDEN void daq_spin(int (*done)(void *), void *arg, const atomic_int *stop, int64_t spin_ns);
+/* One slice of sleep on c (m held): until woken, DAQ_CANCEL_SLICE_NS or the
+ * deadline end (0: none). -ECANCELED when *stop is set, -ETIMEDOUT past end
+ * (checked first, without sleeping), else 0. */
+DAQ_HIDDEN int daq_nap(pthread_cond_t *c, pthread_mutex_t *m, uint64_t end,
+		       const atomic_int *stop);
+
 /* Cancellable forms: stop may be NULL (then only the timeout ends a wait);
  * a set *stop ends the wait with -ECANCELED. timeout_ns < 0: no limit.
  * spin_ns: wall time to poll before sleeping. */

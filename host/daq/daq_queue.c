@@ -59,45 +59,21 @@ void abb_daq_queue_destroy(abb_daq_queue *q)
 	free(q);
 }
 
-/* Polls until cond() holds, *stop is set or spin_ns passed. */
-static void spin(abb_daq_queue *q, int want_room, const atomic_int *stop, int64_t spin_ns)
+/* daq_spin conditions: room (or closed), a buffer (or closed). */
+static int can_push(void *arg)
 {
-	uint64_t end;
-	unsigned i = 0;
+	abb_daq_queue *q = arg;
 
-	if (spin_ns <= 0)
-		return;
-	end = daq_wall_ns() + (uint64_t)spin_ns;
-	for (;;) {
-		unsigned c = atomic_load_explicit(&q->count, memory_order_relaxed);
-
-		if (want_room ? c < q->cap : c > 0)
-			return;
-		if (atomic_load_explicit(&q->closed, memory_order_relaxed))
-			return;
-		if (stop && atomic_load_explicit(stop, memory_order_relaxed))
-			return;
-		if (++i % 64 == 0 && daq_wall_ns() >= end)
-			return;
-		daq_cpu_relax();
-	}
+	return atomic_load_explicit(&q->count, memory_order_relaxed) < q->cap ||
+	       atomic_load_explicit(&q->closed, memory_order_relaxed);
 }
 
-/* Sleeps on c until woken, a slice passed or the deadline end (0: none). */
-static int nap(pthread_cond_t *c, pthread_mutex_t *m, uint64_t end, const atomic_int *stop)
+static int can_pop(void *arg)
 {
-	uint64_t now = daq_wall_ns(), wake = now + DAQ_CANCEL_SLICE_NS;
-	struct timespec ts;
+	abb_daq_queue *q = arg;
 
-	if (stop && atomic_load_explicit(stop, memory_order_relaxed))
-		return -ECANCELED;
-	if (end && now >= end)
-		return -ETIMEDOUT;
-	if (end && end < wake)
-		wake = end;
-	daq_deadline(&ts, wake);
-	pthread_cond_timedwait(c, m, &ts);
-	return 0;
+	return atomic_load_explicit(&q->count, memory_order_relaxed) > 0 ||
+	       atomic_load_explicit(&q->closed, memory_order_relaxed);
 }
 
 int daq_queue_push(abb_daq_queue *q, abb_daq_buf *b, int64_t timeout_ns, const atomic_int *stop,
@@ -107,7 +83,7 @@ int daq_queue_push(abb_daq_queue *q, abb_daq_buf *b, int64_t timeout_ns, const a
 	int rc = 0;
 
 	if (atomic_load_explicit(&q->count, memory_order_relaxed) >= q->cap && timeout_ns != 0)
-		spin(q, 1, stop, spin_ns);
+		daq_spin(can_push, q, stop, spin_ns);
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
 		if (atomic_load_explicit(&q->closed, memory_order_relaxed)) {
@@ -121,7 +97,7 @@ int daq_queue_push(abb_daq_queue *q, abb_daq_buf *b, int64_t timeout_ns, const a
 			break;
 		}
 		q->wait_push++;
-		rc = nap(&q->not_full, &q->lock, end, stop);
+		rc = daq_nap(&q->not_full, &q->lock, end, stop);
 		q->wait_push--;
 		if (rc)
 			break;
@@ -145,7 +121,7 @@ int daq_queue_pop(abb_daq_queue *q, abb_daq_buf **b, int64_t timeout_ns, const a
 	int rc = 0;
 
 	if (atomic_load_explicit(&q->count, memory_order_relaxed) == 0 && timeout_ns != 0)
-		spin(q, 0, stop, spin_ns);
+		daq_spin(can_pop, q, stop, spin_ns);
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
 		if (atomic_load_explicit(&q->count, memory_order_relaxed) > 0)
@@ -159,7 +135,7 @@ int daq_queue_pop(abb_daq_queue *q, abb_daq_buf **b, int64_t timeout_ns, const a
 			break;
 		}
 		q->wait_pop++;
-		rc = nap(&q->not_empty, &q->lock, end, stop);
+		rc = daq_nap(&q->not_empty, &q->lock, end, stop);
 		q->wait_pop--;
 		if (rc)
 			break;

@@ -1,6 +1,8 @@
 /*
- * daq_util.c - clocks and condition variables of the DAQ layer.
+ * daq_util.c - clocks, condition variables and the spin-then-sleep waits of
+ * the DAQ layer.
  */
+#include <errno.h>
 #include <time.h>
 
 #include "daq_priv.h"
@@ -41,4 +43,38 @@ void daq_mutex_init(pthread_mutex_t *m)
 #endif
 	pthread_mutex_init(m, &a);
 	pthread_mutexattr_destroy(&a);
+}
+
+void daq_spin(int (*done)(void *), void *arg, const atomic_int *stop, int64_t spin_ns)
+{
+	uint64_t end;
+
+	if (spin_ns <= 0)
+		return;
+	end = daq_wall_ns() + (uint64_t)spin_ns;
+	for (unsigned i = 1;; i++) {
+		if (done(arg))
+			return;
+		if (stop && atomic_load_explicit(stop, memory_order_relaxed))
+			return;
+		if (i % 64 == 0 && daq_wall_ns() >= end)
+			return;
+		daq_cpu_relax();
+	}
+}
+
+int daq_nap(pthread_cond_t *c, pthread_mutex_t *m, uint64_t end, const atomic_int *stop)
+{
+	uint64_t now = daq_wall_ns(), wake = now + DAQ_CANCEL_SLICE_NS;
+	struct timespec ts;
+
+	if (stop && atomic_load_explicit(stop, memory_order_relaxed))
+		return -ECANCELED;
+	if (end && now >= end)
+		return -ETIMEDOUT;
+	if (end && end < wake)
+		wake = end;
+	daq_deadline(&ts, wake);
+	pthread_cond_timedwait(c, m, &ts);
+	return 0;
 }
