@@ -232,6 +232,10 @@ package abb_reg_pkg;
   localparam logic [31:0] STA_BUSY = 32'h00000002;
   localparam int STA_BUSY_SHIFT = 1;
   localparam int STA_BUSY_WIDTH = 1;
+  // STA.TOUT [4]: Timeout bit (STATUS_TOUT) named by a later version of the original library, meaning undocumented; model: never set, reads 0 (board:DMAEngineWG.cpp)
+  localparam logic [31:0] STA_TOUT = 32'h00000010;
+  localparam int STA_TOUT_SHIFT = 4;
+  localparam int STA_TOUT_WIDTH = 1;
   // STA behaviour POLL (board:DMAEngineWG.cpp): Completion by polling: wait until BUSY is clear; DONE without BUSY and 0 both count as finished, DONE with BUSY is an error
   // STA behaviour CLR_RESET (board:DMAEngineWG.h): The channel reset clears STA (DONE and BUSY), in both modes
   // STA behaviour CLR_START (model): A start clears DONE (lenient); strict mode: DONE stays until the channel reset, so a start without a reset reads DONE | BUSY (error) while it runs

@@ -313,6 +313,11 @@
 #define ABB_STA_BUSY_SHIFT 1u
 #define ABB_STA_BUSY_WIDTH 1u
 #define ABB_STA_BUSY_BOARD 1
+/* STA.TOUT [4]: Timeout bit (STATUS_TOUT) named by a later version of the original library, meaning undocumented; model: never set, reads 0 (board:DMAEngineWG.cpp) */
+#define ABB_STA_TOUT 0x00000010u
+#define ABB_STA_TOUT_SHIFT 4u
+#define ABB_STA_TOUT_WIDTH 1u
+#define ABB_STA_TOUT_BOARD 1
 /* STA behaviour POLL (board:DMAEngineWG.cpp): Completion by polling: wait until BUSY is clear; DONE without BUSY and 0 both count as finished, DONE with BUSY is an error */
 #define ABB_BEH_STA_POLL_BOARD 1
 /* STA behaviour CLR_RESET (board:DMAEngineWG.h): The channel reset clears STA (DONE and BUSY), in both modes */
