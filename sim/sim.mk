@@ -68,8 +68,8 @@ $(SIM_LIB): $(SIM_OBJS) $(SIM_VDIR)/.compiled
 	$(CXX) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so $(SIM_OBJS) \
 	  $(SIM_VDIR)/Vabb_top__ALL.a $(SIM_VDIR)/libverilated_pic.a $(SIM_SC_LIBS) -lz -pthread
 
-$(SIM_B)/smoke_abbsim: sim/smoke_abbsim.c sim/abbsim.h $(SIM_LIB)
-	$(CC) -std=c11 -O2 -g $(WARN) -Isim -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
+$(SIM_B)/smoke_abbsim: sim/smoke_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_LIB)
+	$(CC) -std=c11 -O2 -g $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
 
 sim-smoke: $(SIM_B)/smoke_abbsim
 	$(SIM_B)/smoke_abbsim
