@@ -3,34 +3,43 @@
 # suites (included by the top-level Makefile).
 #
 #   build-asan/  AddressSanitizer + UBSan, -fno-sanitize-recover=all (any
-#                undefined behaviour ends the run with an error). libabb, the
-#                DAQ layer, libabbsim (platform and the verilated model), the
-#                tools and the test bench are all instrumented.
+#                undefined behaviour ends the run with an error): libabb with
+#                the DAQ layer, libabbsim (platform and verilated model), the
+#                tools, the test bench and sim/test_abbsim. Verilator's own
+#                code is third-party: ASan only for its runtime, UBSan
+#                without the alignment check for the model it generates
+#                (sim/sim.mk, testbench/sanitize/README.md).
 #   build-tsan/  ThreadSanitizer: libabb (with the DAQ layer) and the test
-#                bench; the simulator is not built (SystemC's coroutines and
-#                an uninstrumented SystemC are outside what TSan can follow).
+#                bench; no simulator (SystemC switches coroutine stacks,
+#                which TSan cannot follow).
 #
-# Runs, one timing line each:
+# Stages, one timing line each ("sanitize: STAGE: N s"):
+#   build-asan, build-tsan   the two builds (logs in DIR/build.log)
 #   asan-model   every suite on the reference model (ABB_DEVICE=model)
-#   asan-sim     sim-test (the platform's own test program) and the suites
-#                $(SAN_SIM_SUITES) on the simulator (under 3 minutes together)
+#   asan-sim     sim/test_abbsim (the platform's own test program) and
+#                $(SAN_SIM_SUITES) on the simulator: every suite but
+#                daq_readout and daq_writer, which take 4 minutes there under
+#                ASan and run on the model in asan-model
 #   tsan-model   $(SAN_TSAN_SUITES) on the model: the DAQ modules run a
-#                transport thread beside the consumer, blocking waits
-#                across threads
-# Reports stop at the first finding (halt_on_error / exitcode); third-party
-# suppressions (none needed for the project's own code) are in
-# testbench/sanitize/{lsan,tsan}.supp with a reason per entry.
+#                transport thread beside the consumer; blocking waits from
+#                several threads
+# Every sanitizer stops at its first finding. ASan's stack-use-after-return
+# detection runs on the model only: SystemC's coroutine stack switches
+# defeat it (a false SEGV in the first SystemC thread). Suppressions, third-party code only,
+# with a reason each: testbench/sanitize/lsan.supp, tsan.supp.
 
 SAN_ASAN_B := build-asan
 SAN_TSAN_B := build-tsan
 SAN_COMMON := -O1 -g -fno-omit-frame-pointer
 SAN_ASAN_FLAGS := $(SAN_COMMON) -fsanitize=address,undefined -fno-sanitize-recover=all
 SAN_TSAN_FLAGS := $(SAN_COMMON) -fsanitize=thread
-SAN_SIM_SUITES ?= regs bad_input blocking cfgspace
+SAN_SIM_SUITES ?= regs dma_integrity blocking bad_input determinism discovery tlp_rules cfgspace \
+                  link vectors daq_units
 SAN_TSAN_SUITES ?= daq_units daq_readout daq_writer blocking
 SAN_LSAN_SUPP := $(abspath testbench/sanitize/lsan.supp)
 SAN_TSAN_SUPP := $(abspath testbench/sanitize/tsan.supp)
-SAN_ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:exitcode=86:strict_string_checks=1:detect_stack_use_after_return=1 \
+SAN_ASAN_OPTS := detect_leaks=1:halt_on_error=1:exitcode=86:strict_string_checks=1
+SAN_ASAN_ENV := ASAN_OPTIONS=$(SAN_ASAN_OPTS):detect_stack_use_after_return=0 \
                 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87 \
                 LSAN_OPTIONS=suppressions=$(SAN_LSAN_SUPP)
 SAN_TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:exitcode=88:second_deadlock_stack=1:suppressions=$(SAN_TSAN_SUPP)
@@ -60,12 +69,13 @@ sanitize-build-tsan:
 	  { tail -30 $(SAN_TSAN_B)/build.log; false; })
 
 sanitize-asan: sanitize-build-asan
-	$(call SAN_STAGE,asan-model (all suites),$(SAN_ASAN_ENV) ABB_DEVICE=model \
+	$(call SAN_STAGE,asan-model,$(SAN_ASAN_ENV) ASAN_OPTIONS=$(SAN_ASAN_OPTS):detect_stack_use_after_return=1 \
+	  ABB_DEVICE=model \
 	  timeout $(TB_TIMEOUT) $(SAN_ASAN_B)/abb_tests)
-	$(call SAN_STAGE,asan-sim (sim-test; suites $(SAN_SIM_SUITES)),$(SAN_ASAN_ENV) \
+	$(call SAN_STAGE,asan-sim,$(SAN_ASAN_ENV) \
 	  timeout 300 $(SAN_ASAN_B)/sim/test_abbsim && $(SAN_ASAN_ENV) ABB_DEVICE=sim \
 	  timeout $(TB_TIMEOUT) $(SAN_ASAN_B)/abb_tests $(SAN_SIM_SUITES))
 
 sanitize-tsan: sanitize-build-tsan
-	$(call SAN_STAGE,tsan-model (suites $(SAN_TSAN_SUITES)),$(SAN_TSAN_ENV) ABB_DEVICE=model \
+	$(call SAN_STAGE,tsan-model,$(SAN_TSAN_ENV) ABB_DEVICE=model \
 	  timeout $(TB_TIMEOUT) $(SAN_TSAN_B)/abb_tests $(SAN_TSAN_SUITES))
