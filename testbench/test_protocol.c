@@ -5,7 +5,7 @@
  * transfer does not end a wait; an interrupt taken by another thread, a
  * soft reset or abb_close end an interrupt-mode wait; INT64_MAX timeouts;
  * the device's wait limit (ABB_WAIT_LIMIT_MS); abb_close twice, and while
- * another thread waits.
+ * another thread waits; polled waits back off.
  *
  * A transfer that stays running on purpose: a fixed-address DMA read from
  * the event source's address (EVS_ADDR, model-defined) while the source is
@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
@@ -462,6 +463,39 @@ static void test_protocol_close_while_waiting_irq(void)
 	close_while_waiting(ABB_DMA_IRQ);
 }
 
+/* Simulator: a polled wait does not read STA flat out. 2 ms of device
+ * time on a read that does not end: after a few reads back to back the
+ * reads are spaced up to 100 us (flat out they come every ~0.5 us). */
+static void test_protocol_polled_wait_backs_off(void)
+{
+	char path[] = "/tmp/abb_tb_backoff_XXXXXX", line[512], sta[32];
+	int fd, reads = 0;
+	FILE *f;
+
+	REQUIRE_EVSRC();
+	TB_REQUIRE_SIM();
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(stall_start(0), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_sim_tlp_log(tb_dev, path), 0);
+	CU_ASSERT_EQUAL(abb_dma_read_wait(tb_dev, 2000000), -ETIMEDOUT);
+	CU_ASSERT_EQUAL(abb_sim_tlp_log(tb_dev, "/dev/null"), 0);
+	f = fopen(path, "r");
+	CU_ASSERT_FATAL(f != NULL);
+	snprintf(sta, sizeof(sta), "%x len=1", ABB_BLK_C2H + ABB_CH_STA);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, " MRd ") && strstr(line, sta))
+			reads++;
+	fclose(f);
+	unlink(path);
+	printf("\n    %d STA reads in 2 ms of a polled wait\n", reads);
+	CU_ASSERT(reads >= 10 && reads <= 100);
+	stall_release();
+	CU_ASSERT_EQUAL(abb_dma_read_wait(tb_dev, long_ns()), 0);
+	stall_cleanup();
+}
+
 static CU_TestInfo protocol_tests[] = {
 	{ "test_protocol_leftover_done_polled", test_protocol_leftover_done_polled },
 	{ "test_protocol_leftover_done_irq", test_protocol_leftover_done_irq },
@@ -470,6 +504,7 @@ static CU_TestInfo protocol_tests[] = {
 	{ "test_protocol_soft_reset_irq", test_protocol_soft_reset_irq },
 	{ "test_protocol_soft_reset_polled", test_protocol_soft_reset_polled },
 	{ "test_protocol_int64_max_timeouts", test_protocol_int64_max_timeouts },
+	{ "test_protocol_polled_wait_backs_off", test_protocol_polled_wait_backs_off },
 	{ "test_protocol_wait_limit", test_protocol_wait_limit },
 	{ "test_protocol_double_close", test_protocol_double_close },
 	{ "test_protocol_close_while_waiting_polled", test_protocol_close_while_waiting_polled },
