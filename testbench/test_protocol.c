@@ -412,26 +412,43 @@ static void *wait_forever(void *arg)
 	return NULL;
 }
 
+static void *irq_wait_forever(void *arg)
+{
+	struct waiter *w = arg;
+
+	__atomic_store_n(&w->started, 1, __ATOMIC_RELEASE);
+	w->rc = abb_irq_wait(tb_dev, ABB_IRQ_GEN, ABB_WAIT_FOREVER);
+	return NULL;
+}
+
 static void *close_dev(void *arg)
 {
 	abb_close(arg);
 	return NULL;
 }
 
-/* abb_close while another thread waits for a DMA that does not end: the
- * close stops the channel, the waiter returns an error, then the device is
- * freed. Neither blocks for ever (model included). */
+/* abb_close while another thread waits for a DMA that does not end (and,
+ * with interrupts, a third one in abb_irq_wait): the close stops the
+ * channel, the waiters return an error, then the device is freed. Nothing
+ * blocks for ever (model included). */
 static void close_while_waiting(unsigned flags)
 {
-	struct waiter w = { flags, 0, 0 };
+	struct waiter w = { flags, 0, 0 }, iw = { 0, 0, 0 };
 	struct timespec ts = { 0, 20000000 }, until;
 	abb_dev *d = tb_dev;
-	pthread_t wt, ct;
+	pthread_t wt, it, ct;
 	int rc;
 
 	CU_ASSERT_EQUAL_FATAL(stall_start(flags), 0);
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_RESET); /* the generator stays quiet */
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&wt, NULL, wait_forever, &w), 0);
-	while (!__atomic_load_n(&w.started, __ATOMIC_ACQUIRE))
+	if (flags & ABB_DMA_IRQ) {
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&it, NULL, irq_wait_forever, &iw), 0);
+	} else {
+		iw.started = 1;
+	}
+	while (!__atomic_load_n(&w.started, __ATOMIC_ACQUIRE) ||
+	       !__atomic_load_n(&iw.started, __ATOMIC_ACQUIRE))
 		nanosleep(&ts, NULL);
 	nanosleep(&ts, NULL); /* the waiter is inside its wait now (most likely) */
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&ct, NULL, close_dev, d), 0);
@@ -443,6 +460,10 @@ static void close_while_waiting(unsigned flags)
 	if (w.rc != -ECANCELED && w.rc != -EIO)
 		printf("\n    waiter ended with %d\n", w.rc);
 	CU_ASSERT(w.rc == -ECANCELED || w.rc == -EIO);
+	if (flags & ABB_DMA_IRQ) {
+		CU_ASSERT_EQUAL_FATAL(pthread_timedjoin_np(it, NULL, &until), 0);
+		CU_ASSERT(iw.rc == -ECANCELED || iw.rc == -EINVAL);
+	}
 	tb_dev = NULL;
 	pm[0] = pm[1] = NULL;
 	reopen();
