@@ -72,7 +72,7 @@ static int find_in(const char *text, char *bdf, size_t n)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(path);
 	memset(bdf, 0, n);
-	rc = abb_vfio_find(path, bdf, n);
+	rc = abb_vfio_find(NULL, path, bdf, n);
 	unlink(path);
 	return rc;
 }
@@ -121,10 +121,10 @@ static void test_discovery_bad_input(void)
 {
 	char bdf[32];
 
-	CU_ASSERT_EQUAL(abb_vfio_find("/nonexistent/abb-dump", bdf, sizeof(bdf)), -EIO);
+	CU_ASSERT_EQUAL(abb_vfio_find(NULL, "/nonexistent/abb-dump", bdf, sizeof(bdf)), -EIO);
 	CU_ASSERT(abb_last_error()[0] != '\0');
-	CU_ASSERT_EQUAL(abb_vfio_find("/nonexistent/abb-dump", NULL, 32), -EINVAL);
-	CU_ASSERT_EQUAL(abb_vfio_find("/nonexistent/abb-dump", bdf, 12), -EINVAL);
+	CU_ASSERT_EQUAL(abb_vfio_find(NULL, "/nonexistent/abb-dump", NULL, 32), -EINVAL);
+	CU_ASSERT_EQUAL(abb_vfio_find(NULL, "/nonexistent/abb-dump", bdf, 12), -EINVAL);
 }
 
 /* The simulated endpoint's config space, dumped as lspci would, is found
@@ -149,7 +149,7 @@ static void test_discovery_sim_config_space(void)
 	CU_ASSERT_EQUAL(rc, 0);
 	tb_close();
 	if (rc == 0) {
-		rc = abb_vfio_find(path, bdf, sizeof(bdf));
+		rc = abb_vfio_find(NULL, path, bdf, sizeof(bdf));
 		if (rc != 1)
 			printf("\n    abb_vfio_find(simulator's config dump): %d (%s)\n", rc,
 			       abb_last_error());

@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[i], "find")) {
 		char bdf[32];
 
-		rc = abb_vfio_find(i + 1 < argc ? argv[i + 1] : NULL, bdf, sizeof bdf);
+		rc = abb_vfio_find(NULL, i + 1 < argc ? argv[i + 1] : NULL, bdf, sizeof bdf);
 		if (rc < 0)
 			return fail("find", rc);
 		printf("%s (%d ABB%s found)\n", bdf, rc, rc == 1 ? "" : "s");
