@@ -190,7 +190,9 @@ int tb_sysfs_make(char *root, size_t rootlen, const struct tb_sysfs_dev *devs, s
 		sscanf(d->bdf, "%x:%x", &dom, &bus);
 		snprintf(dir, sizeof dir, "sys/devices/pci%04x:%02x/%s", dom, bus, d->bdf);
 		config_space(cfg, d, vendor, device, cls, bar0, bar1);
-		ok |= at(path, sizeof path, root, "%s/config", dir) || put(path, cfg, sizeof cfg, 0644);
+		ok |= at(path, sizeof path, root, "%s/config", dir) ||
+		      put(path, cfg, d->cfg_bytes > 0 && d->cfg_bytes < 256 ? (size_t)d->cfg_bytes : 256,
+			  0644);
 		snprintf(text, sizeof text, "0x%04x\n", vendor);
 		ok |= puts_at(root, text, "%s/vendor", dir) | puts_at(root, text, "%s/subsystem_vendor", dir);
 		snprintf(text, sizeof text, "0x%04x\n", device);

@@ -38,6 +38,8 @@ struct tb_sysfs_dev {
 	int msi;              /* 1: an MSI capability in config space */
 	int pin;              /* Interrupt Pin: 0 none, 1 INTA .. 4 INTD */
 	int irq;              /* the `irq` file */
+	int cfg_bytes;        /* size of the `config` file: 0 = 256; 64 = what a
+			       * user other than root reads */
 };
 
 /* The rest of the machine. */

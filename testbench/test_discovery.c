@@ -378,6 +378,16 @@ static void test_discovery_sysfs_no_group_msi(void)
 	CU_ASSERT_EQUAL(irq.msix, 0);
 	CU_ASSERT_EQUAL(abb_vfio_irqinfo(sys, "0000:09:00.0", &irq), -ENODEV);
 	tb_sysfs_remove(root);
+
+	/* the 64 bytes a user other than root reads: the pin, MSI unknown */
+	devs[0].cfg_bytes = 64;
+	MAKE_TREE(root, devs, NULL);
+	sys = tb_sysfs_sys(root);
+	CU_ASSERT_EQUAL(abb_vfio_irqinfo(sys, "0000:03:00.0", &irq), 0);
+	CU_ASSERT_EQUAL(irq.pin, 1);
+	CU_ASSERT_EQUAL(irq.msi, -1);
+	CU_ASSERT_EQUAL(irq.msix, -1);
+	tb_sysfs_remove(root);
 }
 
 /* libpci's errors come back as -EIO with its message (its default hook
