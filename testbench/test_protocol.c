@@ -261,6 +261,57 @@ static void test_protocol_stolen_interrupt_thread(void)
 	good_read(4096, ABB_DMA_IRQ, 210);
 }
 
+struct releaser {
+	uint64_t t_rel;
+};
+
+static void *release_later(void *arg)
+{
+	struct releaser *r = arg;
+	struct timespec ts = { 0, 5000000 };
+
+	nanosleep(&ts, NULL);
+	r->t_rel = tb_now_ns();
+	stall_release();
+	return NULL;
+}
+
+/* An interrupt nobody collected yet (a DMA write by interrupt whose wait
+ * comes later) holds the interrupt line (ISR & IER, a level) high. A DMA
+ * read by interrupt started after it must still get an interrupt of its
+ * own: its wait acknowledges the other source before it sleeps, so the
+ * read's completion is a new rising edge (DIAG_MSI counts both), not
+ * noticed only at the end of a 1 ms slice. */
+static void test_protocol_pending_other_interrupt(void)
+{
+	struct releaser r = { 0 };
+	uint32_t n0, n1;
+	uint64_t t_ret;
+	pthread_t t;
+	int rc;
+
+	REQUIRE_EVSRC();
+	tb_fill(pb[1], 4096, 800);
+	n0 = tb_reg(ABB_REG_DIAG_MSI);
+	CU_ASSERT_EQUAL_FATAL(abb_dma_write_start(tb_dev, pm[1], 0, 0x20000, 4096, ABB_DMA_IRQ), 0);
+	while (tb_reg(ABB_BLK_H2C + ABB_CH_STA) & ABB_STA_BUSY)
+		;
+	CU_ASSERT_EQUAL_FATAL(stall_start(ABB_DMA_IRQ), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, release_later, &r), 0);
+	rc = abb_dma_read_wait(tb_dev, long_ns());
+	t_ret = tb_now_ns();
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT(has_event());
+	n1 = tb_reg(ABB_REG_DIAG_MSI);
+	printf("\n    read done %llu ns after the release; %u interrupts\n",
+	       (unsigned long long)(t_ret - r.t_rel), n1 - n0);
+	CU_ASSERT(n1 - n0 >= 2);
+	CU_ASSERT_EQUAL(abb_dma_write_wait(tb_dev, long_ns()), 0);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_IER) & 7u, 0);
+	stall_cleanup();
+}
+
 /* GCR.SOFT_RESET (model-defined) stops a running transfer without an
  * interrupt: the wait ends with -EIO within its slice, the channel is
  * free, and the next transfer works. */
@@ -522,6 +573,7 @@ static CU_TestInfo protocol_tests[] = {
 	{ "test_protocol_leftover_done_irq", test_protocol_leftover_done_irq },
 	{ "test_protocol_stolen_interrupt", test_protocol_stolen_interrupt },
 	{ "test_protocol_stolen_interrupt_thread", test_protocol_stolen_interrupt_thread },
+	{ "test_protocol_pending_other_interrupt", test_protocol_pending_other_interrupt },
 	{ "test_protocol_soft_reset_irq", test_protocol_soft_reset_irq },
 	{ "test_protocol_soft_reset_polled", test_protocol_soft_reset_polled },
 	{ "test_protocol_int64_max_timeouts", test_protocol_int64_max_timeouts },

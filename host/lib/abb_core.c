@@ -458,6 +458,35 @@ static int irq_ack(abb_dev *dev, uint32_t fired)
 	return rc;
 }
 
+/* Before a waiter sleeps on the interrupt count (first sleep, or after a
+ * wake that was not for keep): acknowledges every other source that is
+ * pending (ISR & IER), as the original driver's handler did for whatever
+ * fired. Otherwise an interrupt nobody collected yet would hold the level
+ * line high (INTx; on VFIO also masked) and the waiter's own interrupt
+ * would be no new edge. The other sources' waiters read their status
+ * (STA, or ISR, which keeps the bit) and still see them. */
+int abb_irq_ack_others(abb_dev *dev, uint32_t keep)
+{
+	uint32_t isr, ier, other = 0;
+	int rc;
+
+	pthread_mutex_lock(&dev->irq_lock);
+	rc = abb_rd(dev, ABB_REG_ISR, &isr);
+	if (!rc && (isr & ~keep))
+		rc = abb_rd(dev, ABB_REG_IER, &ier);
+	else
+		ier = 0;
+	if (!rc) {
+		other = isr & ier & ~keep;
+		if (other)
+			rc = abb_wr(dev, ABB_REG_IER, ier & ~other);
+	}
+	pthread_mutex_unlock(&dev->irq_lock);
+	if (!rc && other)
+		abb_irq_unmask(dev);
+	return rc;
+}
+
 int abb_irq_wait(abb_dev *dev, unsigned source, int64_t timeout_ns)
 {
 	const uint32_t all = ABB_ISR_C2H | ABB_ISR_H2C | ABB_ISR_IGEN;
@@ -489,7 +518,7 @@ int abb_irq_wait(abb_dev *dev, unsigned source, int64_t timeout_ns)
 	end = abb_deadline(start, timeout_ns);
 	limit_end = dev->wait_limit_ns ? abb_deadline(start, (int64_t)dev->wait_limit_ns) :
 					 UINT64_MAX;
-	for (;;) {
+	for (bool woke = true;; woke = rc == 0) {
 		uint64_t stop = end < limit_end ? end : limit_end;
 		int64_t slice = ABB_IRQ_SLICE_NS;
 
@@ -497,6 +526,8 @@ int abb_irq_wait(abb_dev *dev, unsigned source, int64_t timeout_ns)
 		if (rc)
 			break;
 		fired = isr & source;
+		if (!fired && woke && (rc = abb_irq_ack_others(dev, source)) != 0)
+			break;
 		if (fired) {
 			rc = irq_ack(dev, fired);
 			/* give back the other enable bits this call set */

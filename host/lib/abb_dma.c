@@ -588,7 +588,7 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 		if (rc)
 			return chan_fail(fn, dev, ch, rc);
 	}
-	for (;;) {
+	for (bool woke = flags & ABB_DMA_IRQ;; woke = rc == 0 && (flags & ABB_DMA_IRQ)) {
 		if (!closer && abb_dev_closing(dev))
 			return chan_fail(fn, dev, ch, abb_err(-ECANCELED, "abb_close() was called "
 							      "while waiting"));
@@ -598,6 +598,11 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 		if (!(sta & ABB_STA_BUSY) || (sta & ABB_STA_DONE))
 			break; /* finished, with or without an error */
 		saw_busy = true;
+		/* before the first sleep, and when woken by someone else's
+		 * interrupt: acknowledge the others, so that ours is a new
+		 * edge of the line */
+		if (woke && (rc = abb_irq_ack_others(dev, ch->irq_bit)) != 0)
+			return chan_fail(fn, dev, ch, rc);
 		if (dev->watchdog_s && wall_s() - wall_start > dev->watchdog_s)
 			return chan_fail(fn, dev, ch, abb_err(-ETIME, "the %s is still running after "
 							      "%u s of wall-clock time (simulation "

@@ -181,6 +181,11 @@ ABB_HIDDEN uint64_t abb_deadline(uint64_t start, int64_t timeout_ns);
 /* After an interrupt source was cleared (IER bit): the backend's
  * irq_unmask, if it has one. */
 ABB_HIDDEN void abb_irq_unmask(abb_dev *dev);
+/* Before a wait for the sources in keep sleeps (first time, or after a
+ * wake that was not for keep): clears the IER bits of the other pending
+ * sources (ISR & IER) and unmasks, so that the shared level line can rise
+ * again for keep. */
+ABB_HIDDEN int abb_irq_ack_others(abb_dev *dev, uint32_t keep);
 
 /* abb_core.c: register access without argument checks (for library code). */
 ABB_HIDDEN int abb_rd(abb_dev *dev, uint32_t off, uint32_t *val);

@@ -127,8 +127,12 @@ int abb_dmabuf_unmap(abb_dmabuf *buf);
  * ABB_DMA_IRQ the wait sleeps until an interrupt or for at most 1 ms of
  * device time, then reads STA again, so it ends even if another thread
  * acknowledged the interrupt (abb_irq_wait); at the end the channel's IER
- * bit is cleared (the acknowledge). Polled waits read STA a few times back
- * to back, then at intervals growing from 1 us to 100 us.
+ * bit is cleared (the acknowledge). Before it sleeps, a wait by interrupt
+ * (and abb_irq_wait) acknowledges any other pending source (clears the IER
+ * bit of each ISR & IER bit not its own), as the original driver's
+ * interrupt handler did: an interrupt nobody collected yet would hold the
+ * level (INTx) line high. Polled waits read STA a few times back to back,
+ * then at intervals growing from 1 us to 100 us.
  */
 ABB_MUST_USE int abb_dma_read(abb_dev *dev, abb_dmabuf *buf, size_t off,
 			      uint32_t board_addr, size_t len, unsigned flags);
