@@ -414,7 +414,11 @@ static void test_regs_ier_bits_independent(void)
 	tb_reg_set(ABB_REG_IER, ABB_ISR_C2H | ABB_ISR_IGEN);
 	CU_ASSERT_EQUAL(tb_reg(ABB_REG_IER) & 7u, ABB_ISR_C2H | ABB_ISR_IGEN);
 
-	/* abb_irq_wait(GEN) enables and then disables only the GEN bit */
+	/* abb_irq_wait(GEN) enables and then disables only the GEN bit (the
+	 * channels' ISR bits clear, by their resets or write-1-to-clear: a
+	 * pending channel source would be acknowledged by the wait) */
+	tb_reg_set(ABB_BLK_C2H + ABB_CH_CTRL, ABB_CTRL_RESET_CODE | ABB_CTRL_V | ABB_CTRL_BAR);
+	tb_reg_set(ABB_BLK_H2C + ABB_CH_CTRL, ABB_CTRL_RESET_CODE | ABB_CTRL_V | ABB_CTRL_BAR);
 	tb_reg_set(ABB_REG_ISR, 0xFFFFFFFFu);
 	tb_reg_set(ABB_REG_IER, ABB_ISR_C2H | ABB_ISR_H2C);
 	tb_reg_set(ABB_REG_IGEN_LAT, 250);
