@@ -14,6 +14,8 @@
  * thread) and the taking thread (a transport) never contend for a lock.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,8 +72,18 @@ static size_t page_size(void)
  * shared). On failure nothing is added. */
 static int pool_add(abb_daq_pool *p, unsigned more)
 {
-	size_t pg = page_size(), bytes = (p->bufsize + pg - 1) / pg * pg;
-	unsigned n = p->n + more, i;
+	size_t pg = page_size(), bytes;
+	unsigned n, i;
+
+	/* overflow-checked: the count (UINT_MAX more wrapped to fewer buffers
+	 * and the memmove below ran past the tables; a wrap to 0 made realloc
+	 * free them), the tables' byte sizes and the page-rounded buffer size */
+	if (more > UINT_MAX - p->n || p->bufsize > SIZE_MAX - pg)
+		return -EOVERFLOW;
+	n = p->n + more;
+	if (n > SIZE_MAX / sizeof(abb_daq_buf *))
+		return -EOVERFLOW;
+	bytes = (p->bufsize + pg - 1) / pg * pg;
 	abb_daq_buf **bufs = realloc(p->bufs, n * sizeof *bufs);
 
 	if (!bufs)
@@ -238,6 +250,8 @@ int abb_daq_pool_get(abb_daq_pool *p, abb_daq_buf **b, int64_t timeout_ns)
 
 void abb_daq_buf_ref(abb_daq_buf *b)
 {
+	if (!b)
+		return; /* as abb_daq_buf_release(NULL) */
 	__atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
 }
 

@@ -98,7 +98,7 @@ int abb_sim_cfg_read(abb_dev *dev, unsigned off, unsigned size, uint32_t *val)
 		return rc;
 	if (!val)
 		return abb_err(-EINVAL, "abb_sim_cfg_read: val is NULL");
-	if ((size != 1 && size != 2 && size != 4) || off % size || off + size > 4096)
+	if ((size != 1 && size != 2 && size != 4) || off % size || off >= 4096 || size > 4096 - off)
 		return abb_err(-EINVAL, "abb_sim_cfg_read: offset 0x%x size %u: accepted size 1, 2 "
 			       "or 4, naturally aligned, below 4096", off, size);
 	return dev->be->sim_cfg_read(dev, off, size, val);
@@ -110,7 +110,7 @@ int abb_sim_cfg_write(abb_dev *dev, unsigned off, unsigned size, uint32_t val)
 
 	if (rc)
 		return rc;
-	if ((size != 1 && size != 2 && size != 4) || off % size || off + size > 4096)
+	if ((size != 1 && size != 2 && size != 4) || off % size || off >= 4096 || size > 4096 - off)
 		return abb_err(-EINVAL, "abb_sim_cfg_write: offset 0x%x size %u: accepted size 1, 2 "
 			       "or 4, naturally aligned, below 4096", off, size);
 	return dev->be->sim_cfg_write(dev, off, size, val);

@@ -122,11 +122,15 @@ struct abb_daq_buf {
 };
 typedef struct abb_daq_buf abb_daq_buf;
 
-/* nbufs buffers of bufsize bytes (multiple of 4). */
+/* nbufs buffers of bufsize bytes (multiple of 4). -EINVAL for 0 or not a
+ * multiple of 4, -EOVERFLOW when the sizes do not fit size_t or the count
+ * unsigned, -ENOMEM when the memory is not there. */
 ABB_MUST_USE int abb_daq_pool_create(abb_daq_pool **pool, const char *name, size_t bufsize,
 				     unsigned nbufs);
 /* Adds more buffers (ids continue); existing buffers stay where they are.
- * Devices map the new buffers at their next use of the pool. */
+ * Devices map the new buffers at their next use of the pool. On failure
+ * (-EINVAL, -EOVERFLOW past UINT_MAX buffers, -ENOMEM) the pool is
+ * unchanged. */
 ABB_MUST_USE int abb_daq_pool_grow(abb_daq_pool *pool, unsigned more);
 /* -EBUSY (and nothing freed) while buffers are taken. NULL is ignored. */
 int abb_daq_pool_destroy(abb_daq_pool *pool);
@@ -142,8 +146,10 @@ unsigned abb_daq_pool_generation(abb_daq_pool *pool);
 /* Buffer by id (NULL if out of range). */
 abb_daq_buf *abb_daq_pool_buf(abb_daq_pool *pool, uint32_t id);
 
+/* Adds one reference. NULL is ignored (as by release). */
 void abb_daq_buf_ref(abb_daq_buf *buf);
-/* Drops one reference; the last one returns the buffer to its pool. */
+/* Drops one reference; the last one returns the buffer to its pool. NULL
+ * is ignored. */
 void abb_daq_buf_release(abb_daq_buf *buf);
 
 /* ---- queues ------------------------------------------------------------- */

@@ -1,0 +1,254 @@
+/*
+ * test_robust.c - hostile input (issue 9): every finding outside the DMA
+ * and interrupt protocol is a test here that failed before its fix. After
+ * each rejected or failed call a normal DMA of a random size must return
+ * the right bytes with the guard bytes around the host buffer untouched
+ * (robust_dma_ok).
+ *
+ * Findings and tests:
+ *   1 very long timeouts, advance past the clock's end   test_robust_long_timeouts
+ *   2 config-space offsets that wrap                     test_robust_cfg_offsets_wrap
+ *   3 pool growth that overflows                         test_robust_pool_overflow
+ *   8 slow links and clocks                              test_robust_slow_link_and_clock
+ */
+#define _GNU_SOURCE
+#include "tb.h"
+#include "test_daq.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <abb/abb_regs.h>
+#include <abb/abb_sim.h>
+
+#define GUARD 4096u            /* guard bytes on each side of the DMA area */
+#define AREA (64u * 1024u)     /* the DMA area */
+#define GUARD_BYTE 0xA5
+
+/* expr must give exactly err, and leave a message in abb_last_error(). */
+#define EXPECT_ERR(expr, err)                                                    \
+	do {                                                                     \
+		int rc_ = (expr);                                                \
+		if (rc_ != (err))                                                \
+			printf("\n    %s: got %d, want %d (%s)\n", #expr, rc_, (err), \
+			       abb_strerror(err));                               \
+		CU_ASSERT_EQUAL(rc_, (err));                                     \
+		if (rc_ < 0)                                                     \
+			CU_ASSERT(*abb_last_error() != '\0');                    \
+	} while (0)
+
+static uint32_t rnd_state = 12345;
+
+static uint32_t rnd(void)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return rnd_state >> 8;
+}
+
+/* A normal DMA write and read of a random size (multiple of 4, 4..AREA)
+ * through a freshly mapped area with guard pages on both sides: the bytes
+ * are right, the guards untouched, both channels idle. Returns 1 if so. */
+static int robust_dma_ok(void)
+{
+	size_t len = ((rnd() % AREA) & ~(size_t)3) + 4, total = GUARD + AREA + GUARD;
+	uint8_t *mem = tb_alloc_pages(total), *area, *want;
+	abb_dmabuf *b = NULL;
+	size_t bar1 = 0;
+	uint32_t board;
+	int ok = 0;
+
+	want = malloc(AREA);
+	if (!mem || !want || !tb_dev || abb_mem_size(tb_dev, &bar1) || bar1 < AREA)
+		goto out;
+	area = mem + GUARD;
+	memset(mem, GUARD_BYTE, total);
+	if (abb_dmabuf_map(tb_dev, area, AREA, &b)) {
+		printf("\n    robust_dma_ok: map: %s\n", abb_last_error());
+		goto out;
+	}
+	board = (rnd() % (uint32_t)(bar1 - AREA + 4)) & ~3u;
+	tb_fill(want, len, rnd());
+	memcpy(area, want, len);
+	if (abb_dma_write(tb_dev, b, 0, board, len, 0)) {
+		printf("\n    robust_dma_ok: DMA write of %zu bytes: %s\n", len, abb_last_error());
+		goto unmap;
+	}
+	memset(area, 0, len);
+	if (abb_dma_read(tb_dev, b, 0, board, len, rnd() & 1 ? ABB_DMA_IRQ : 0)) {
+		printf("\n    robust_dma_ok: DMA read of %zu bytes: %s\n", len, abb_last_error());
+		goto unmap;
+	}
+	ok = tb_same("robust DMA", area, want, len) &&
+	     tb_all_byte("guard before", mem, GUARD, GUARD_BYTE) &&
+	     tb_all_byte("guard after", area + AREA, GUARD, GUARD_BYTE) &&
+	     tb_all_byte("area after the DMA", area + len, AREA - len, GUARD_BYTE);
+unmap:
+	if (abb_dmabuf_unmap(b)) {
+		printf("\n    robust_dma_ok: unmap: %s\n", abb_last_error());
+		ok = 0;
+	}
+out:
+	free(mem);
+	free(want);
+	return ok;
+}
+
+/* No protocol error recorded by the simulator since the last call. */
+static int no_protocol_errors(void)
+{
+	char msg[1024] = "";
+	int n;
+
+	if (!tb_is_sim())
+		return 1;
+	n = abb_sim_protocol_errors(tb_dev, msg, sizeof msg);
+	if (n)
+		printf("\n    %d protocol errors: %s\n", n, msg);
+	return n == 0;
+}
+
+/* ---- 1: very long timeouts ---- */
+
+static void test_robust_long_timeouts(void)
+{
+	size_t len = 256u * 1024u;
+	uint8_t *mem = tb_alloc_pages(len), *want = malloc(len);
+	abb_dmabuf *b;
+	uint64_t t0 = 0, t1 = 0;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_FATAL(mem && want);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, mem, len, &b), 0);
+	/* a DMA by interrupt waited for with INT64_MAX: no device-time limit */
+	tb_fill(want, len, 91);
+	memcpy(mem, want, len);
+	CU_ASSERT_EQUAL(abb_dma_write(tb_dev, b, 0, 0, len, 0), 0);
+	memset(mem, 0, len);
+	CU_ASSERT_EQUAL(abb_dma_read_start(tb_dev, b, 0, 0, len, ABB_DMA_IRQ), 0);
+	EXPECT_ERR(abb_dma_read_wait(tb_dev, INT64_MAX), 0);
+	CU_ASSERT(tb_same("DMA waited for with INT64_MAX", mem, want, len));
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	/* the interrupt generator, waited for with INT64_MAX */
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_RESET);
+	tb_reg_set(ABB_REG_IGEN_LAT, 1000);
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_ARM);
+	EXPECT_ERR(abb_irq_wait(tb_dev, ABB_IRQ_GEN, INT64_MAX), (int)ABB_IRQ_GEN);
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_ACK);
+	CU_ASSERT(no_protocol_errors());
+	/* advancing past the end of the clock is refused; time never goes back */
+	if (tb_is_sim()) {
+		CU_ASSERT_EQUAL(abb_time_ns(tb_dev, &t0), 0);
+		EXPECT_ERR(abb_sim_advance(tb_dev, INT64_MAX), -EINVAL);
+		CU_ASSERT(strstr(abb_last_error(), "64-bit") != NULL);
+		CU_ASSERT_EQUAL(abb_time_ns(tb_dev, &t1), 0);
+		CU_ASSERT(t1 >= t0);
+		CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 1000), 0);
+		CU_ASSERT_EQUAL(abb_time_ns(tb_dev, &t1), 0);
+		CU_ASSERT(t1 >= t0 + 1000);
+	}
+	CU_ASSERT(robust_dma_ok());
+	free(mem);
+	free(want);
+}
+
+/* ---- 2: config-space offsets that wrap ---- */
+
+static void test_robust_cfg_offsets_wrap(void)
+{
+	uint32_t v = 0, id = 0;
+
+	TB_REQUIRE_SIM();
+	EXPECT_ERR(abb_sim_cfg_read(tb_dev, 0xFFFFFFFCu, 4, &v), -EINVAL);
+	EXPECT_ERR(abb_sim_cfg_read(tb_dev, 0xFFFFFFFFu, 1, &v), -EINVAL);
+	EXPECT_ERR(abb_sim_cfg_write(tb_dev, 0xFFFFFFFEu, 2, 0x1234), -EINVAL);
+	EXPECT_ERR(abb_sim_cfg_write(tb_dev, 0xFFFFFFFCu, 4, 0), -EINVAL);
+	EXPECT_ERR(abb_sim_cfg_read(tb_dev, 4096, 4, &v), -EINVAL);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 4092, 4, &v), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0, 4, &id), 0);
+	CU_ASSERT_EQUAL(id, 0x015310dcu);
+	CU_ASSERT(robust_dma_ok());
+}
+
+/* ---- 3: pool growth that overflows ---- */
+
+static void test_robust_pool_overflow(void)
+{
+	abb_daq_pool *p = NULL;
+	abb_daq_buf *b;
+
+	CU_ASSERT_EQUAL_FATAL(abb_daq_pool_create(&p, "robust", 4096, 4), 0);
+	CU_ASSERT(abb_daq_pool_grow(p, UINT_MAX) < 0);
+	CU_ASSERT(abb_daq_pool_grow(p, UINT_MAX - 3) < 0);
+	CU_ASSERT(abb_daq_pool_grow(p, UINT_MAX - 4) < 0);
+	CU_ASSERT_EQUAL(abb_daq_pool_size(p), 4);
+	CU_ASSERT_EQUAL(abb_daq_pool_free(p), 4);
+	CU_ASSERT_EQUAL(abb_daq_pool_get(p, &b, 0), 0);
+	memset(b->data, 1, b->size);
+	abb_daq_buf_release(b);
+	CU_ASSERT_EQUAL(abb_daq_pool_grow(p, 2), 0);
+	CU_ASSERT_EQUAL(abb_daq_pool_size(p), 6);
+	CU_ASSERT_EQUAL(abb_daq_pool_destroy(p), 0);
+	/* a buffer size that cannot be rounded up to pages */
+	p = (abb_daq_pool *)1;
+	CU_ASSERT(abb_daq_pool_create(&p, "huge", SIZE_MAX & ~(size_t)3, 1) < 0);
+	CU_ASSERT_PTR_NULL(p);
+	/* NULL is ignored by ref as by release */
+	abb_daq_buf_ref(NULL);
+	abb_daq_buf_release(NULL);
+}
+
+/* ---- 8: slow links and clocks: accepted values work ---- */
+
+static void slow_case(const char *var, const char *val)
+{
+	int rc;
+
+	setenv(var, val, 1);
+	rc = tb_reopen(NULL);
+	if (rc)
+		printf("\n    %s=%s: abb_open: %s\n", var, val, abb_last_error());
+	CU_ASSERT_EQUAL(rc, 0);
+	if (!rc) {
+		if (!robust_dma_ok())
+			printf("\n    %s=%s: DMA failed\n", var, val);
+		CU_ASSERT(no_protocol_errors());
+	}
+	unsetenv(var);
+}
+
+static void test_robust_slow_link_and_clock(void)
+{
+	TB_REQUIRE_SIM();
+	slow_case("ABB_SIM_LINK_NS", "25000");
+	slow_case("ABB_SIM_LINK_NS", "1000000");
+	slow_case("ABB_SIM_CLK_MHZ", "10");
+	slow_case("ABB_SIM_CLK_MHZ", "15");
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
+static int robust_init(void)
+{
+	return tb_suite_open();
+}
+
+static CU_TestInfo robust_tests[] = {
+	{ "test_robust_long_timeouts", test_robust_long_timeouts },
+	{ "test_robust_cfg_offsets_wrap", test_robust_cfg_offsets_wrap },
+	{ "test_robust_pool_overflow", test_robust_pool_overflow },
+	{ "test_robust_slow_link_and_clock", test_robust_slow_link_and_clock },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo robust_suites[] = {
+	{ "robust", robust_init, tb_suite_close, NULL, NULL, robust_tests },
+	CU_SUITE_INFO_NULL,
+};
+
+CU_ErrorCode tb_register_robust(void)
+{
+	return CU_register_suites(robust_suites);
+}
