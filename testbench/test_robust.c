@@ -9,7 +9,11 @@
  *   1 very long timeouts, advance past the clock's end   test_robust_long_timeouts
  *   2 config-space offsets that wrap                     test_robust_cfg_offsets_wrap
  *   3 pool growth that overflows                         test_robust_pool_overflow
+ *   4 DAQ transport forgets a running DMA                test_robust_daq_stop_unbounded_timeout,
+ *                                                        test_robust_daq_watchdog_error
  *   8 slow links and clocks                              test_robust_slow_link_and_clock
+ *  11 NumBuffers=1, module destroyed under a consumer    test_robust_daq_modules
+ *  11,12 DAQ parameters: all or nothing, exact numbers   test_robust_daq_params
  */
 #define _GNU_SOURCE
 #include "tb.h"
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <abb/abb_regs.h>
@@ -230,6 +235,178 @@ static void test_robust_slow_link_and_clock(void)
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
 }
 
+/* ---- 4: the DAQ transport never forgets a running DMA ---- */
+
+static double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A standalone readout of the event source's FIFO with the source off: the
+ * DMA never ends. */
+static abb_daq_module *starving_readout(abb_daq_device *d, int64_t timeout_ns)
+{
+	struct abb_daq_params p;
+	abb_daq_module *m = NULL;
+	uint32_t addr = 0;
+
+	if (abb_daq_evs_start(d, 0x11, 60, 0, &addr) || abb_daq_evs_stop(d))
+		return NULL;
+	abb_daq_params_default(&p);
+	p.address = addr;
+	p.fifo = 1;
+	p.buffer_size = 4096;
+	p.num_buffers = 4;
+	p.timeout_ns = timeout_ns;
+	if (abb_daq_readout_create(&m, d, NULL, &p) || abb_daq_module_start(m)) {
+		abb_daq_module_destroy(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* Timeout=-1: module_stop is bounded (it took the simulator's whole
+ * watchdog, and never returned on the model). */
+static void test_robust_daq_stop_unbounded_timeout(void)
+{
+	abb_daq_device *d = NULL;
+	abb_daq_module *m;
+	double t0, dt;
+
+	TB_REQUIRE_DEV();
+	if (tb_is_sim())
+		CU_ASSERT_EQUAL_FATAL(tb_reopen("watchdog_s=20"), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_device_attach(&d, tb_dev, 0), 0);
+	m = starving_readout(d, -1);
+	CU_ASSERT_PTR_NOT_NULL(m);
+	if (m) {
+		daq_sleep_us(50000);
+		t0 = wall_s();
+		(void)abb_daq_module_stop(m);
+		dt = wall_s() - t0;
+		if (dt > 5)
+			printf("\n    module_stop with Timeout=-1 took %.1f s\n", dt);
+		CU_ASSERT(dt < 5);
+		abb_daq_module_destroy(m);
+	}
+	abb_daq_device_close(d);
+	CU_ASSERT_EQUAL(tb_reg(ABB_BLK_C2H + ABB_CH_STA) & ABB_STA_BUSY, 0);
+	CU_ASSERT(robust_dma_ok());
+	if (tb_is_sim())
+		CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
+/* The simulator's watchdog ends a wait with -ETIME: the transport stops
+ * the channel and collects the transfer (it dropped the buffer while
+ * libabb still held the channel: the next start got -EBUSY, the pool was
+ * freed while mapped and a later map of fresh memory got -EEXIST). */
+static void test_robust_daq_watchdog_error(void)
+{
+	abb_daq_device *d = NULL;
+	abb_daq_module *m;
+	struct abb_daq_stats st;
+
+	TB_REQUIRE_SIM();
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("watchdog_s=2"), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_device_attach(&d, tb_dev, 0), 0);
+	m = starving_readout(d, 10000000000000ll); /* 10^13 ns: the watchdog ends it */
+	CU_ASSERT_PTR_NOT_NULL(m);
+	if (m) {
+		CU_ASSERT_EQUAL(abb_daq_module_wait(m, 30000), 0);
+		abb_daq_module_stats(m, &st);
+		CU_ASSERT_EQUAL(st.last, ABB_DAQ_ERROR);
+		CU_ASSERT(st.error < 0);
+		abb_daq_module_destroy(m);
+	}
+	abb_daq_device_close(d);
+	/* the channel is free and fresh memory maps (the pool's did not stay
+	 * mapped behind freed memory) */
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT(robust_dma_ok());
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
+/* ---- 11, 12: DAQ parameters, pools, buffers ---- */
+
+static void test_robust_daq_params(void)
+{
+	struct abb_daq_params p, q;
+	static const char *const bad[] = {
+		"Threads=4294967298", "Standalone=4294967296", "BufferSize=18014398509481984K",
+		"BufferSize=18446744073709551615M", "NumBuffers=4294967296", "NumBuffers=-1",
+		"Address=-4", "Threads= 2", "Threads=+2", "Threads=2x", "Threads=", "Timeout=--1",
+		"Timeout=9223372036854775808", "MaxBuffers=18446744073709551616", "Nope=1",
+	};
+
+	abb_daq_params_default(&p);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		q = p;
+		if (abb_daq_params_parse(&q, bad[i]) != -EINVAL)
+			printf("\n    \"%s\" accepted\n", bad[i]);
+		CU_ASSERT_EQUAL(abb_daq_params_parse(&q, bad[i]), -EINVAL);
+		CU_ASSERT_EQUAL(memcmp(&q, &p, sizeof p), 0);
+	}
+	/* all or nothing: the good items before a bad one are not applied */
+	q = p;
+	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "NumBuffers=5,QueueLength=9,Threads=x"), -EINVAL);
+	CU_ASSERT_EQUAL(memcmp(&q, &p, sizeof p), 0);
+	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "BufferSize=4K,NumBuffers=0x10,Timeout=-1,"
+					     "SpinNs=-9223372036854775808,Region=1M"), 0);
+	CU_ASSERT_EQUAL(q.buffer_size, 4096);
+	CU_ASSERT_EQUAL(q.num_buffers, 16);
+	CU_ASSERT_EQUAL(q.timeout_ns, -1);
+	CU_ASSERT_EQUAL(q.spin_ns, INT64_MIN);
+	CU_ASSERT_EQUAL(q.region, 1u << 20);
+	/* no signed overflow on the way: exact, or refused */
+	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "BufferSize=9007199254740993K"), 0);
+	CU_ASSERT_EQUAL(q.buffer_size, (size_t)9007199254740993ull * 1024u);
+}
+
+/* NumBuffers=1 (a module that could never finish) is refused; a module
+ * destroyed while a consumer holds one of its buffers leaves the buffer
+ * valid, and the pool goes with its last buffer. */
+static void test_robust_daq_modules(void)
+{
+	struct abb_daq_params p;
+	abb_daq_device *d = NULL;
+	abb_daq_module *m = NULL;
+	abb_daq_pool *pool = NULL;
+	abb_daq_buf *b = NULL;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_EQUAL_FATAL(abb_daq_device_attach(&d, tb_dev, 0), 0);
+	abb_daq_params_default(&p);
+	p.buffer_size = 4096;
+	p.num_buffers = 1;
+	CU_ASSERT_EQUAL(abb_daq_readout_create(&m, d, NULL, &p), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_writer_create(&m, d, NULL, &p), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_pool_create(&pool, "one", 4096, 1), 0);
+	CU_ASSERT_EQUAL(abb_daq_readout_create(&m, d, pool, &p), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_pool_destroy(pool), 0);
+	p.num_buffers = 4;
+	p.standalone = 2;
+	CU_ASSERT_EQUAL(abb_daq_readout_create(&m, d, NULL, &p), -EINVAL);
+	/* a regular readout of BAR1 memory, its consumer keeps one buffer */
+	p.standalone = 0;
+	p.max_buffers = 3;
+	CU_ASSERT_EQUAL_FATAL(abb_daq_readout_create(&m, d, NULL, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_module_start(m), 0);
+	CU_ASSERT_EQUAL(abb_daq_queue_pop(abb_daq_module_output(m), &b, 10000000000ll), 0);
+	CU_ASSERT_EQUAL(abb_daq_module_wait(m, 30000), 0);
+	abb_daq_module_destroy(m);
+	if (b) {
+		memset(b->data, 0x5a, b->size); /* still the consumer's */
+		abb_daq_buf_ref(b);
+		abb_daq_buf_release(b);
+		abb_daq_buf_release(b); /* the last: frees the pool */
+	}
+	abb_daq_device_close(d);
+	CU_ASSERT(robust_dma_ok());
+}
+
 static int robust_init(void)
 {
 	return tb_suite_open();
@@ -240,6 +417,10 @@ static CU_TestInfo robust_tests[] = {
 	{ "test_robust_cfg_offsets_wrap", test_robust_cfg_offsets_wrap },
 	{ "test_robust_pool_overflow", test_robust_pool_overflow },
 	{ "test_robust_slow_link_and_clock", test_robust_slow_link_and_clock },
+	{ "test_robust_daq_stop_unbounded_timeout", test_robust_daq_stop_unbounded_timeout },
+	{ "test_robust_daq_watchdog_error", test_robust_daq_watchdog_error },
+	{ "test_robust_daq_params", test_robust_daq_params },
+	{ "test_robust_daq_modules", test_robust_daq_modules },
 	CU_TEST_INFO_NULL,
 };
 

@@ -95,7 +95,9 @@ void abb_daq_params_default(struct abb_daq_params *p);
  * -EINVAL: unknown name or bad value (nothing changed). */
 ABB_MUST_USE int abb_daq_params_set(struct abb_daq_params *p, const char *name,
 				    const char *value);
-/* "Name=value,Name=value,..." (also whitespace separated). */
+/* "Name=value,Name=value,..." (also whitespace separated). All or nothing:
+ * on an error (the first bad item's) p is unchanged. Numbers are checked
+ * against their field's range after the suffix (no wrap). */
 ABB_MUST_USE int abb_daq_params_parse(struct abb_daq_params *p, const char *text);
 
 /* ---- buffers and pools -------------------------------------------------- */
