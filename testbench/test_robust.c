@@ -12,8 +12,12 @@
  *   4 DAQ transport forgets a running DMA                test_robust_daq_stop_unbounded_timeout,
  *                                                        test_robust_daq_watchdog_error
  *   8 slow links and clocks                              test_robust_slow_link_and_clock
+ *   9 fork() after open: the child fails at once        test_robust_fork_child_fails_at_once
  *  11 NumBuffers=1, module destroyed under a consumer    test_robust_daq_modules
  *  11,12 DAQ parameters: all or nothing, exact numbers   test_robust_daq_params
+ *  12 abb_strerror names every errno                    test_robust_strerror_names
+ *  12 the watchdog message's prefix once                test_robust_watchdog_message
+ *  12 BAR0 64 KiB on the model as on the simulator      test_robust_bar0_size
  */
 #define _GNU_SOURCE
 #include "tb.h"
@@ -24,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -407,6 +412,133 @@ static void test_robust_daq_modules(void)
 	CU_ASSERT(robust_dma_ok());
 }
 
+/* ---- 9: fork() after open on the simulator ---- */
+
+static void test_robust_fork_child_fails_at_once(void)
+{
+	size_t len = 4096;
+	uint8_t *mem = tb_alloc_pages(len);
+	abb_dmabuf *b = NULL;
+	int status = 0;
+	pid_t pid;
+
+	TB_REQUIRE_SIM();
+	CU_ASSERT_FATAL(mem != NULL);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, mem, len, &b), 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		uint32_t v;
+		abb_dev *d2;
+		double t0 = wall_s();
+		int bad = 0;
+
+		alarm(20); /* before the fix every call blocked for the watchdog */
+		bad |= abb_reg_read(tb_dev, ABB_REG_VERSION, &v) != -ECHILD;
+		bad |= strstr(abb_last_error(), "belongs to the parent process") == NULL;
+		bad |= abb_reg_write(tb_dev, ABB_REG_IER, 0) != -ECHILD;
+		bad |= abb_dma_read(tb_dev, b, 0, 0, len, 0) != -ECHILD;
+		bad |= abb_dma_write(tb_dev, b, 0, 0, len, ABB_DMA_IRQ) != -ECHILD;
+		bad |= abb_irq_wait(tb_dev, ABB_IRQ_GEN, 1000) != -ECHILD;
+		bad |= abb_sim_advance(tb_dev, 1000) != -ECHILD;
+		bad |= abb_open(&d2, "sim") != -ECHILD;
+		bad |= strncmp(abb_strerror(-ECHILD), "unknown", 7) == 0;
+		abb_close(tb_dev); /* returns, does not touch the parent's board */
+		bad |= wall_s() - t0 > 5;
+		_exit(bad ? 1 : 0);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		printf("\n    child: %s %d\n", WIFEXITED(status) ? "exit" : "signal",
+		       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* the parent's board is untouched */
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	CU_ASSERT(robust_dma_ok());
+	free(mem);
+}
+
+/* ---- 12: error names, the watchdog message, BAR0 ---- */
+
+static void test_robust_strerror_names(void)
+{
+	/* every negative errno libabb and the DAQ layer return (grep -E in
+	 * host/lib and host/daq), and the system calls' the vfio backend passes on */
+	static const int errs[] = {
+		EINVAL, EIO, ENOMEM, ETIMEDOUT, EBUSY, ERANGE, ENOTSUP, ENODEV, ENOENT,
+		ECANCELED, EAGAIN, ETIME, EPIPE, ENXIO, EOVERFLOW, ELIBBAD, EEXIST, ENOSPC,
+		EMSGSIZE, EPERM, ENOSYS, ENAMETOOLONG, EINTR, EFAULT, EALREADY, EACCES, E2BIG,
+		ECHILD, ENOTTY, EBADF, ESRCH,
+	};
+
+	for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
+		const char *s = abb_strerror(-errs[i]);
+
+		if (strncmp(s, "unknown", 7) == 0)
+			printf("\n    abb_strerror(%d): %s\n", -errs[i], s);
+		CU_ASSERT(strncmp(s, "unknown", 7) != 0);
+	}
+	CU_ASSERT(strstr(abb_strerror(-EPIPE), "unknown") == NULL);
+	CU_ASSERT(strstr(abb_strerror(-ECANCELED), "unknown") == NULL);
+	CU_ASSERT(strncmp(abb_strerror(-100000), "unknown", 7) == 0);
+}
+
+static void test_robust_watchdog_message(void)
+{
+	size_t len = 4096, bar1 = 0;
+	uint8_t *mem = tb_alloc_pages(len);
+	abb_dmabuf *b = NULL;
+	int rc;
+
+	TB_REQUIRE_SIM();
+	CU_ASSERT_FATAL(mem != NULL);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("watchdog_s=1"), 0);
+	CU_ASSERT_EQUAL(abb_mem_size(tb_dev, &bar1), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, mem, len, &b), 0);
+	tb_reg_set(ABB_REG_EVS_CTRL, 0);
+	tb_reg_set(ABB_REG_EVS_ADDR, (uint32_t)bar1 - 16);
+	CU_ASSERT_EQUAL(abb_dma_read_start(tb_dev, b, 0, (uint32_t)bar1 - 16, len, ABB_DMA_FIXED), 0);
+	rc = abb_dma_read_wait(tb_dev, ABB_WAIT_FOREVER);
+	CU_ASSERT_EQUAL(rc, -ETIME);
+	if (strstr(abb_last_error(), "abb_dma_read_wait: abb_dma_read_wait"))
+		printf("\n    %s\n", abb_last_error());
+	CU_ASSERT(strstr(abb_last_error(), "abb_dma_read_wait: abb_dma_read_wait") == NULL);
+	CU_ASSERT(strstr(abb_last_error(), "watchdog") != NULL);
+	/* stop it: however libabb left the channel, it lets go */
+	tb_reg_set(ABB_BLK_C2H + ABB_CH_CTRL, (ABB_CTRL_RESET_CODE & ABB_CTRL_RESET) | ABB_CTRL_V |
+						  ABB_CTRL_BAR);
+	rc = abb_dma_read_wait(tb_dev, 1000000);
+	CU_ASSERT(rc == 0 || rc == -EIO || rc == -EINVAL);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	free(mem);
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+	CU_ASSERT(robust_dma_ok());
+}
+
+/* BAR0 is the same size on every backend: 64 KiB (the simulator's; the
+ * model had 32 KiB). */
+static void test_robust_bar0_size(void)
+{
+	uint32_t v;
+
+	TB_REQUIRE_DEV();
+	if (strcmp(abb_backend(tb_dev), "vfio") == 0)
+		return; /* the board's own size */
+	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, 0xFFFC, &v), 0);
+	EXPECT_ERR(abb_reg_read(tb_dev, 0x10000, &v), -EINVAL);
+	EXPECT_ERR(abb_reg_write(tb_dev, 0x10000, 0), -EINVAL);
+	/* and the model, whatever the suite runs on */
+	{
+		abb_dev *m = NULL;
+
+		if (abb_open(&m, "model") == 0) {
+			CU_ASSERT_EQUAL(abb_reg_read(m, 0xFFFC, &v), 0);
+			EXPECT_ERR(abb_reg_read(m, 0x10000, &v), -EINVAL);
+			abb_close(m);
+		}
+	}
+}
+
 static int robust_init(void)
 {
 	return tb_suite_open();
@@ -421,6 +553,10 @@ static CU_TestInfo robust_tests[] = {
 	{ "test_robust_daq_watchdog_error", test_robust_daq_watchdog_error },
 	{ "test_robust_daq_params", test_robust_daq_params },
 	{ "test_robust_daq_modules", test_robust_daq_modules },
+	{ "test_robust_fork_child_fails_at_once", test_robust_fork_child_fails_at_once },
+	{ "test_robust_strerror_names", test_robust_strerror_names },
+	{ "test_robust_watchdog_message", test_robust_watchdog_message },
+	{ "test_robust_bar0_size", test_robust_bar0_size },
 	CU_TEST_INFO_NULL,
 };
 

@@ -16,7 +16,7 @@
 #define ABB_MSG_MAX 1024
 
 static _Thread_local char abb_msg[ABB_MSG_MAX];
-static _Thread_local char abb_unknown[48];
+static _Thread_local char abb_unknown[96];
 
 int abb_err(int err, const char *fmt, ...)
 {
@@ -33,6 +33,10 @@ int abb_err_prefix(int err, const char *what)
 	size_t w = strlen(what) + 2, m = strlen(abb_msg);
 
 	if (w >= sizeof abb_msg)
+		return err;
+	/* once: a message that starts with the prefix already keeps it (the
+	 * watchdog's read "abb_dma_read_wait: abb_dma_read_wait: ...") */
+	if (strncmp(abb_msg, what, w - 2) == 0 && abb_msg[w - 2] == ':')
 		return err;
 	if (w + m >= sizeof abb_msg)
 		m = sizeof abb_msg - 1 - w;
@@ -94,10 +98,37 @@ const char *abb_strerror(int err)
 		return "function not implemented";
 	case -ELIBBAD:
 		return "incompatible simulator library";
-	default:
-		snprintf(abb_unknown, sizeof abb_unknown, "unknown error %d", err);
-		return abb_unknown;
+	case -EPIPE:
+		return "closed (end of stream: the queue was closed)";
+	case -ECANCELED:
+		return "cancelled (the module was stopped)";
+	case -EAGAIN:
+		return "nothing available now (try again)";
+	case -EMSGSIZE:
+		return "buffer too small for the transfer";
+	case -ENAMETOOLONG:
+		return "name or path too long";
+	case -EALREADY:
+		return "already running";
+	case -E2BIG:
+		return "argument list too long";
+	case -ECHILD:
+		return "the device belongs to another process (opened before fork())";
+	case -ESRCH:
+		return "no such process";
 	}
+	/* any other errno (a system call's, passed on by the vfio backend):
+	 * the C library's name for it */
+	if (err < 0 && err > -4096) {
+		const char *s = strerrorname_np(-err);
+
+		if (s) {
+			snprintf(abb_unknown, sizeof abb_unknown, "%s (%s)", strerror(-err), s);
+			return abb_unknown;
+		}
+	}
+	snprintf(abb_unknown, sizeof abb_unknown, "unknown error %d", err);
+	return abb_unknown;
 }
 
 int abb_opt_each(const char *backend, const char *args, size_t maxlen,

@@ -41,7 +41,10 @@
 
 #include "abb_priv.h"
 
-#define MODEL_BAR0 0x8000u
+/* BAR0 size: 64 KiB, as the simulator's config space advertises (the real
+ * board's size is not recorded; its FIFO ports at 0x4000..0x402C need at
+ * least 32 KiB, which the model had: the two backends disagreed). */
+#define MODEL_BAR0 0x10000u
 #define MODEL_MEM_DEFAULT (1u << 20)
 #define MODEL_MAX_CHAIN (1u << 20)
 #define MODEL_FIFO_DEPTH 16u

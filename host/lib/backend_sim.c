@@ -46,8 +46,9 @@
 #endif
 
 #define SIM_LIB "libabbsim.so"
-/* BAR0 size if config-space sizing gives no plausible answer. */
-#define SIM_BAR0_FALLBACK 0x8000u
+/* BAR0 size if config-space sizing gives no plausible answer: the 64 KiB
+ * the simulator's config space advertises (and the model uses). */
+#define SIM_BAR0_FALLBACK 0x10000u
 
 /* The simulator's C interface, resolved with dlsym. */
 static struct {
@@ -89,6 +90,24 @@ static int sim_err(int rc, const char *what)
 	const char *m = sim.last_error ? sim.last_error() : NULL;
 
 	return abb_err(rc, "simulator: %s: %s", what, m && *m ? m : abb_strerror(rc));
+}
+
+/* fork(): the simulated board (the SystemC kernel, its thread, the
+ * simulator's locks) lives in the process that loaded it; a child has a
+ * copy of the memory but no simulation thread, and every call blocked for
+ * the whole watchdog before. In a child every call fails at once. */
+static volatile int sim_in_child;
+
+static void sim_atfork_child(void)
+{
+	sim_in_child = 1;
+}
+
+static int forked(const char *what)
+{
+	return abb_err(-ECHILD, "simulator: %s: the simulated board belongs to the parent "
+		       "process (this process was forked after libabbsim was loaded): open "
+		       "the board in the process that uses it", what);
 }
 
 static int resolve(void *h)
@@ -186,6 +205,7 @@ static int load_sim(void)
 		memset(&sim, 0, sizeof sim);
 	} else {
 		sim_handle = h;
+		pthread_atfork(NULL, NULL, sim_atfork_child);
 	}
 	pthread_mutex_unlock(&sim_load_lock);
 	return rc;
@@ -322,7 +342,7 @@ static int sim_open(abb_dev *dev, const char *args)
 	const char *ht_env = getenv("ABB_SIM_HOSTTIME");
 	int hosttime = ht_env && *ht_env && strcmp(ht_env, "0") != 0;
 	size_t bar0;
-	int rc = load_sim();
+	int rc = sim_in_child ? forked("open") : load_sim();
 
 	if (rc)
 		return rc;
@@ -356,7 +376,8 @@ static int sim_open(abb_dev *dev, const char *args)
 
 static void sim_close(abb_dev *dev)
 {
-	sim.close();
+	if (!sim_in_child)
+		sim.close();
 }
 
 static int sim_reg_read(abb_dev *dev, uint32_t off, uint32_t *val)
@@ -567,30 +588,71 @@ static int sim_protocol_errors(abb_dev *dev, char *buf, size_t len)
 	return rc < 0 ? sim_err(rc, "protocol errors") : rc;
 }
 
+/* The operations as the tables use them: refused at once in a forked
+ * child (see sim_atfork_child). */
+#define GUARD_OP(name, what, params, args)                                         \
+	static int g_##name params                                                 \
+	{                                                                          \
+		return sim_in_child ? forked(what) : sim_##name args;              \
+	}
+GUARD_OP(reg_read, "register read", (abb_dev *dev, uint32_t off, uint32_t *val), (dev, off, val))
+GUARD_OP(reg_write, "register write", (abb_dev *dev, uint32_t off, uint32_t val), (dev, off, val))
+GUARD_OP(mem_read, "BAR1 read", (abb_dev *dev, uint32_t off, void *buf, size_t len),
+	 (dev, off, buf, len))
+GUARD_OP(mem_write, "BAR1 write", (abb_dev *dev, uint32_t off, const void *buf, size_t len),
+	 (dev, off, buf, len))
+GUARD_OP(map, "IOMMU map",
+	 (abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, size_t *nsegs),
+	 (dev, ptr, len, segs, nsegs))
+GUARD_OP(unmap, "IOMMU unmap", (abb_dev *dev, void *ptr, size_t len), (dev, ptr, len))
+GUARD_OP(irq_wait, "waiting for an interrupt", (abb_dev *dev, uint64_t *seen, int64_t timeout_ns),
+	 (dev, seen, timeout_ns))
+GUARD_OP(now_ns, "device time", (abb_dev *dev, uint64_t *ns), (dev, ns))
+GUARD_OP(cycles, "cycles", (abb_dev *dev, uint64_t *cycles), (dev, cycles))
+GUARD_OP(advance, "advance", (abb_dev *dev, int64_t ns), (dev, ns))
+GUARD_OP(trace, "FST trace", (abb_dev *dev, const char *path, uint64_t from, uint64_t to),
+	 (dev, path, from, to))
+GUARD_OP(tlp_log, "TLP log", (abb_dev *dev, const char *path), (dev, path))
+GUARD_OP(faults, "IOMMU faults", (abb_dev *dev, struct abb_sim_fault *out, size_t max),
+	 (dev, out, max))
+GUARD_OP(cfg_dump, "config-space dump", (abb_dev *dev, const char *path), (dev, path))
+GUARD_OP(cfg_read, "config read", (abb_dev *dev, unsigned off, unsigned size, uint32_t *val),
+	 (dev, off, size, val))
+GUARD_OP(cfg_write, "config write", (abb_dev *dev, unsigned off, unsigned size, uint32_t val),
+	 (dev, off, size, val))
+GUARD_OP(link_params, "link parameters", (abb_dev *dev, struct abb_sim_link *out), (dev, out))
+GUARD_OP(protocol_errors, "protocol errors", (abb_dev *dev, char *buf, size_t len), (dev, buf, len))
+#undef GUARD_OP
+
+static uint64_t g_irq_count(abb_dev *dev)
+{
+	return sim_in_child ? 0 : sim_irq_count(dev);
+}
+
 const struct abb_backend abb_backend_sim = {
 	.name = "sim",
 	.open = sim_open,
 	.close = sim_close,
-	.reg_read = sim_reg_read,
-	.reg_write = sim_reg_write,
-	.mem_read = sim_mem_read,
-	.mem_write = sim_mem_write,
-	.map = sim_map,
-	.unmap = sim_unmap,
-	.irq_wait = sim_irq_wait,
-	.irq_count = sim_irq_count,
-	.now_ns = sim_now_ns,
-	.delay_ns = sim_advance,
-	.sim_cycles = sim_cycles,
-	.sim_advance = sim_advance,
-	.sim_trace = sim_trace,
-	.sim_tlp_log = sim_tlp_log,
-	.sim_faults = sim_faults,
-	.sim_cfg_dump = sim_cfg_dump,
-	.sim_cfg_read = sim_cfg_read,
-	.sim_cfg_write = sim_cfg_write,
-	.sim_link_params = sim_link_params,
-	.sim_protocol_errors = sim_protocol_errors,
+	.reg_read = g_reg_read,
+	.reg_write = g_reg_write,
+	.mem_read = g_mem_read,
+	.mem_write = g_mem_write,
+	.map = g_map,
+	.unmap = g_unmap,
+	.irq_wait = g_irq_wait,
+	.irq_count = g_irq_count,
+	.now_ns = g_now_ns,
+	.delay_ns = g_advance,
+	.sim_cycles = g_cycles,
+	.sim_advance = g_advance,
+	.sim_trace = g_trace,
+	.sim_tlp_log = g_tlp_log,
+	.sim_faults = g_faults,
+	.sim_cfg_dump = g_cfg_dump,
+	.sim_cfg_read = g_cfg_read,
+	.sim_cfg_write = g_cfg_write,
+	.sim_link_params = g_link_params,
+	.sim_protocol_errors = g_protocol_errors,
 };
 
 /* ---- host-time coupling (opt-in, see the top of the file) ---- */
@@ -650,7 +712,7 @@ static void ht_enter(void)
 {
 	uint64_t now = thread_cpu_ns(), target, dev;
 
-	if (ht_mark != __atomic_load_n(&ht_epoch, __ATOMIC_RELAXED))
+	if (ht_mark != __atomic_load_n(&ht_epoch, __ATOMIC_RELAXED) || sim_in_child)
 		return;
 	if (ht_calibrating) {
 		if (ht_cal_n < HT_CAL_CALLS)
@@ -678,7 +740,7 @@ static void ht_leave(void)
 		type rc;                                                           \
                                                                                    \
 		ht_enter();                                                        \
-		rc = sim_##name args;                                              \
+		rc = g_##name args;                                                \
 		ht_leave();                                                        \
 		return rc;                                                         \
 	}
