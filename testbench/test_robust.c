@@ -11,6 +11,8 @@
  *   3 pool growth that overflows                         test_robust_pool_overflow
  *   4 DAQ transport forgets a running DMA                test_robust_daq_stop_unbounded_timeout,
  *                                                        test_robust_daq_watchdog_error
+ *   5 memory that cannot take DMA                        test_robust_map_unusable_memory
+ *   6 stale handles                                      test_robust_stale_handles
  *   8 slow links and clocks                              test_robust_slow_link_and_clock
  *   9 fork() after open: the child fails at once        test_robust_fork_child_fails_at_once
  *  11 NumBuffers=1, module destroyed under a consumer    test_robust_daq_modules
@@ -412,6 +414,92 @@ static void test_robust_daq_modules(void)
 	CU_ASSERT(robust_dma_ok());
 }
 
+/* ---- 5: memory that cannot take DMA ---- */
+
+static void test_robust_map_unusable_memory(void)
+{
+	size_t pg = tb_page(), len = 4 * pg;
+	uint8_t *ro, *none, *gone, *want = malloc(len);
+	abb_dmabuf *b = NULL;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_FATAL(want != NULL);
+	/* read-only: the device may read it (DMA write), not write it */
+	ro = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(ro != MAP_FAILED);
+	tb_fill(want, len, 5);
+	memcpy(ro, want, len);
+	CU_ASSERT_EQUAL_FATAL(mprotect(ro, len, PROT_READ), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, ro, len, &b), 0);
+	EXPECT_ERR(abb_dma_read(tb_dev, b, 0, 0, len, 0), -EACCES);
+	EXPECT_ERR(abb_dma_read_start(tb_dev, b, 0, 0, 4, ABB_DMA_IRQ), -EACCES);
+	CU_ASSERT_EQUAL(abb_dma_write(tb_dev, b, 0, 0, len, 0), 0);
+	CU_ASSERT(tb_same("read-only buffer", ro, want, len));
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	/* one read-only page inside: no DMA read into any of it */
+	CU_ASSERT_EQUAL(mprotect(ro, len, PROT_READ | PROT_WRITE), 0);
+	CU_ASSERT_EQUAL(mprotect(ro + 2 * pg, pg, PROT_READ), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, ro, len, &b), 0);
+	EXPECT_ERR(abb_dma_read(tb_dev, b, 0, 0, 4, 0), -EACCES);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	munmap(ro, len);
+	/* PROT_NONE and unmapped memory are refused at map time */
+	none = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(none != MAP_FAILED);
+	EXPECT_ERR(abb_dmabuf_map(tb_dev, none, len, &b), -EFAULT);
+	CU_ASSERT_PTR_NULL(b);
+	munmap(none, len);
+	gone = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(gone != MAP_FAILED);
+	munmap(gone, len);
+	EXPECT_ERR(abb_dmabuf_map(tb_dev, gone, len, &b), -EFAULT);
+	/* a range that runs from good memory into a hole */
+	gone = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(gone != MAP_FAILED);
+	munmap(gone + pg, pg);
+	EXPECT_ERR(abb_dmabuf_map(tb_dev, gone, 2 * pg, &b), -EFAULT);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, gone, pg, &b), 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	munmap(gone, pg);
+	free(want);
+	CU_ASSERT(robust_dma_ok());
+}
+
+/* ---- 6: stale handles never come back to life ---- */
+
+static void test_robust_stale_handles(void)
+{
+	size_t len = 4096;
+	uint8_t *a = tb_alloc_pages(len), *c = tb_alloc_pages(len);
+	abb_dmabuf *stale = NULL, *x = NULL, *live = NULL;
+	int same = 0;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_FATAL(a && c);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, a, len, &stale), 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(stale), 0);
+	for (int i = 0; i < 5000; i++) {
+		if (abb_dmabuf_map(tb_dev, c, len, &x)) {
+			CU_FAIL("map");
+			break;
+		}
+		same += x == stale;
+		if (i < 4999)
+			CU_ASSERT_EQUAL(abb_dmabuf_unmap(x), 0);
+	}
+	live = x;
+	CU_ASSERT_EQUAL(same, 0);
+	EXPECT_ERR(abb_dma_write(tb_dev, stale, 0, 0, len, 0), -EINVAL);
+	EXPECT_ERR(abb_dmabuf_unmap(stale), -EINVAL);
+	/* the live buffer is still mapped */
+	CU_ASSERT_EQUAL(abb_dma_write(tb_dev, live, 0, 0, len, 0), 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(live), 0);
+	EXPECT_ERR(abb_dmabuf_unmap(live), -EINVAL);
+	free(a);
+	free(c);
+	CU_ASSERT(robust_dma_ok());
+}
+
 /* ---- 9: fork() after open on the simulator ---- */
 
 static void test_robust_fork_child_fails_at_once(void)
@@ -553,6 +641,8 @@ static CU_TestInfo robust_tests[] = {
 	{ "test_robust_daq_watchdog_error", test_robust_daq_watchdog_error },
 	{ "test_robust_daq_params", test_robust_daq_params },
 	{ "test_robust_daq_modules", test_robust_daq_modules },
+	{ "test_robust_map_unusable_memory", test_robust_map_unusable_memory },
+	{ "test_robust_stale_handles", test_robust_stale_handles },
 	{ "test_robust_fork_child_fails_at_once", test_robust_fork_child_fails_at_once },
 	{ "test_robust_strerror_names", test_robust_strerror_names },
 	{ "test_robust_watchdog_message", test_robust_watchdog_message },
