@@ -20,6 +20,8 @@
  *  12 abb_strerror names every errno                    test_robust_strerror_names
  *  12 the watchdog message's prefix once                test_robust_watchdog_message
  *  12 BAR0 64 KiB on the model as on the simulator      test_robust_bar0_size
+ *  12 option numbers and booleans (env, sim:, model:)    test_robust_sim_options
+ *     the one option table                               test_robust_option_table
  */
 #define _GNU_SOURCE
 #include "tb.h"
@@ -627,6 +629,123 @@ static void test_robust_bar0_size(void)
 	}
 }
 
+/* ---- 12: numbers and words of the simulator's and the model's options
+ * (one table, one parser for the environment and the URI) ---- */
+
+/* abb_open with variable var=val (NULL: unset) and URI uri; rc wanted;
+ * the message names what (if not NULL). */
+static void open_case(const char *var, const char *val, const char *uri, int want,
+		      const char *what)
+{
+	abb_dev *d = NULL;
+	int rc;
+
+	tb_close();
+	if (var)
+		setenv(var, val, 1);
+	rc = abb_open(&d, uri);
+	if (rc != want || (rc && what && !strstr(abb_last_error(), what)))
+		printf("\n    %s=\"%s\" %s: rc %d (want %d): %s\n", var ? var : "", val ? val : "",
+		       uri, rc, want, abb_last_error());
+	CU_ASSERT_EQUAL(rc, want);
+	if (rc && what)
+		CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), what));
+	if (d)
+		abb_close(d);
+	if (var)
+		unsetenv(var);
+}
+
+/* hosttime is on (1) or off (0) after opening with ABB_SIM_HOSTTIME=val */
+static int hosttime_with(const char *val)
+{
+	abb_dev *d = NULL;
+	int on = -1;
+
+	tb_close();
+	setenv("ABB_SIM_HOSTTIME", val, 1);
+	if (abb_open(&d, "sim") == 0) {
+		on = abb_sim_hosttime(d);
+		abb_close(d);
+	}
+	unsetenv("ABB_SIM_HOSTTIME");
+	return on;
+}
+
+static void test_robust_sim_options(void)
+{
+	static const char *const off[] = {"0", "no", "false", "off", "NO", "False"};
+	static const char *const on[] = {"1", "yes", "true", "on", "YES"};
+	static const char *const bad[] = {"garbage", "-1", "2", " 1", "yes please"};
+	int sim = tb_is_sim();
+
+	TB_REQUIRE_DEV();
+	/* the model: the same parser */
+	open_case(NULL, NULL, "model:mem_size=17592186044417M", -EINVAL, "mem_size");
+	open_case("ABB_SIM_MEM_SIZE", "17592186044417M", "model", -EINVAL, "ABB_SIM_MEM_SIZE");
+	open_case(NULL, NULL, "model:mem_size=4M,strict=yes,shared_engine=off", 0, NULL);
+	open_case(NULL, NULL, "model:mps=256", -EINVAL, "unknown model option");
+	open_case(NULL, NULL, "model:shared_engine=2", -EINVAL, "shared_engine");
+	if (sim) {
+		/* the simulator (loaded whatever the suite's backend) */
+		open_case(NULL, NULL, "sim:mem_size=17592186044417M", -EINVAL, "mem_size");
+		open_case("ABB_SIM_MEM_SIZE", "17592186044417M", "sim", -EINVAL, "ABB_SIM_MEM_SIZE");
+		open_case("ABB_SIM_MEM_SIZE", "4M", "sim", 0, NULL);
+		open_case("ABB_SIM_SEED", " -1", "sim", -EINVAL, "ABB_SIM_SEED");
+		open_case("ABB_SIM_SEED", "-1", "sim", -EINVAL, "ABB_SIM_SEED");
+		open_case(NULL, NULL, "sim:seed=-1", -EINVAL, "seed");
+		open_case("ABB_SIM_SEED", "18446744073709551616", "sim", -EINVAL, "ABB_SIM_SEED");
+		open_case("ABB_SIM_GEN", "2 ", "sim", -EINVAL, "ABB_SIM_GEN");
+		open_case("ABB_SIM_LINK_NS", "4294967496", "sim", -EINVAL, "ABB_SIM_LINK_NS");
+		open_case(NULL, NULL, "sim:link_ns=4294967496", -EINVAL, "link_ns");
+		/* contiguous / contig: both spellings in both places */
+		open_case("ABB_SIM_IOVA", "contig", "sim", 0, NULL);
+		open_case("ABB_SIM_IOVA", "contiguous", "sim", 0, NULL);
+		open_case(NULL, NULL, "sim:iova=contiguous", 0, NULL);
+		open_case(NULL, NULL, "sim:iova=contig", 0, NULL);
+		open_case(NULL, NULL, "sim:iova=scattered", -EINVAL, "iova");
+		/* strict booleans */
+		for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
+			CU_ASSERT_EQUAL(hosttime_with(off[i]), 0);
+		for (size_t i = 0; i < sizeof on / sizeof on[0]; i++)
+			CU_ASSERT_EQUAL(hosttime_with(on[i]), 1);
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+			open_case("ABB_SIM_HOSTTIME", bad[i], "sim", -EINVAL, "ABB_SIM_HOSTTIME");
+		open_case(NULL, NULL, "sim:hosttime=maybe", -EINVAL, "hosttime");
+		open_case(NULL, NULL, "sim:strict=1,msi=0", 0, NULL);
+		open_case("ABB_SIM_STRICT", "2", "sim", -EINVAL, "ABB_SIM_STRICT");
+	}
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+	CU_ASSERT(robust_dma_ok());
+}
+
+/* The table lists every option, with its variable and URI name. */
+static void test_robust_option_table(void)
+{
+	static const char *const names[] = {
+		"ABB_SIM_GEN", "ABB_SIM_LANES", "ABB_SIM_MPS", "ABB_SIM_MRRS", "ABB_SIM_RCB",
+		"ABB_SIM_CPL", "ABB_SIM_CREDITS", "ABB_SIM_CLK_MHZ", "ABB_SIM_LINK_NS",
+		"ABB_SIM_MEM_NS", "ABB_SIM_REORDER", "ABB_SIM_SEED", "ABB_SIM_MEM_SIZE",
+		"ABB_SIM_IOVA", "ABB_SIM_WATCHDOG_S", "ABB_SIM_STRICT", "ABB_SIM_MSI",
+		"ABB_SIM_HOSTTIME", "ABB_TRACE", "ABB_TRACE_FROM", "ABB_TRACE_TO", "ABB_TLP_LOG",
+		"`mem_size`", "`hosttime`", "`strict`", "`msi`", "`shared_engine`",
+	};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL(abb_sim_options(f, 1), 0);
+	fclose(f);
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (!strstr(text, names[i]))
+			printf("\n    %s is not in the table\n", names[i]);
+		CU_ASSERT_PTR_NOT_NULL(strstr(text, names[i]));
+	}
+	free(text);
+	EXPECT_ERR(abb_sim_options(NULL, 0), -EINVAL);
+}
+
 static int robust_init(void)
 {
 	return tb_suite_open();
@@ -647,6 +766,8 @@ static CU_TestInfo robust_tests[] = {
 	{ "test_robust_strerror_names", test_robust_strerror_names },
 	{ "test_robust_watchdog_message", test_robust_watchdog_message },
 	{ "test_robust_bar0_size", test_robust_bar0_size },
+	{ "test_robust_sim_options", test_robust_sim_options },
+	{ "test_robust_option_table", test_robust_option_table },
 	CU_TEST_INFO_NULL,
 };
 

@@ -6,6 +6,7 @@
  * the generic meaning of a negative errno in the words of this library.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,15 +164,20 @@ int abb_opt_number(const char *backend, const char *key, const char *val, unsign
 	char *end;
 	unsigned long long v;
 
+	unsigned shift = 0;
+
 	errno = 0;
 	v = strtoull(val, &end, 0);
 	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
+		shift = 10, end++;
 	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
-	if (errno || end == val || *end)
+		shift = 20, end++;
+	/* no sign or blank (strtoull takes " -1" as 2^64-1), no overflow of
+	 * the suffix */
+	if (errno || end == val || *end || *val < '0' || *val > '9' ||
+	    (shift && v > ULLONG_MAX >> shift))
 		return abb_err(-EINVAL, "%s option %s=%s: not a number (decimal, 0x hex, K or M "
 			       "suffix)", backend, key, val);
-	*out = v;
+	*out = v << shift;
 	return 0;
 }

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 
+#include "abb_options.h"
 #include "abb_priv.h"
 #include <abb/abb_sim.h>
 
@@ -141,4 +142,12 @@ int abb_sim_protocol_errors(abb_dev *dev, char *buf, size_t len)
 	if (rc)
 		return rc;
 	return dev->be->sim_protocol_errors(dev, buf, len);
+}
+
+int abb_sim_options(FILE *f, int markdown)
+{
+	if (!f)
+		return abb_err(-EINVAL, "abb_sim_options: f is NULL");
+	abb_opt_print(f, markdown);
+	return 0;
 }

@@ -10,12 +10,13 @@
  *   3. the build directory this copy of libabb was built in (ABB_BUILD_DIR);
  *   4. the default loader path ("libabbsim.so").
  *
- * URI options ("sim:mem_size=4194304,mps=256") override ABB_SIM_* variables:
- *   mem_size gen lanes mps mrrs rcb clk_mhz link_ns mem_ns reorder seed
- *   iova=scatter|contig watchdog_s hosttime=0|1 cpl=rcb|mps
- *   credits=LIST (flow-control credit limits; LIST as ABB_SIM_CREDITS, its
- *   items separated by ':' or '/', or by ',' as further options:
- *   "sim:credits=ph=1,pd=8,cpl=mps" and "sim:credits=ph=1:pd=8" are the same)
+ * URI options ("sim:mem_size=4M,mps=256") override ABB_SIM_* variables;
+ * both are the option table of abb_options.c (`abb_tool options` lists it)
+ * with one parser. credits=LIST (flow-control credit limits; LIST as
+ * ABB_SIM_CREDITS, its items separated by ':' or '/', or by ',' as further
+ * options: "sim:credits=ph=1,pd=8,cpl=mps" and "sim:credits=ph=1:pd=8" are
+ * the same). trace=, trace_from=, trace_to=, tlp_log= start tracing after
+ * the open (ABB_TRACE* and ABB_TLP_LOG at it).
  *
  * Host-time coupling (opt-in: ABB_SIM_HOSTTIME=1 or hosttime=1): at the
  * entry of every backend operation the simulator advances by the CPU time
@@ -38,6 +39,7 @@
 #include <time.h>
 
 #include "abb_priv.h"
+#include "abb_options.h"
 #include "abbsim.h"
 #include <abb/abb_sim.h>
 
@@ -228,28 +230,16 @@ static bool credit_key(const char *k)
 }
 
 struct sim_opts {
-	struct abbsim_params *p;
-	int *hosttime;
-	char credits[512]; /* the credit items, handed to the simulator as one list */
+	struct abb_optvals *v;
+	char credits[512]; /* the credit items, handed to the parser as one list */
 };
 
-/* One URI option of the simulator. */
+/* One URI option of the simulator: the option table's parser (the same as
+ * for the ABB_SIM_* variables, abb_options.c). */
 static int sim_opt(void *ctx, const char *opt, const char *eq)
 {
-	static const struct {
-		const char *key;
-		size_t off;
-	} keys[] = {
-#define KEY(k, f) {k, offsetof(struct abbsim_params, f)}
-		KEY("mem_size", mem_bytes), KEY("gen", gen), KEY("lanes", lanes),
-		KEY("mps", mps), KEY("mrrs", mrrs), KEY("rcb", rcb), KEY("clk_mhz", clk_mhz),
-		KEY("link_ns", link_latency_ns), KEY("mem_ns", mem_latency_ns),
-		KEY("reorder", reorder), KEY("watchdog_s", watchdog_s),
-#undef KEY
-	};
 	struct sim_opts *o = ctx;
-	struct abbsim_params *p = o->p;
-	unsigned long long v;
+	char msg[1024];
 	int rc;
 
 	if (strcmp(opt, "credits") == 0 || credit_key(opt)) {
@@ -259,54 +249,21 @@ static int sim_opt(void *ctx, const char *opt, const char *eq)
 			 strcmp(opt, "credits") ? opt : "", strcmp(opt, "credits") ? "=" : "", eq);
 		return 0;
 	}
-	if (strcmp(opt, "cpl") == 0) {
-		rc = sim.params_set(p, "cpl", eq);
-		return rc ? sim_err(rc, "sim option cpl") : 0;
-	}
-	if (strcmp(opt, "iova") == 0) {
-		if (strcmp(eq, "scatter") == 0 || strcmp(eq, "1") == 0)
-			p->iova_scatter = 1;
-		else if (strcmp(eq, "contig") == 0 || strcmp(eq, "0") == 0)
-			p->iova_scatter = 0;
-		else
-			return abb_err(-EINVAL, "sim option iova=%s: use iova=scatter or "
-				       "iova=contig", eq);
-		return 0;
-	}
-	rc = abb_opt_number("sim", opt, eq, &v);
-	if (rc)
-		return rc;
-	if (strcmp(opt, "seed") == 0) {
-		p->seed = v;
-		return 0;
-	}
-	if (strcmp(opt, "hosttime") == 0) {
-		*o->hosttime = v != 0;
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		if (strcmp(opt, keys[i].key) == 0) {
-			if (v > UINT_MAX)
-				return abb_err(-EINVAL, "sim option %s=%s: too large", opt, eq);
-			*(unsigned *)((char *)p + keys[i].off) = (unsigned)v;
-			return 0;
-		}
-	}
-	return abb_err(-EINVAL, "unknown sim option \"%s\"; known: mem_size gen lanes "
-		       "mps mrrs rcb clk_mhz link_ns mem_ns reorder seed iova "
-		       "watchdog_s hosttime cpl credits", opt);
+	rc = abb_opt_set(o->v, ABB_OPT_SIM, "sim option", opt, eq, msg, sizeof msg);
+	return rc ? abb_err(rc, "%s", msg) : 0;
 }
 
-/* Applies "key=val,key=val" to p and *hosttime. */
-static int parse_options(const char *args, struct abbsim_params *p, int *hosttime)
+/* Applies "key=val,key=val" to v. */
+static int parse_options(const char *args, struct abb_optvals *v)
 {
-	struct sim_opts o = {.p = p, .hosttime = hosttime};
+	struct sim_opts o = {.v = v};
+	char msg[1024];
 	int rc = abb_opt_each("sim", args, 512, sim_opt, &o);
 
 	if (!rc && *o.credits) {
-		rc = sim.params_set(p, "credits", o.credits);
+		rc = abb_opt_set(v, ABB_OPT_SIM, "sim option", "credits", o.credits, msg, sizeof msg);
 		if (rc)
-			return sim_err(rc, "sim option credits");
+			return abb_err(rc, "%s", msg);
 	}
 	return rc;
 }
@@ -338,21 +295,30 @@ static void ht_setup(abb_dev *dev);
 
 static int sim_open(abb_dev *dev, const char *args)
 {
+	struct abb_optvals v;
 	struct abbsim_params p;
-	const char *ht_env = getenv("ABB_SIM_HOSTTIME");
-	int hosttime = ht_env && *ht_env && strcmp(ht_env, "0") != 0;
+	char msg[1024];
+	int hosttime;
 	size_t bar0;
 	int rc = sim_in_child ? forked("open") : load_sim();
 
 	if (rc)
 		return rc;
-	sim.params_default(&p);
-	rc = sim.params_from_env(&p);
+	/* the parameters: defaults and ABB_SIM_* by the simulator (the same
+	 * table and parser as here), libabb's own variables, then the URI */
+	abb_opt_defaults(&v);
+	sim.params_default(&v.p);
+	rc = sim.params_from_env(&v.p);
 	if (rc)
 		return sim_err(rc, "ABB_SIM_* environment");
-	rc = parse_options(args, &p, &hosttime);
+	rc = abb_opt_from_env(&v, ABB_OPT_SIM, ABB_OPTG_LIBABB, msg, sizeof msg);
+	if (rc)
+		return abb_err(rc, "%s", msg);
+	rc = parse_options(args, &v);
 	if (rc)
 		return rc;
+	p = v.p;
+	hosttime = (int)v.hosttime;
 	rc = sim.params_check(&p);
 	if (rc)
 		return sim_err(rc, "parameters");
@@ -362,6 +328,15 @@ static int sim_open(abb_dev *dev, const char *args)
 			       "abb_close() it first");
 	if (rc)
 		return sim_err(rc, "open");
+	/* tracing given in the URI (the variables are read by abbsim_open) */
+	if (v.trace[0] && (rc = sim.trace_fst(v.trace, v.trace_from, v.trace_to)))
+		rc = sim_err(rc, "sim option trace");
+	if (!rc && v.tlp_log[0] && (rc = sim.tlp_log(v.tlp_log)))
+		rc = sim_err(rc, "sim option tlp_log");
+	if (rc) {
+		sim.close();
+		return rc;
+	}
 	bar0 = size_bar0();
 	dev->bar0_size = bar0 >= 0x1000 && bar0 <= (1u << 30) ? bar0 : SIM_BAR0_FALLBACK;
 	dev->bar1_size = p.mem_bytes;

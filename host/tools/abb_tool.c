@@ -6,6 +6,8 @@
  *   abb_tool [-d URI] mem OFF LEN    hex dump of LEN bytes of BAR1 at OFF (PIO)
  *   abb_tool find [DUMP]             find ABBs on the PCI bus with libpci (what the vfio
  *                                    backend does), or in an `lspci -x` dump file
+ *   abb_tool options [--markdown]    the simulator's and the model's options (variables,
+ *                                    URI names, ranges, defaults)
  * URI as for abb_open(); default $ABB_DEVICE, else "sim". Numbers in C syntax.
  */
 #include <inttypes.h>
@@ -16,13 +18,15 @@
 
 #include <abb/abb.h>
 #include <abb/abb_regs.h>
+#include <abb/abb_sim.h>
 
 #include "abb_vfio.h"
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: abb_tool [-d URI] info | reg OFF [VAL] | mem OFF LEN\n"
-			"       abb_tool find [LSPCI_X_DUMP]\n");
+			"       abb_tool find [LSPCI_X_DUMP]\n"
+			"       abb_tool options [--markdown]\n");
 	return 2;
 }
 
@@ -107,6 +111,14 @@ int main(int argc, char **argv)
 			return fail("find", rc);
 		printf("%s (%d ABB%s found)\n", bdf, rc, rc == 1 ? "" : "s");
 		return 0;
+	}
+
+	if (!strcmp(argv[i], "options")) {
+		int md = i + 1 < argc && !strcmp(argv[i + 1], "--markdown");
+
+		if (argc > i + 1 + md)
+			return usage();
+		return abb_sim_options(stdout, md) ? 1 : 0;
 	}
 
 	rc = abb_open(&dev, uri);
