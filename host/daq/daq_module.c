@@ -468,8 +468,12 @@ int abb_daq_module_start(abb_daq_module *m)
 
 int abb_daq_module_wait(abb_daq_module *m, int64_t timeout_ms)
 {
-	uint64_t end = timeout_ms >= 0 ? daq_wall_ns() + (uint64_t)timeout_ms * 1000000u : 0;
+	uint64_t now = daq_wall_ns(), end = 0;
 	int rc = 0;
+
+	/* a timeout past the end of the clock (INT64_MAX ms wrapped) is none */
+	if (timeout_ms >= 0 && (uint64_t)timeout_ms <= (UINT64_MAX - now) / 1000000u)
+		end = now + (uint64_t)timeout_ms * 1000000u;
 
 	if (!m)
 		return -EINVAL;
