@@ -506,12 +506,13 @@ static void test_robust_stale_handles(void)
 static void test_robust_fork_child_fails_at_once(void)
 {
 	size_t len = 4096;
-	uint8_t *mem = tb_alloc_pages(len);
+	uint8_t *mem;
 	abb_dmabuf *b = NULL;
 	int status = 0;
 	pid_t pid;
 
 	TB_REQUIRE_SIM();
+	mem = tb_alloc_pages(len);
 	CU_ASSERT_FATAL(mem != NULL);
 	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, mem, len, &b), 0);
 	pid = fork();
@@ -575,11 +576,12 @@ static void test_robust_strerror_names(void)
 static void test_robust_watchdog_message(void)
 {
 	size_t len = 4096, bar1 = 0;
-	uint8_t *mem = tb_alloc_pages(len);
+	uint8_t *mem;
 	abb_dmabuf *b = NULL;
 	int rc;
 
 	TB_REQUIRE_SIM();
+	mem = tb_alloc_pages(len);
 	CU_ASSERT_FATAL(mem != NULL);
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("watchdog_s=1"), 0);
 	CU_ASSERT_EQUAL(abb_mem_size(tb_dev, &bar1), 0);
