@@ -52,7 +52,8 @@ typedef struct abb_daq_module abb_daq_module;
  *   Region       0       bytes of board memory walked through: buffer i goes
  *                        to Address + (i * Length) % Region; 0 = Length
  *   BufferSize   65536   bytes of a pool buffer (header included)
- *   NumBuffers   8       buffers in the pool the module creates
+ *   NumBuffers   8       buffers in the pool the module creates (at least 2:
+ *                        one in the DMA while the previous is handed on)
  *   QueueLength  4       capacity of the module's queues
  *   Standalone   1       1: readout releases, writer takes from the pool;
  *                        0: readout forwards to its output, writer sends
