@@ -6,12 +6,11 @@
 #   make fuzz FUZZ_TARGETS="fuzz_daq_params"   only these
 #
 # Targets:
-#   fuzz_options     URI options of the model ("model:...", through abb_open:
-#                    abb_opt_each, abb_opt_number, the model's keys), the sim
-#                    URI splitter and numbers (abb_opt_each/abb_opt_number
-#                    with the credits/cpl values handed to abbsim_params_set)
-#                    and the simulator's environment (abbsim_params_from_env
-#                    with ABB_SIM_* set from the input)
+#   fuzz_options     the one option table (host/lib/abb_options.c): model
+#                    URIs through abb_open, sim and model URIs through
+#                    abb_opt_each + abb_opt_set, the environment through
+#                    abb_opt_from_env and abbsim_params_from_env (rejected
+#                    calls change nothing, messages stay in their buffer)
 #   fuzz_daq_params  abb_daq_params_parse / abb_daq_params_set
 #   fuzz_lspci       abb_vfio_find on an `lspci -x` dump written from the input
 #                    (libpci's dump method)

@@ -1,18 +1,17 @@
 /*
  * fuzz_lspci.c - libFuzzer target: PCI discovery from an `lspci -x` dump
- * (abb_vfio_find with a dump file: libpci's dump method, then the scan
- * for 10dc:0153 and the address formatting).
+ * (host/lib/vfio_find.c: abb_vfio_find and abb_vfio_find_all with a dump
+ * file, i.e. libpci's dump method, the scan for 10dc:0153, the sort and the
+ * address formatting).
  *
  * The input is written to a memfd and handed over as /proc/self/fd/N (no
  * file system traffic). The first byte sets the size of the bdf buffer
- * (0..31: the short ones must be refused with -EINVAL). Checks: no crash or
- * undefined behaviour, the return value is the number of ABBs found,
- * -ENODEV, -EIO or -EINVAL; with a result > 0 the bdf is a terminated
- * "DDDD:BB:DD.F" within the buffer.
- *
- * abb_vfio_find's signature: (dump_file, bdf, n) today; BRIEF contract 8
- * makes it (sysfs_root, dump_file, bdf, n). FIND calls whichever is
- * declared.
+ * (0..31). Checks: no crash or undefined behaviour; abb_vfio_find returns
+ * the number of ABBs, -ENODEV, -EIO or -EINVAL (-EINVAL only for a buffer
+ * below 13 bytes or one too short for the address found: at most 17 bytes
+ * are ever needed); with a count the bdf is a whole, terminated
+ * "DDDD:BB:DD.F" within the buffer and nothing after the buffer is
+ * written; abb_vfio_find_all agrees on the count and its first address.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -24,20 +23,33 @@
 
 #include "abb_vfio.h"
 
-typedef int (*find3_fn)(const char *, char *, size_t);
-typedef int (*find4_fn)(const char *, const char *, char *, size_t);
-#define FIND(dump, bdf, n)                                                              \
-	_Generic(&abb_vfio_find,                                                       \
-		find3_fn: ((find3_fn)(void (*)(void))abb_vfio_find)(dump, bdf, n),     \
-		default: ((find4_fn)(void (*)(void))abb_vfio_find)(NULL, dump, bdf, n))
+#define GUARD 0x5a
 
 static int fd = -1;
 
+static void fail(const char *what, int rc, size_t n, const char *bdf)
+{
+	fprintf(stderr, "fuzz_lspci: %s (rc %d, n %zu, bdf \"%.*s\")\n", what, rc, n,
+		(int)(n < 32 ? n : 32), bdf);
+	abort();
+}
+
+/* 1 if s is a whole PCI address "D+:BB:DD.F" (hex domain of 4 to 8 digits). */
+static int whole_bdf(const char *s)
+{
+	unsigned dom, bus, dev, fn;
+	int used = -1;
+
+	if (sscanf(s, "%8x:%2x:%2x.%1u%n", &dom, &bus, &dev, &fn, &used) != 4 || used < 0)
+		return 0;
+	return s[used] == 0 && strchr(s, ':') - s >= 4;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[64], bdf[48];
+	char path[64], bdf[48], all[4][ABB_BDF_LEN];
 	size_t n;
-	int rc;
+	int rc, rc_all;
 
 	if (size < 1)
 		return 0;
@@ -54,31 +66,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	n = data[0] % 32;
-	memset(bdf, 0x5a, sizeof bdf);
-	rc = FIND(path, bdf, n);
-	if (rc == -EINVAL) {
-		if (n >= 13) {
-			fprintf(stderr, "abb_vfio_find: -EINVAL with a %zu-byte buffer\n", n);
-			abort();
-		}
-	} else if (rc != -ENODEV && rc != -EIO && rc <= 0) {
-		fprintf(stderr, "abb_vfio_find: unexpected return value %d\n", rc);
-		abort();
-	}
+	memset(bdf, GUARD, sizeof bdf);
+	rc = abb_vfio_find(NULL, path, bdf, n);
 	for (size_t i = n; i < sizeof bdf; i++)
-		if (bdf[i] != 0x5a) {
-			fprintf(stderr, "abb_vfio_find wrote bdf[%zu] of a %zu-byte buffer\n", i, n);
-			abort();
-		}
-	if (rc > 0) {
-		unsigned dom, bus, dev, fn;
-		char tail;
-
-		if (!memchr(bdf, 0, n) ||
-		    sscanf(bdf, "%4x:%2x:%2x.%1u%c", &dom, &bus, &dev, &fn, &tail) != 4) {
-			fprintf(stderr, "abb_vfio_find: %d found but bdf \"%.*s\"\n", rc, (int)n, bdf);
-			abort();
-		}
+		if ((unsigned char)bdf[i] != GUARD)
+			fail("wrote past the bdf buffer", rc, n, bdf);
+	if (rc == -EINVAL) {
+		if (n >= 18)
+			fail("-EINVAL with a buffer long enough for any address", rc, n, bdf);
+	} else if (rc != -ENODEV && rc != -EIO && rc <= 0) {
+		fail("unexpected return value", rc, n, bdf);
+	} else if (rc > 0 && (!memchr(bdf, 0, n) || !whole_bdf(bdf))) {
+		fail("a count but no whole address", rc, n, bdf);
 	}
+
+	rc_all = abb_vfio_find_all(NULL, path, all, 4);
+	if (rc > 0 && (rc_all != rc || strcmp(all[0], bdf) != 0))
+		fail("abb_vfio_find_all disagrees", rc_all, n, all[0]);
+	if (rc_all > 0)
+		for (int i = 0; i < rc_all && i < 4; i++)
+			if (!memchr(all[i], 0, ABB_BDF_LEN))
+				fail("abb_vfio_find_all: address not terminated", rc_all, n, all[i]);
 	return 0;
 }
