@@ -61,7 +61,7 @@ fuzz-deps:
 
 # Built in a sub-make with B=$(FUZZ_B) and clang, so every object of libabb
 # (libabb.a, hidden symbols reachable) carries the sanitizers and coverage.
-fuzz-build: $(addprefix $(B)/fuzz/,$(FUZZ_TARGETS))
+fuzz-build: $(addprefix $(B)/fuzz/,$(sort $(patsubst fuzz_device_%,fuzz_device,$(FUZZ_TARGETS))))
 
 FUZZ_LIBS := $(HOST_A) $(HOST_LIBS)
 .PRECIOUS: $(B)/fuzz/%.o
@@ -81,10 +81,12 @@ $(B)/fuzz/fuzz_%: $(B)/fuzz/fuzz_%.o $(HOST_A)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS)
 
 # The runs: NAME=BINARY[:ENV]. fuzz_device runs twice, on the model and on
-# the simulator.
+# the simulator (FUZZ_TARGETS=fuzz_device_model or fuzz_device_sim: one).
 FUZZ_RUNS := $(foreach t,$(FUZZ_TARGETS),$(if $(filter fuzz_device,$(t)),\
                fuzz_device_model=fuzz_device:FUZZ_DEVICE=model \
-               fuzz_device_sim=fuzz_device:FUZZ_DEVICE=sim,$(t)=$(t)))
+               fuzz_device_sim=fuzz_device:FUZZ_DEVICE=sim,\
+             $(if $(filter fuzz_device_%,$(t)),$(t)=fuzz_device:FUZZ_DEVICE=$(t:fuzz_device_%=%),\
+             $(t)=$(t))))
 FUZZ_ENV := ABB_SIM_LIB=$(FUZZ_SIM_LIB) LSAN_OPTIONS=suppressions=$(abspath testbench/sanitize/lsan.supp)
 
 fuzz:
@@ -92,7 +94,7 @@ fuzz:
 	@mkdir -p $(FUZZ_B); t0=$$(date +%s); $(MAKE) --no-print-directory B=$(FUZZ_B) CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) \
 	  CFLAGS='$(FUZZ_FLAGS)' CXXFLAGS='$(FUZZ_FLAGS)' fuzz-build >$(FUZZ_B)/build.log 2>&1 || \
 	  { tail -30 $(FUZZ_B)/build.log; exit 1; }; echo "fuzz: build: $$(( $$(date +%s) - t0 )) s"
-	@if echo " $(FUZZ_TARGETS) " | grep -q ' fuzz_device ' && [ ! -f $(FUZZ_SIM_LIB) ]; then \
+	@if echo " $(FUZZ_TARGETS) " | grep -q ' fuzz_device \| fuzz_device_sim ' && [ ! -f $(FUZZ_SIM_LIB) ]; then \
 	  t0=$$(date +%s); $(MAKE) --no-print-directory sim >/dev/null || exit 1; \
 	  echo "fuzz: build of the plain simulator library: $$(( $$(date +%s) - t0 )) s"; fi
 	@fail=0; for run in $(FUZZ_RUNS); do \
