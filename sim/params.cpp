@@ -221,6 +221,8 @@ extern "C" void abbsim_params_default(struct abbsim_params *p)
 	p->watchdog_s = 120;
 	p->cpl_rcb = 1;
 	default_credits(p);
+	p->strict = 0;
+	p->msi = 0;
 }
 
 /* The user clock when none is given: the 64-bit interface of the hard block
@@ -270,6 +272,12 @@ extern "C" int abbsim_params_check(const struct abbsim_params *p)
 		return fail(-EINVAL, "watchdog_s %u: accepted 1..86400", p->watchdog_s);
 	if (p->cpl_rcb > 1)
 		return fail(-EINVAL, "cpl_rcb %u: accepted 1 (ABB_SIM_CPL=rcb) or 0 (mps)", p->cpl_rcb);
+	if (p->strict > 1)
+		return fail(-EINVAL, "strict %u: accepted 0 (lenient: the model's register side "
+			    "effects) or 1 (strict: none of them)", p->strict);
+	if (p->msi > 1)
+		return fail(-EINVAL, "msi %u: accepted 0 (legacy INTx only) or 1 (MSI capability, "
+			    "enabled at enumeration)", p->msi);
 	/* Largest TLPs per direction: up, the device's memory writes (MPS) and
 	 * its PIO completions (the root complex reads at most 128 bytes); down,
 	 * PIO writes (at most 128 bytes) and the read completions (one RCB, or
@@ -315,6 +323,10 @@ extern "C" int abbsim_params_from_env(struct abbsim_params *p)
 		{"ABB_SIM_MEM_SIZE", "a power of 2 from 64K to 16M (bytes, suffix K or M allowed)",
 		 true, 64u << 10, 16u << 20, true},
 		{"ABB_SIM_WATCHDOG_S", "an integer 1..86400", false, 1, 86400, false},
+		{"ABB_SIM_STRICT", "0 (lenient) or 1 (strict: no model-defined register side effects)",
+		 false, 0, 1, false},
+		{"ABB_SIM_MSI", "0 (legacy INTx only) or 1 (MSI capability, enabled at enumeration)",
+		 false, 0, 1, false},
 	};
 	struct abbsim_params q = *p;
 	uint64_t v[sizeof vars / sizeof vars[0]];
@@ -336,6 +348,8 @@ extern "C" int abbsim_params_from_env(struct abbsim_params *p)
 	if (set[9]) q.seed = v[9];
 	if (set[10]) q.mem_bytes = (unsigned)v[10];
 	if (set[11]) q.watchdog_s = (unsigned)v[11];
+	if (set[12]) q.strict = (unsigned)v[12];
+	if (set[13]) q.msi = (unsigned)v[13];
 	if (set[1] && q.lanes != 12 && !pow2(q.lanes))
 		return fail(-EINVAL, "ABB_SIM_LANES=\"%s\" is invalid: accepted %s", getenv("ABB_SIM_LANES"),
 			    vars[1].accepted);

@@ -102,5 +102,6 @@ CU_ErrorCode tb_register_tlp_rules(void);
 CU_ErrorCode tb_register_cfgspace(void);
 CU_ErrorCode tb_register_link(void);
 CU_ErrorCode tb_register_vectors(void);
+CU_ErrorCode tb_register_intx(void);
 
 #endif

@@ -29,6 +29,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_cfgspace,
 	tb_register_link,
 	tb_register_vectors,
+	tb_register_intx,
 	tb_register_daq_units,
 	tb_register_daq_readout,
 	tb_register_daq_writer,

@@ -225,6 +225,7 @@ static int sim_opt(void *ctx, const char *opt, const char *eq)
 		KEY("mps", mps), KEY("mrrs", mrrs), KEY("rcb", rcb), KEY("clk_mhz", clk_mhz),
 		KEY("link_ns", link_latency_ns), KEY("mem_ns", mem_latency_ns),
 		KEY("reorder", reorder), KEY("watchdog_s", watchdog_s),
+		KEY("strict", strict), KEY("msi", msi),
 #undef KEY
 	};
 	struct sim_opts *o = ctx;
@@ -274,7 +275,7 @@ static int sim_opt(void *ctx, const char *opt, const char *eq)
 	}
 	return abb_err(-EINVAL, "unknown sim option \"%s\"; known: mem_size gen lanes "
 		       "mps mrrs rcb clk_mhz link_ns mem_ns reorder seed iova "
-		       "watchdog_s hosttime cpl credits", opt);
+		       "watchdog_s hosttime cpl credits strict msi", opt);
 }
 
 /* Applies "key=val,key=val" to p and *hosttime. */
