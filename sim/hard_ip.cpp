@@ -45,7 +45,11 @@ void HardIp::reset()
 	top_->tx_ready_i = 0;
 }
 
-void HardIp::set_reset(bool active) { top_->rst_ni = active ? 0 : 1; }
+void HardIp::set_reset(bool active)
+{
+	top_->rst_ni = active ? 0 : 1;
+	in_reset_ = active;
+}
 
 void HardIp::set_strict(bool on) { top_->strict_i = on; }
 
@@ -159,7 +163,7 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 		rx_done(t);
 	if (tx_fire)
 		tx_beat(tx_data, tx_sop, tx_eop, t);
-	if (irq != irq_lvl_)
+	if (irq != irq_lvl_ && !in_reset_)
 		irq_update(irq, t);
 }
 

@@ -98,6 +98,7 @@ private:
 	bool tx_in_tlp_ = false, tx_valid_ = false, idle_o_ = false;
 	std::vector<IrqMsg> irq_after_tlp_; /* wait for the TLP being received from the RTL */
 	bool irq_lvl_ = false; /* irq_o at the last edge */
+	bool in_reset_ = false; /* rst_ni low: irq_o is not looked at (old state until the first edge) */
 	bool intx_on_ = false; /* Assert_INTA sent, Deassert_INTA not yet */
 	/* config shadows */
 	bool mem_en_ = false, master_ = false, msi_en_ = false, intx_dis_ = false;
