@@ -91,14 +91,15 @@ unsigned abbsim_clk_mhz(const struct abbsim_params *p);
  * credit limit must hold the largest TLP of its class, MPS must not exceed
  * the device's Device Capabilities maximum); -EINVAL with a message. */
 int abbsim_params_check(const struct abbsim_params *p);
-/* Sets one parameter by its option name, the same names and values as the
- * ABB_SIM_* variables without the prefix, lower case: "credits" (a list
+/* Sets one parameter by its option name: the URI names of the option
+ * table (host/lib/abb_options.c; `abb_tool options` lists them), the
+ * ABB_SIM_* variables without the prefix, lower case, with the same values
+ * and the same parser: e.g. "mem_size" ("4M"), "credits" (a list
  * "ph=8,pd=64,nph=4,npd=0,cplh=0,cpld=0"; items separated by ',' ':' or
  * '/'; "up." or "down." before an item sets one direction only, else both;
- * the items not named keep their value) and "cpl" ("rcb" or "mps"). Only
- * these two so far (the numeric ones are plain fields). -EINVAL with a
- * message naming the option, the value and what is accepted; p unchanged
- * then. The combination is checked by abbsim_params_check. */
+ * the items not named keep their value), "cpl" ("rcb" or "mps"). -EINVAL
+ * with a message naming the option, the value and what is accepted; p
+ * unchanged then. The combination is checked by abbsim_params_check. */
 int abbsim_params_set(struct abbsim_params *p, const char *name, const char *value);
 
 /* Builds (first call) or hot-resets the board with these parameters and

@@ -33,6 +33,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_daq_units,
 	tb_register_daq_readout,
 	tb_register_daq_writer,
+	tb_register_robust,
 };
 
 int main(int argc, char **argv)

@@ -349,6 +349,8 @@ static int dma_start(const char *fn, abb_dev *dev, int chn, const struct xfer *x
 			     "4-byte aligned buffer", fn, x->buf->ptr, x->off);
 		goto out_registry;
 	}
+	if ((rc = abb_dmabuf_can(fn, x->buf, chn == ABB_CH_C2H)))
+		goto out_registry;
 	pthread_mutex_lock(&ch->lock);
 	if (ch->busy) {
 		rc = abb_err(-EBUSY, "%s: a %s is in flight on this channel; collect it with "

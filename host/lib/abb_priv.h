@@ -93,9 +93,21 @@ struct abb_dmabuf {
 	struct abb_seg *segs;
 	size_t nsegs;
 	unsigned users;          /* running DMAs using it */
-	struct abb_dmabuf *next; /* device list (live) or dead FIFO */
+	unsigned access;         /* ABB_ACCESS_*: what the device may do with it */
+	struct abb_dmabuf *next; /* device list (live) */
 	struct abb_dmabuf *prev;
 };
+
+/* What a mapped buffer's memory allows (abb_dmabuf_map looks at the
+ * process's mappings): the device may read it (host-to-board DMA, "DMA
+ * write") if readable, write it (board-to-host, "DMA read") if also
+ * writable. */
+#define ABB_ACCESS_DEV_READ  0x1u
+#define ABB_ACCESS_DEV_WRITE 0x2u
+/* abb_dmabuf.c: 0 if the device may write buf (dev_writes: a DMA read into
+ * it) or read it; else -EACCES with a message (a read-only buffer). Called
+ * with the registry lock held, after abb_dmabuf_check_locked. */
+ABB_HIDDEN int abb_dmabuf_can(const char *fn, const abb_dmabuf *buf, bool dev_writes);
 
 /* abb_error.c: sets the calling thread's message, returns err. */
 ABB_HIDDEN int abb_err(int err, const char *fmt, ...) ABB_PRINTF(2, 3);

@@ -39,10 +39,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "abb_options.h"
 #include "abb_priv.h"
 
-#define MODEL_BAR0 0x8000u
-#define MODEL_MEM_DEFAULT (1u << 20)
+/* BAR0 size: 64 KiB, as the simulator's config space advertises (the real
+ * board's size is not recorded; its FIFO ports at 0x4000..0x402C need at
+ * least 32 KiB, which the model had: the two backends disagreed). */
+#define MODEL_BAR0 0x10000u
 #define MODEL_MAX_CHAIN (1u << 20)
 #define MODEL_FIFO_DEPTH 16u
 #define MODEL_MPS 128u
@@ -388,43 +391,36 @@ static void soft_reset(struct model *m)
 
 /* --- the backend operations ------------------------------------------- */
 
-struct model_opts {
-	size_t mem;
-	bool shared;
-};
-
+/* One URI option of the model: the option table's parser (abb_options.c),
+ * the same as for the simulator and the environment. */
 static int model_opt(void *ctx, const char *key, const char *val)
 {
-	struct model_opts *o = ctx;
-	unsigned long long v;
-	int rc = abb_opt_number("model", key, val, &v);
+	char msg[1024];
+	int rc = abb_opt_set(ctx, ABB_OPT_MODEL, "model option", key, val, msg, sizeof msg);
 
-	if (rc)
-		return rc;
-	if (strcmp(key, "mem_size") == 0) {
-		if (v < (64u << 10) || v > (16u << 20) || (v & (v - 1)))
-			return abb_err(-EINVAL, "model option mem_size=%s: use a power of two "
-				       "from 64K to 16M", val);
-		o->mem = (size_t)v;
-	} else if (strcmp(key, "shared_engine") == 0) {
-		o->shared = v != 0;
-	} else {
-		return abb_err(-EINVAL, "unknown model option \"%s\"; known: mem_size "
-			       "shared_engine", key);
-	}
-	return 0;
+	return rc ? abb_err(rc, "%s", msg) : 0;
 }
 
 static int model_open(abb_dev *dev, const char *args)
 {
-	struct model_opts o = {MODEL_MEM_DEFAULT, false};
+	struct abb_optvals o;
 	pthread_condattr_t ca;
 	struct model *m;
-	int rc = abb_opt_each("model", args, 256, model_opt, &o);
-	size_t mem = o.mem;
+	char msg[1024];
+	size_t mem;
+	int rc;
 
+	/* the model's options (mem_size, strict, shared_engine): defaults,
+	 * ABB_SIM_MEM_SIZE / ABB_SIM_STRICT / ABB_MODEL_SHARED_ENGINE, then the
+	 * URI, as the simulator's. o.p.strict is for the strict mode. */
+	abb_opt_defaults(&o);
+	rc = abb_opt_from_env(&o, ABB_OPT_MODEL, ABB_OPTG_ALL, msg, sizeof msg);
+	if (rc)
+		return abb_err(rc, "%s", msg);
+	rc = abb_opt_each("model", args, 256, model_opt, &o);
 	if (rc)
 		return rc;
+	mem = o.p.mem_bytes;
 	m = calloc(1, sizeof *m);
 	if (!m || !(m->mem = calloc(1, mem))) {
 		free(m);
@@ -439,7 +435,7 @@ static int model_open(abb_dev *dev, const char *args)
 	while ((1u << m->mem_bits) < mem)
 		m->mem_bits++;
 	m->t0 = mono_ns();
-	m->gcr = o.shared ? ABB_GCR_SHARED_ENGINE : 0;
+	m->gcr = o.shared_engine ? ABB_GCR_SHARED_ENGINE : 0;
 	m->evs_size = ABB_REG_EVS_SIZE_RESET;
 	m->evs_addr = ABB_REG_EVS_ADDR_RESET;
 	dev->be_priv = m;

@@ -77,7 +77,10 @@ ABB_MUST_USE int abb_mem_size(abb_dev *dev, size_t *size);
 
 /* Maps [ptr, ptr+len) for DMA (ptr need not be page aligned; the memory
  * must stay allocated until unmapped). A buffer may not overlap another
- * mapped buffer of the same device (-EEXIST). */
+ * mapped buffer of the same device (-EEXIST). Memory that is not mapped or
+ * not readable (PROT_NONE) is refused (-EFAULT); read-only memory maps for
+ * DMA writes only (a DMA read into it: -EACCES at its start). An unmapped
+ * handle stays invalid (-EINVAL): its address is never handed out again. */
 ABB_MUST_USE int abb_dmabuf_map(abb_dev *dev, void *ptr, size_t len, abb_dmabuf **buf);
 /* -EBUSY while a DMA into or out of it runs; -EINVAL for NULL or a buffer
  * already unmapped. */
