@@ -74,7 +74,7 @@ struct abbsim_params {
 	unsigned strict;         /* 1: every model-defined register side effect is off
 				  * (ABB_SIM_STRICT, default 0): ISR and GER writes ignored,
 				  * an ISR bit cleared only by its channel's reset, DONE not
-				  * cleared by a start (README "Strict mode") */
+				  * cleared by a start (sim/README.md, "Strict mode") */
 	unsigned msi;            /* 1: the endpoint has an MSI capability and enumeration
 				  * enables it (ABB_SIM_MSI, default 0: legacy INTx only, as
 				  * the board's original driver used) */
