@@ -56,8 +56,8 @@ const struct tb_vector tb_vectors[] = {
 	  "DMA write from scattered pages: three chained descriptors" },
 	{ "c2h_irq_intx", "", 0, 0x000, 0xa000, 8192,
 	  "DMA read completed by legacy INTx, as the board signals it: Assert_INTA after the "
-	  "last data write (posted, in order), Deassert_INTA when the library has cleared the "
-	  "source" },
+	  "last data write (posted, in order), Deassert_INTA when the library's acknowledge "
+	  "(IER bit cleared) lands" },
 	{ "c2h_irq_msi", "msi=1", 0, 0x000, 0xa000, 8192,
 	  "The same DMA read with the simulator's MSI capability enabled (msi=1): one MSI write "
 	  "after the last data write, no INTx message" },
@@ -188,7 +188,12 @@ int tb_vector_run(const struct tb_vector *v, const char *out_path, uint64_t *cyc
 		verr(err, errlen, "the transfer failed: %s", abb_last_error());
 		goto done;
 	}
-	if (abb_sim_cycles(dev, &c1) || abb_sim_tlp_log(dev, "/dev/null")) {
+	/* The cycle count ends at the return; the trace goes on for 2 us of
+	 * device time, so that the library's last posted writes (the interrupt
+	 * acknowledge: IER cleared) land and it shows the Deassert_INTA they
+	 * cause. */
+	if (abb_sim_cycles(dev, &c1) || abb_sim_advance(dev, 2000) ||
+	    abb_sim_tlp_log(dev, "/dev/null")) {
 		verr(err, errlen, "%s", abb_last_error());
 		goto done;
 	}
