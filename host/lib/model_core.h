@@ -26,10 +26,6 @@
 /* Internal to libabb (not exported from the shared library). */
 #if defined(__GNUC__)
 #pragma GCC visibility push(hidden)
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
-
 #endif
 
 struct abb_model;
