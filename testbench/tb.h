@@ -116,5 +116,6 @@ CU_ErrorCode tb_register_cfgspace(void);
 CU_ErrorCode tb_register_link(void);
 CU_ErrorCode tb_register_vectors(void);
 CU_ErrorCode tb_register_robust(void);
+CU_ErrorCode tb_register_scoreboard(void);
 
 #endif

@@ -34,6 +34,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_daq_readout,
 	tb_register_daq_writer,
 	tb_register_robust,
+	tb_register_scoreboard,
 };
 
 int main(int argc, char **argv)
