@@ -378,6 +378,10 @@ void sb_chain(struct sb *s, int chn, unsigned n, const size_t *hoff, const uint3
 		return;
 	if (reset)
 		sb_chan_reset(s, chn);
+	if (s->trace)
+		for (unsigned i = 0; i < n; i++)
+			fprintf(OUT(s), "    piece %u: host+0x%zx board %s0x%x len %u\n", i, hoff[i],
+				i == 0 || upa[i] ? "" : "(continued) ", board[i], len[i]);
 	for (int d = 0; d < SB_NDEV; d++) {
 		uint32_t first[ABB_DESC_WORDS] = {0};
 
