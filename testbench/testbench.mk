@@ -9,8 +9,9 @@
 # built by host/host.mk) and CUnit. The program exits non-zero when a test
 # fails, so `make test` fails too.
 
-# vectors_run.c is a program of its own (the vector generator)
-TB_SRCS    := $(filter-out testbench/vectors_run.c,$(wildcard testbench/*.c))
+# vectors_run.c and regress.c are programs of their own (the vector
+# generator, the constrained-random regression)
+TB_SRCS    := $(filter-out testbench/vectors_run.c testbench/regress.c,$(wildcard testbench/*.c))
 TB_OBJS    := $(patsubst testbench/%.c,$(B)/testbench/%.o,$(TB_SRCS))
 TB_BIN     := $(B)/abb_tests
 # host/lib for abb_vfio.h (the discovery entry point, exported by libabb)
@@ -24,9 +25,9 @@ TB_SUITES  ?=
 # Wall-clock limit of one run of the bench, seconds
 TB_TIMEOUT ?= 900
 
-.PHONY: test tests vectors
+.PHONY: test tests vectors regress
 
-all: $(TB_BIN) $(B)/vectors_run
+all: $(TB_BIN) $(B)/vectors_run $(B)/abb_regress
 tests: $(TB_BIN)
 
 $(B)/testbench/%.o: testbench/%.c
@@ -42,6 +43,24 @@ $(TB_BIN): $(TB_OBJS) $(B)/libabb.so
 $(B)/vectors_run: $(B)/testbench/vectors_run.o $(B)/testbench/tb_vectors.o $(B)/libabb.so
 	$(CC) $(CFLAGS) -o $@ $(B)/testbench/vectors_run.o $(B)/testbench/tb_vectors.o $(TB_LDFLAGS) -labb
 
+# The constrained-random regression against the reference model
+# (testbench/regress.c): make regress N=10000 SEED=1 [CASE=c[.t]] [SHARD=k/n]
+# [PER=100] [JUNIT=file] [V=1]
+N     ?= 10000
+SEED  ?= 1
+CASE  ?=
+PER   ?=
+JUNIT ?=
+V     ?=
+$(B)/abb_regress: $(B)/testbench/regress.o $(B)/testbench/tb_scoreboard.o $(B)/libabb.so
+	$(CC) $(CFLAGS) -o $@ $(B)/testbench/regress.o $(B)/testbench/tb_scoreboard.o $(TB_LDFLAGS) -labb -pthread
+
+regress:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory $(B)/abb_regress $(B)/sim/libabbsim.so
+	timeout $(TB_TIMEOUT) $(B)/abb_regress N='$(N)' SEED='$(SEED)' CASE='$(CASE)' \
+	  SHARD='$(SHARD)' PER='$(PER)' JUNIT='$(JUNIT)' V='$(V)'
+
 vectors: $(B)/vectors_run $(B)/sim/libabbsim.so
 	$(B)/vectors_run $(abspath vectors)/tlp
 
@@ -53,4 +72,4 @@ test:
 	ABB_DEVICE='$(ABB_DEVICE)' $(B)/readback
 	ABB_DEVICE='$(ABB_DEVICE)' timeout $(TB_TIMEOUT) $(TB_BIN) $(TB_SUITES)
 
--include $(TB_OBJS:.o=.d) $(B)/testbench/vectors_run.d
+-include $(TB_OBJS:.o=.d) $(B)/testbench/vectors_run.d $(B)/testbench/regress.d
