@@ -1,8 +1,14 @@
 # testbench.mk - the CUnit test bench (included by the top-level Makefile).
 #
-#   make test                         every suite on $ABB_DEVICE (default: the simulator)
+#   make test                         every suite on $ABB_DEVICE (default: the simulator),
+#                                     then (simulator only) the regression, TB_REGRESS_N transfers
 #   make test ABB_DEVICE=vfio         the same suites on the real board
-#   make test TB_SUITES="regs blocking"   only these suites
+#   make test ABB_DEVICE=model        the same suites on the reference model (seconds)
+#   make test TB_SUITES="regs blocking"   only these suites (no regression)
+#   make test SHARD=k/n               shard k of n: every n-th suite and every n-th
+#                                     configuration of the regression (n shards = one run)
+#   make test JUNIT_DIR=dir           also JUnit XML: dir/abb_tests[-k_n].xml, dir/regress[-k_n].xml
+#   make regress N=10000 SEED=1       the constrained-random regression alone (see below)
 #   make vectors                      regenerate the golden TLP vectors (vectors/tlp/)
 #
 # Builds $(B)/abb_tests from testbench/*.c against libabb ($(B)/libabb.so,
@@ -24,6 +30,13 @@ TB_LIBS    := -labb -lcunit -pthread
 TB_SUITES  ?=
 # Wall-clock limit of one run of the bench, seconds
 TB_TIMEOUT ?= 900
+# Transfers of the regression that `make test` runs (0: none)
+TB_REGRESS_N ?= 10000
+# Shard k/n of `make test` and `make regress` (empty: everything)
+SHARD      ?=
+# Directory for JUnit XML of `make test` (empty: none)
+JUNIT_DIR  ?=
+TB_SHARD_SFX := $(if $(SHARD),-$(subst /,_,$(SHARD)))
 
 .PHONY: test tests vectors regress
 
@@ -70,6 +83,16 @@ test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
 	ABB_DEVICE='$(ABB_DEVICE)' $(B)/readback
-	ABB_DEVICE='$(ABB_DEVICE)' timeout $(TB_TIMEOUT) $(TB_BIN) $(TB_SUITES)
+	$(if $(JUNIT_DIR),mkdir -p '$(JUNIT_DIR)')
+	ABB_DEVICE='$(ABB_DEVICE)' timeout $(TB_TIMEOUT) $(TB_BIN) $(if $(SHARD),--shard '$(SHARD)') \
+	  $(if $(JUNIT_DIR),--junit '$(JUNIT_DIR)/abb_tests$(TB_SHARD_SFX).xml') $(TB_SUITES)
+	@if [ -n '$(TB_SUITES)' ] || [ '$(TB_REGRESS_N)' = 0 ]; then \
+	  echo "regress: not run (TB_SUITES or TB_REGRESS_N=0)"; \
+	else case '$(ABB_DEVICE)' in \
+	  ''|sim|sim:*) echo "timeout $(TB_TIMEOUT) $(B)/abb_regress N=$(TB_REGRESS_N) SEED=$(SEED) SHARD=$(SHARD)"; \
+	    timeout $(TB_TIMEOUT) $(B)/abb_regress N='$(TB_REGRESS_N)' SEED='$(SEED)' SHARD='$(SHARD)' \
+	      JUNIT='$(if $(JUNIT_DIR),$(JUNIT_DIR)/regress$(TB_SHARD_SFX).xml)' ;; \
+	  *) echo "regress: not run on ABB_DEVICE=$(ABB_DEVICE) (it runs the simulator against the reference model)" ;; \
+	esac; fi
 
 -include $(TB_OBJS:.o=.d) $(B)/testbench/vectors_run.d $(B)/testbench/regress.d
