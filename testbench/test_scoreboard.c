@@ -316,7 +316,7 @@ static void sb_program_regs(const char *opts, const char *mopts, uint64_t seed)
 	sb_board_fill(&s, 0, SB_MEM, 5);
 	sb_host_fill(&s, 0, SB_HOST, 6);
 	for (unsigned t = 0; t < 150 && !s.mismatches; t++) {
-		unsigned op = (unsigned)sb_range(&r, 0, 9);
+		unsigned op = (unsigned)sb_range(&r, 0, 11);
 		int chn = (int)sb_range(&r, 0, 1);
 		uint32_t v = (uint32_t)sb_rand(&r);
 		uint32_t irqs = sb_range(&r, 0, 1) ? ABB_CTRL_EDI | ABB_CTRL_EEI : 0;
@@ -371,6 +371,25 @@ static void sb_program_regs(const char *opts, const char *mopts, uint64_t seed)
 				     ABB_CTRL_V | ABB_CTRL_BAR | ABB_CTRL_UPA | ABB_CTRL_LAST |
 					     ABB_CTRL_INC | irqs);
 			break;
+		case 10: { /* the FIFO loop-back: TXF writes, RXF reads (they pop) */
+			unsigned k = (unsigned)sb_range(&r, 0, 20);
+
+			sb_step(&s, "FIFO: %u TXF_DATA writes, then TXF_CSR, RXF_CSR", k);
+			for (unsigned j = 0; j < k; j++)
+				sb_reg_write(&s, ABB_REG_TXF_DATA, (uint32_t)sb_rand(&r));
+			sb_check_reg(&s, ABB_REG_TXF_CSR, "TXF_CSR");
+			sb_check_reg(&s, ABB_REG_RXF_CSR, "RXF_CSR");
+			break;
+		}
+		case 11: {
+			unsigned k = (unsigned)sb_range(&r, 1, 20);
+
+			sb_step(&s, "FIFO: %u RXF_DATA reads", k);
+			for (unsigned j = 0; j < k; j++)
+				sb_check_reg(&s, ABB_REG_RXF_DATA, "RXF_DATA");
+			sb_check_reg(&s, ABB_REG_RXF_CSR, "RXF_CSR");
+			break;
+		}
 		case 8:
 			if (sb_range(&r, 0, 3) == 0) {
 				sb_step(&s, "GCR.SOFT_RESET");
