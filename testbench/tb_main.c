@@ -240,6 +240,8 @@ int main(int argc, char **argv)
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	if (CU_basic_run_tests() != CUE_SUCCESS) {
 		fprintf(stderr, "abb_tests: CU_basic_run_tests: %s\n", CU_get_error_msg());
+		if (junit && write_junit(junit, shard) == 0)
+			printf("abb_tests: JUnit XML in %s\n", junit);
 		CU_cleanup_registry();
 		return 2;
 	}
