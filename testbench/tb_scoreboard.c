@@ -416,18 +416,63 @@ void sb_chain(struct sb *s, int chn, unsigned n, const size_t *hoff, const uint3
 	sb_settle(s, 2000000);
 }
 
-void sb_raw_start(struct sb *s, int chn, uint32_t pal, uint64_t ha, uint32_t len, uint32_t ctrl)
+void sb_raw_start(struct sb *s, int chn, uint32_t pal, size_t hoff, uint64_t raw_ha, uint32_t len,
+		  uint32_t ctrl)
 {
 	uint32_t b = blk(chn);
 
-	sb_reg_write(s, b + ABB_CH_PAH, 0);
-	sb_reg_write(s, b + ABB_CH_PAL, pal);
-	sb_reg_write(s, b + ABB_CH_HAH, (uint32_t)(ha >> 32));
-	sb_reg_write(s, b + ABB_CH_HAL, (uint32_t)ha);
-	sb_reg_write(s, b + ABB_CH_BDAH, 0);
-	sb_reg_write(s, b + ABB_CH_BDAL, 0);
-	sb_reg_write(s, b + ABB_CH_LENG, len);
-	sb_reg_write(s, b + ABB_CH_CTRL, ctrl);
+	for (int d = 0; d < SB_NDEV; d++) {
+		uint64_t ha = raw_ha != SB_HOST_OFF ? raw_ha : sb_iova(s, d, 0, hoff);
+
+		wr(s, d, b + ABB_CH_PAH, 0);
+		wr(s, d, b + ABB_CH_PAL, pal);
+		wr(s, d, b + ABB_CH_HAH, (uint32_t)(ha >> 32));
+		wr(s, d, b + ABB_CH_HAL, (uint32_t)ha);
+		wr(s, d, b + ABB_CH_BDAH, 0);
+		wr(s, d, b + ABB_CH_BDAL, 0);
+		wr(s, d, b + ABB_CH_LENG, len);
+		wr(s, d, b + ABB_CH_CTRL, ctrl);
+	}
+	sb_settle(s, 200000);
+}
+
+void sb_chain_bad(struct sb *s, int chn, int kind, size_t hoff, uint32_t board, uint32_t len,
+		  uint32_t ctrl_extra)
+{
+	uint32_t b = blk(chn);
+
+	sb_chan_reset(s, chn);
+	for (int d = 0; d < SB_NDEV; d++) {
+		uint64_t ha = sb_iova(s, d, 0, hoff);
+		uint64_t next = sb_iova(s, d, 1, ABB_DESC_BYTES);
+		uint32_t w[ABB_DESC_WORDS];
+		uint8_t *p = s->desc[d] + ABB_DESC_BYTES;
+
+		if (kind == 0)
+			next += 4; /* misaligned */
+		else if (kind == 1)
+			next = 0xdead00000000ull; /* mapped on neither */
+		/* the second descriptor: right after the first on the board */
+		w[ABB_DW_PAH] = 0;
+		w[ABB_DW_PAL] = board + len;
+		w[ABB_DW_HAH] = (uint32_t)(ha >> 32);
+		w[ABB_DW_HAL] = (uint32_t)ha;
+		w[ABB_DW_BDAH] = 0;
+		w[ABB_DW_BDAL] = 0;
+		w[ABB_DW_LENG] = kind == 2 ? 0 : len;
+		w[ABB_DW_CTRL] = (kind == 3 ? 0 : ABB_CTRL_V) | ABB_CTRL_BAR | ABB_CTRL_LAST | ctrl_extra;
+		for (int j = 0; j < ABB_DESC_WORDS; j++)
+			put_le32(p + 4 * j, w[j]);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		wr(s, d, b + ABB_CH_PAH, 0);
+		wr(s, d, b + ABB_CH_PAL, board);
+		wr(s, d, b + ABB_CH_HAH, (uint32_t)(ha >> 32));
+		wr(s, d, b + ABB_CH_HAL, (uint32_t)ha);
+		wr(s, d, b + ABB_CH_BDAH, (uint32_t)(next >> 32));
+		wr(s, d, b + ABB_CH_BDAL, (uint32_t)next);
+		wr(s, d, b + ABB_CH_LENG, len);
+		wr(s, d, b + ABB_CH_CTRL, ABB_CTRL_V | ABB_CTRL_BAR | ABB_CTRL_UPA | ctrl_extra);
+	}
 	sb_settle(s, 200000);
 }
 

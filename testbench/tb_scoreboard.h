@@ -89,9 +89,19 @@ int sb_dma_pair(struct sb *s, size_t roff, uint32_t rboard, size_t rlen, unsigne
  * device time). */
 void sb_chain(struct sb *s, int chn, unsigned n, const size_t *hoff, const uint32_t *board,
 	      const uint32_t *len, const uint32_t *upa, uint32_t ctrl_extra, int reset);
-/* A raw start of one descriptor with the given register values
- * (hah:hal is a raw IOVA, the same on both: for error paths). */
-void sb_raw_start(struct sb *s, int chn, uint32_t pal, uint64_t ha, uint32_t len, uint32_t ctrl);
+/* A raw start of one descriptor with the given register values: HAH:HAL
+ * is raw_ha on both (for error paths: an IOVA mapped on neither), or with
+ * raw_ha == SB_HOST_OFF each device's IOVA of host offset hoff. */
+#define SB_HOST_OFF (~0ull)
+void sb_raw_start(struct sb *s, int chn, uint32_t pal, size_t hoff, uint64_t raw_ha, uint32_t len,
+		  uint32_t ctrl);
+
+/* A chain of two whose link or second descriptor is bad (after a channel
+ * reset): kind 0 the next-descriptor address misaligned, 1 unmapped, 2 the
+ * second descriptor has LENG 0, 3 it lacks V. The first moves len bytes
+ * between host offset hoff and board; the second would continue there. */
+void sb_chain_bad(struct sb *s, int chn, int kind, size_t hoff, uint32_t board, uint32_t len,
+		  uint32_t ctrl_extra);
 
 /* abb_irq_wait(source, timeout) on both; the results must agree. */
 int sb_irq_wait(struct sb *s, unsigned source, int64_t timeout_ns);
