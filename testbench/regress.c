@@ -91,8 +91,8 @@ static size_t draw_link(uint64_t *r, char *sim, size_t n, char *model, size_t mn
 {
 	unsigned gen = (unsigned)sb_range(r, 1, 3);
 	unsigned lanes = PICK(r, 1, 2, 4, 4, 8, 16);
-	unsigned mps = PICK(r, 128, 128, 256, 512, 1024);
-	unsigned mrrs = PICK(r, 128, 256, 512, 512, 1024, 4096);
+	unsigned mps = PICK(r, 128, 128, 256, 256, 512, 1024, 2048, 4096);
+	unsigned mrrs = PICK(r, 128, 256, 512, 512, 1024, 2048, 4096);
 	unsigned rcb = PICK(r, 64, 128);
 	unsigned cpl_mps = (unsigned)sb_range(r, 0, 1);
 	unsigned reorder = (unsigned)sb_range(r, 0, 2);

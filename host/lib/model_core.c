@@ -45,6 +45,20 @@
  *    descriptor error (a looping chain would otherwise never end).
  *  - DIAG_* counters: TLPs counted per descriptor as ceil(len / MPS=128),
  *    read requests as ceil(len / MRRS=512), completions as ceil(len / 64).
+ *
+ * Where the RTL differs (found by the differential suite, reported; the
+ * model follows rtl-model/REGISTERS.md where it says something):
+ *  - the RTL has no strict mode yet (strict=1 changes nothing there);
+ *  - a channel reset does not clear the channel's ISR bit in the RTL
+ *    (REGISTERS.md ISR.CLR_RESET says it does, in both modes);
+ *  - not defined by REGISTERS.md: a DMA-write chain whose next descriptor
+ *    fails (its fetch, or its check) loses, in the RTL, the data of the
+ *    descriptor before it (the mover is aborted with its reads
+ *    outstanding); here descriptors run one after the other and an error
+ *    does not undo the ones before. Likewise pieces of one chain that
+ *    overlap on the board: the RTL's reads of consecutive descriptors
+ *    overlap, so with reordered completions an earlier piece may land
+ *    last; here the later piece wins.
  */
 #include <stdlib.h>
 #include <string.h>
