@@ -5,7 +5,8 @@
 #                     reads VERSION, prints the cycle count)
 #   make sim-test     build and run $(B)/sim/test_abbsim (config space, PIO,
 #                     DMA both ways, IOMMU scatter, faults, determinism, speed)
-#   make sim-speed    platform vs bare Verilator loop, 4 MiB DMA read
+#   make sim-speed    platform vs bare Verilator loop, 4 MiB DMA read;
+#                     BASELINE=<rev> also the bare loop on the RTL of <rev>
 #
 # Needs from rtl-model/rtl.mk: RTL_SRCS (package first) and RTL_TOP.
 # Steps (each a single target, so `make -j` never races): verilate into
@@ -104,10 +105,33 @@ $(SIM_B)/bare_bench: sim/bare_bench.cpp sim/rtl_hooks.cpp $(SIM_VDIR)/.compiled
 $(SIM_B)/speed_abbsim: sim/speed_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_LIB)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
 
-sim-speed: $(SIM_B)/bare_bench $(SIM_B)/speed_abbsim
-	@b=$$($(SIM_B)/bare_bench) && echo "$$b" && p=$$($(SIM_B)/speed_abbsim) && echo "$$p" && \
-	  bc=$${b#*cycles_per_s=}; bc=$${bc%% *}; pc=$${p#*cycles_per_s=}; pc=$${pc%% *}; \
-	  echo "sim-speed: platform / bare = $$(awk "BEGIN{printf \"%.2f\", $$pc/$$bc}") (target >= 0.5)"
+# make sim-speed [BASELINE=<rev>] [SIM_SPEED_RUNS=n]: with BASELINE, the
+# RTL of <rev> is built beside the current one as <rev> built it (its
+# rtl-model/ and sim/ by git archive into $(B)/baseline/<sha>/src, verilated
+# and compiled by its own sim/sim.mk: its flags) and linked with the current
+# bare loop; sim/sim_speed.sh runs both interleaved and prints the ratio.
+SIM_SPEED_RUNS ?= 5
+ifneq ($(BASELINE),)
+SIM_BASE_SHA := $(shell git rev-parse --verify -q '$(BASELINE)^{commit}')
+ifeq ($(SIM_BASE_SHA),)
+$(error sim-speed: BASELINE=$(BASELINE) is not a git revision)
+endif
+SIM_BASE_D := $(B)/baseline/$(SIM_BASE_SHA)
+SIM_BASE_VDIR := $(SIM_BASE_D)/src/build/sim/obj_dir
+SIM_BASE_BENCH := $(SIM_BASE_D)/bare_bench
+
+$(SIM_BASE_VDIR)/.compiled:
+	rm -rf $(SIM_BASE_D) && mkdir -p $(SIM_BASE_D)/src
+	git archive $(SIM_BASE_SHA) rtl-model sim | tar -x -C $(SIM_BASE_D)/src
+	$(MAKE) -C $(SIM_BASE_D)/src -f rtl-model/rtl.mk -f sim/sim.mk B=build BASELINE= build/sim/obj_dir/.compiled
+
+$(SIM_BASE_BENCH): sim/bare_bench.cpp sim/rtl_hooks.cpp $(SIM_BASE_VDIR)/.compiled
+	$(CXX) $(filter-out -I$(SIM_VDIR),$(SIM_CXXFLAGS)) -I$(SIM_BASE_VDIR) -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
+	  $(SIM_BASE_VDIR)/Vabb_top__ALL.a $(SIM_BASE_VDIR)/libverilated_pic.a -lz -pthread
+endif
+
+sim-speed: $(SIM_B)/bare_bench $(SIM_B)/speed_abbsim $(SIM_BASE_BENCH)
+	@sim/sim_speed.sh $(SIM_SPEED_RUNS) $(SIM_B)/bare_bench $(SIM_B)/speed_abbsim $(SIM_BASE_BENCH) $(BASELINE)
 
 sim-install: $(SIM_LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
