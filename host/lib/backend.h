@@ -35,6 +35,10 @@ struct abb_backend {
 	/* args: the text after "name:" in the URI, or NULL. Fills
 	 * dev->be_priv, dev->bar0_size and dev->bar1_size. */
 	int (*open)(abb_dev *dev, const char *args);
+	/* Optional: stops the device from mastering the bus and from
+	 * interrupting (abb_close calls it before any buffer is unmapped).
+	 * NULL: nothing to do. */
+	void (*quiesce)(abb_dev *dev);
 	/* Frees everything open made; called once, after every buffer of the
 	 * device was unmapped. */
 	void (*close)(abb_dev *dev);
@@ -60,6 +64,10 @@ struct abb_backend {
 	int (*irq_wait)(abb_dev *dev, uint64_t *seen, int64_t timeout_ns);
 	/* The current interrupt count (does not wait). */
 	uint64_t (*irq_count)(abb_dev *dev);
+	/* Optional: called by the core after it cleared the source of an
+	 * interrupt (VFIO INTx: the kernel masks the line when it fires;
+	 * unmask it now). NULL: nothing to do (sim, model). */
+	int (*irq_unmask)(abb_dev *dev);
 	/* Optional: 0 if interrupts can be delivered, else a negative errno
 	 * with a message (checked before any interrupt-driven operation).
 	 * NULL: always available. */
