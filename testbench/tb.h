@@ -102,5 +102,13 @@ CU_ErrorCode tb_register_tlp_rules(void);
 CU_ErrorCode tb_register_cfgspace(void);
 CU_ErrorCode tb_register_link(void);
 CU_ErrorCode tb_register_vectors(void);
+CU_ErrorCode tb_register_vfio(void);
+
+/* 1 when the bench runs on the emulated VFIO kernel (--vfio-emu). */
+extern int tb_vfio_emu;
+/* Puts the emulator back as the runner installed it (or removes it when
+ * the bench runs without --vfio-emu); for tests that install their own
+ * emulator options. 0 or a negative errno. */
+int tb_vfio_emu_restore(void);
 
 #endif

@@ -14,11 +14,11 @@ TB_SRCS    := $(filter-out testbench/vectors_run.c,$(wildcard testbench/*.c))
 TB_OBJS    := $(patsubst testbench/%.c,$(B)/testbench/%.o,$(TB_SRCS))
 TB_BIN     := $(B)/abb_tests
 # host/lib for abb_vfio.h (the discovery entry point, exported by libabb)
-TB_CFLAGS  := -std=c11 $(WARN) -Ihost/include -Ihost/lib \
+TB_CFLAGS  := -std=c11 $(WARN) -Ihost/include -Ihost/lib -Isim \
               -DTB_VECTORS_DIR='"$(abspath vectors)"' -DTB_BUILD_DIR='"$(abspath $(B))"'
 # libabb next to the binary: found at run time without LD_LIBRARY_PATH
 TB_LDFLAGS := -L$(B) -Wl,-rpath,'$$ORIGIN'
-TB_LIBS    := -labb -lcunit -pthread
+TB_LIBS    := -labb -lcunit -pthread -ldl
 # Suites to run (names as in the suite tables; empty: all)
 TB_SUITES  ?=
 # Wall-clock limit of one run of the bench, seconds
