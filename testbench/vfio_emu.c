@@ -1036,8 +1036,8 @@ static void *emu_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 	}
 	pthread_mutex_unlock(&E.lock);
 	p = mmap(addr, len, prot, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (p != MAP_FAILED && index == 0)
-		sim.mmio_read(0, 0, p, len < 4096 ? len : 4096); /* a snapshot of the registers */
+	for (uint64_t o = 0; p != MAP_FAILED && index == 0 && o < len && o < 4096; o += 4)
+		sim.mmio_read(0, o, (char *)p + o, 4); /* a snapshot of the registers */
 	if (p != MAP_FAILED)
 		E.ram_bar[index] = p;
 	return p;

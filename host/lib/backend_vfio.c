@@ -820,8 +820,7 @@ static int iova_alloc(struct vfio *v, struct vmap *m)
 			       v->ranges_reported ? "reported IOVA ranges" : "default IOVA window",
 			       list, (unsigned long long)v->granule);
 	}
-	m->iova = at;
-	v->cursor = at + m->size;
+	m->iova = at; /* the cursor moves when the kernel accepted it */
 	for (link = &v->maps; *link && (*link)->iova < at; link = &(*link)->next)
 		;
 	m->next = *link;
@@ -879,16 +878,15 @@ static int vfio_map(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, 
 		dm.vaddr = start;
 		dm.iova = m->iova;
 		dm.size = m->size;
-		if (v->sys.ioctl(v->container, VFIO_IOMMU_MAP_DMA, &dm) && errno == EFAULT) {
+		int r = v->sys.ioctl(v->container, VFIO_IOMMU_MAP_DMA, &dm);
+
+		if (r && errno == EFAULT) {
 			/* read-only memory: the device may only read it */
 			dm.flags = VFIO_DMA_MAP_FLAG_READ;
 			m->read_only = 1;
-			if (v->sys.ioctl(v->container, VFIO_IOMMU_MAP_DMA, &dm) == 0)
-				errno = 0;
-		} else {
-			errno = 0;
+			r = v->sys.ioctl(v->container, VFIO_IOMMU_MAP_DMA, &dm);
 		}
-		if (errno) {
+		if (r) {
 			int err = errno;
 
 			if (err == ENOMEM && over)
@@ -908,6 +906,7 @@ static int vfio_map(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, 
 			unlink_map(v, m);
 		} else {
 			v->pinned += m->size;
+			v->cursor = m->iova + m->size;
 		}
 	}
 	pthread_mutex_unlock(&v->lock);
