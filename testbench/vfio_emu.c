@@ -1066,15 +1066,17 @@ static int emu_eventfd(unsigned int initval, int flags)
 }
 
 /* poll on the interrupt eventfd waits in device time. */
-static int emu_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
+static int emu_poll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout)
 {
 	uint64_t end_ps = 0;
 
 	if (nfds != 1 || kind_of(fds[0].fd) != K_EVENTFD || !E.sim_open)
-		return poll(fds, nfds, timeout_ms);
-	if (timeout_ms > 0)
-		end_ps = sim.now_ps() + (uint64_t)timeout_ms * 1000000000ull;
+		return ppoll(fds, nfds, timeout, NULL);
+	if (timeout)
+		end_ps = sim.now_ps() + ((uint64_t)timeout->tv_sec * 1000000000u +
+					 (uint64_t)timeout->tv_nsec) * 1000u;
 	for (;;) {
+		struct timespec zero = {0, 0};
 		uint64_t seen;
 		int rc;
 
@@ -1082,10 +1084,10 @@ static int emu_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
 		service();
 		seen = E.irq_seen;
 		pthread_mutex_unlock(&E.lock);
-		rc = poll(fds, 1, 0);
-		if (rc != 0 || timeout_ms == 0)
+		rc = ppoll(fds, 1, &zero, NULL);
+		if (rc != 0)
 			return rc;
-		if (timeout_ms > 0) {
+		if (timeout) {
 			uint64_t now = sim.now_ps();
 
 			if (now >= end_ps)

@@ -33,8 +33,10 @@ int abb_vfio_find(const char *dump_file, char *bdf, size_t n);
  * to the kernel goes through one of these (the default table calls libc).
  * They behave as the libc functions of the same name: -1 (MAP_FAILED for
  * mmap) and errno on failure. ioctl's third argument is the pointer or the
- * integer (cast to a pointer) the request takes. Every path the backend
- * builds starts with sysfs_root ("/sys") or dev_root ("/dev").
+ * integer (cast to a pointer) the request takes. poll is ppoll() without
+ * a signal mask (timeout NULL: no limit), so that a device-time timeout
+ * below a millisecond is kept. Every path the backend builds starts with
+ * sysfs_root ("/sys") or dev_root ("/dev").
  *
  * Device time of the vfio backend is clock_gettime(CLOCK_MONOTONIC) of the
  * seam; its waits are poll() on the interrupt eventfd and nanosleep().
@@ -50,7 +52,7 @@ struct abb_vfio_sys {
 	ssize_t (*read)(int fd, void *buf, size_t n);
 	ssize_t (*write)(int fd, const void *buf, size_t n);
 	int (*eventfd)(unsigned int initval, int flags);
-	int (*poll)(struct pollfd *fds, nfds_t nfds, int timeout_ms);
+	int (*poll)(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout);
 	ssize_t (*readlink)(const char *path, char *buf, size_t n);
 	int (*access)(const char *path, int mode);
 	int (*getrlimit)(int resource, struct rlimit *rl);

@@ -62,7 +62,7 @@
 
 #define VFIO_IOVA_BASE 0x10000000ull /* 256 MiB: stays clear of low legacy ranges */
 #define VFIO_IOVA_END 0xf0000000ull  /* below the x86 MSI window at 0xfee00000 */
-#define VFIO_IRQ_SLICE_MS 5          /* re-check period of a waiter sharing the eventfd */
+#define VFIO_IRQ_SLICE_NS 5000000ll  /* re-check period of a waiter sharing the eventfd */
 
 /* ---- discovery ------------------------------------------------------ */
 
@@ -153,6 +153,11 @@ static int sys_getrlimit(int resource, struct rlimit *rl)
 	return getrlimit((__rlimit_resource_t)resource, rl);
 }
 
+static int sys_poll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout)
+{
+	return ppoll(fds, nfds, timeout, NULL);
+}
+
 static int sys_eventfd(unsigned int initval, int flags)
 {
 	return eventfd(initval, flags);
@@ -169,7 +174,7 @@ static const struct abb_vfio_sys sys_real = {
 	.read = read,
 	.write = write,
 	.eventfd = sys_eventfd,
-	.poll = poll,
+	.poll = sys_poll,
 	.readlink = readlink,
 	.access = access,
 	.getrlimit = sys_getrlimit,
@@ -1033,7 +1038,8 @@ static int vfio_irq_wait(abb_dev *dev, uint64_t *seen, int64_t timeout_ns)
 		return vfio_irq_check(dev);
 	for (;;) {
 		struct pollfd pfd = {.fd = v->irq_fd, .events = POLLIN};
-		int64_t left_ms = VFIO_IRQ_SLICE_MS;
+		int64_t slice = VFIO_IRQ_SLICE_NS;
+		struct timespec ts;
 		uint64_t n;
 
 		pthread_mutex_lock(&v->lock);
@@ -1055,11 +1061,13 @@ static int vfio_irq_wait(abb_dev *dev, uint64_t *seen, int64_t timeout_ns)
 			if (left <= 0)
 				return abb_err(-ETIMEDOUT, "no interrupt within %lld ns",
 					       (long long)timeout_ns);
-			if (left / 1000000 < left_ms)
-				left_ms = left / 1000000 + 1;
+			if (left < slice)
+				slice = left;
 		}
 		/* Another waiter may drain the eventfd first: hence the slice. */
-		v->sys.poll(&pfd, 1, (int)left_ms);
+		ts.tv_sec = (time_t)(slice / 1000000000);
+		ts.tv_nsec = (long)(slice % 1000000000);
+		v->sys.poll(&pfd, 1, &ts);
 	}
 }
 
