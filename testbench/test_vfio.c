@@ -28,6 +28,14 @@
 
 static struct vfio_emu_stats st;
 
+/* The call fails with -1 and errno err. */
+#define REFUSED(call, err)                                                    \
+	do {                                                                  \
+		errno = 0;                                                    \
+		CU_ASSERT_EQUAL((call), -1);                                  \
+		CU_ASSERT_EQUAL(errno, err);                                  \
+	} while (0)
+
 static void stats(void)
 {
 	vfio_emu_stats(&st);
@@ -531,6 +539,150 @@ static void test_vfio_iommu_types(void)
 	open_fails(&o, NULL, -ENOTSUP, "iommufd", "CONFIG_VFIO_CONTAINER");
 }
 
+
+/* ---- failures of single calls (fault injection) ----------------------- */
+
+struct fail_case {
+	const char *what;
+	struct vfio_emu_opts o;
+	const char *call;
+	unsigned long req;
+	unsigned skip;
+	int rc;          /* of abb_open; 0: opens anyway */
+	const char *word;
+};
+
+static void test_vfio_open_failures(void)
+{
+	static const struct fail_case cases[] = {
+		{"no /dev/vfio/vfio", {.no_container = 1}, NULL, 0, 0, -ENOENT, "modprobe vfio-pci"},
+		{"container mode", {.container_eacces = 1}, NULL, 0, 0, -EACCES, "world-accessible"},
+		{"no group node", {.no_group_file = 1}, NULL, 0, 0, -ENODEV, "does not exist"},
+		{"group open EIO", {0}, "open", 0, 1, -EIO, "vfio/" VFIO_EMU_GROUP},
+		{"API version", {0}, "ioctl", VFIO_GET_API_VERSION, 0, -ENOTSUP, "API version"},
+		{"SET_CONTAINER", {0}, "ioctl", VFIO_GROUP_SET_CONTAINER, 0, -EIO, "adding group"},
+		{"SET_IOMMU", {0}, "ioctl", VFIO_SET_IOMMU, 0, -EIO, "VFIO_SET_IOMMU"},
+		{"GET_INFO", {0}, "ioctl", VFIO_IOMMU_GET_INFO, 0, -EIO, "VFIO_IOMMU_GET_INFO"},
+		{"GET_DEVICE_FD", {0}, "ioctl", VFIO_GROUP_GET_DEVICE_FD, 0, -EIO, "getting device"},
+		{"config region", {0}, "ioctl", VFIO_DEVICE_GET_REGION_INFO, 0, -EIO, "region info 7"},
+		{"BAR0 region", {0}, "ioctl", VFIO_DEVICE_GET_REGION_INFO, 1, -EIO, "region info 0"},
+		{"no BAR1", {.no_bar1 = 1}, NULL, 0, 0, -ENXIO, "no BAR1"},
+		{"command read", {0}, "pread", 0, 0, -EIO, "reading the command register"},
+		{"command write", {0}, "pwrite", 0, 0, -EIO, "writing the command register"},
+		{"eventfd", {0}, "eventfd", 0, 0, -EIO, "eventfd"},
+		{"IRQ info", {0}, "ioctl", VFIO_DEVICE_GET_IRQ_INFO, 0, 0, NULL},
+		{"IRQ trigger", {0}, "ioctl", VFIO_DEVICE_SET_IRQS, 0, 0, NULL},
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct fail_case *c = &cases[i];
+		abb_dev *d = NULL;
+		int rc;
+
+		if (emu(&c->o))
+			return;
+		if (c->call)
+			vfio_emu_fail(c->call, c->req, EIO, c->skip);
+		rc = abb_open(&d, VFIO_EMU_URI);
+		if (rc != c->rc || (c->word && !strstr(abb_last_error(), c->word)))
+			printf("\n    %s: abb_open %d (want %d): %s\n", c->what, rc, c->rc,
+			       abb_last_error());
+		CU_ASSERT_EQUAL(rc, c->rc);
+		if (c->word)
+			CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), c->word));
+		if (d) {
+			uint32_t v = 0;
+
+			CU_ASSERT_EQUAL(abb_reg_read(d, ABB_REG_VERSION, &v), 0);
+			abb_close(d);
+		}
+		vfio_emu_fail(NULL, 0, 0, 0);
+		stats();
+		CU_ASSERT_EQUAL(st.containers + st.groups + st.devices + st.maps, 0);
+	}
+}
+
+/* An open board whose register, memory and IOMMU calls fail: -errno with
+ * a message, and the board still works afterwards. */
+static void test_vfio_call_failures(void)
+{
+	abb_dev *d = emu_open(NULL);
+	uint8_t *a = tb_alloc_pages(2 * PG), w[8] = {0};
+	abb_dmabuf *m = NULL;
+	uint32_t v;
+
+	if (!d || !a)
+		goto out;
+	vfio_emu_fail("pread", 0, EIO, 0);
+	CU_ASSERT_EQUAL(abb_reg_read(d, ABB_REG_VERSION, &v), -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "register read"));
+	vfio_emu_fail("pwrite", 0, EIO, 0);
+	CU_ASSERT_EQUAL(abb_reg_write(d, ABB_REG_IGEN_LAT, 1), -EIO);
+	vfio_emu_fail("pread", 0, EIO, 0);
+	CU_ASSERT_EQUAL(abb_mem_read(d, 0, w, sizeof w), -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "BAR1 read"));
+	vfio_emu_fail("pwrite", 0, EIO, 0);
+	CU_ASSERT_EQUAL(abb_mem_write(d, 0, w, sizeof w), -EIO);
+	vfio_emu_fail("ioctl", VFIO_IOMMU_MAP_DMA, ENOMEM, 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_map(d, a, PG, &m), -ENOMEM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "ulimit -l"));
+	vfio_emu_fail("ioctl", VFIO_IOMMU_MAP_DMA, EINVAL, 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_map(d, a, PG, &m), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "IOMMU page"));
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(d, a, 2 * PG, &m), 0);
+	vfio_emu_fail("ioctl", VFIO_IOMMU_UNMAP_DMA, EIO, 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(m), -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "UNMAP_DMA"));
+	CU_ASSERT_EQUAL(abb_reg_read(d, ABB_REG_VERSION, &v), 0);
+	CU_ASSERT_EQUAL(v, ABB_VERSION_ID);
+out:
+	vfio_emu_fail(NULL, 0, 0, 0);
+	if (d)
+		abb_close(d);
+	free(a);
+}
+
+/* The default seam is the real system: its calls behave as libc's. */
+static void test_vfio_real_seam(void)
+{
+	const struct abb_vfio_sys *r;
+	struct rlimit rl;
+	struct timespec ts = {0, 0};
+	struct pollfd pfd;
+	int fd, efd;
+
+	abb_vfio_set_sys(NULL);
+	r = abb_vfio_get_sys();
+	CU_ASSERT_STRING_EQUAL(r->sysfs_root, "/sys");
+	CU_ASSERT_STRING_EQUAL(r->dev_root, "/dev");
+	fd = r->open("/dev/null", O_RDWR);
+	CU_ASSERT(fd >= 0);
+	REFUSED(r->ioctl(fd, VFIO_GET_API_VERSION, NULL), ENOTTY);
+	CU_ASSERT_EQUAL(r->close(fd), 0);
+	CU_ASSERT_EQUAL(r->getrlimit(RLIMIT_MEMLOCK, &rl), 0);
+	efd = r->eventfd(0, EFD_NONBLOCK);
+	CU_ASSERT(efd >= 0);
+	pfd = (struct pollfd){.fd = efd, .events = POLLIN};
+	CU_ASSERT_EQUAL(r->poll(&pfd, 1, &ts), 0);
+	r->close(efd);
+	emu(NULL);
+}
+
+/* "vfio" without an address: discovery (libpci) picks the board; here
+ * there is no real ABB, unless discovery reads the emulator's sysfs. */
+static void test_vfio_uri_without_address(void)
+{
+	abb_dev *d = NULL;
+	int rc;
+
+	if (emu(NULL))
+		return;
+	rc = abb_open(&d, "vfio");
+	CU_ASSERT(rc == 0 || rc == -ENODEV || rc == -EIO);
+	if (d)
+		abb_close(d);
+}
+
 /* ---- the emulated kernel's rules, by direct calls --------------------- */
 
 struct handles {
@@ -560,13 +712,6 @@ static void h_close(struct handles *h)
 	stats();
 	CU_ASSERT_EQUAL(st.containers + st.groups + st.devices + st.maps, 0);
 }
-
-#define REFUSED(call, err)                                                    \
-	do {                                                                  \
-		errno = 0;                                                    \
-		CU_ASSERT_EQUAL((call), -1);                                  \
-		CU_ASSERT_EQUAL(errno, err);                                  \
-	} while (0)
 
 static void test_vfio_rule_order(void)
 {
@@ -749,6 +894,10 @@ static CU_TestInfo vfio_tests[] = {
 	{ "test_vfio_group_not_viable", test_vfio_group_not_viable },
 	{ "test_vfio_group_access", test_vfio_group_access },
 	{ "test_vfio_iommu_types", test_vfio_iommu_types },
+	{ "test_vfio_open_failures", test_vfio_open_failures },
+	{ "test_vfio_call_failures", test_vfio_call_failures },
+	{ "test_vfio_real_seam", test_vfio_real_seam },
+	{ "test_vfio_uri_without_address", test_vfio_uri_without_address },
 	{ "test_vfio_rule_order", test_vfio_rule_order },
 	{ "test_vfio_rule_viability", test_vfio_rule_viability },
 	{ "test_vfio_rule_map_dma", test_vfio_rule_map_dma },

@@ -4,6 +4,8 @@
 #   make test ABB_DEVICE=vfio         the same suites on the real board
 #   make test TB_SUITES="regs blocking"   only these suites
 #   make vectors                      regenerate the golden TLP vectors (vectors/tlp/)
+#   make vfio-coverage                gcov line coverage of host/lib/backend_vfio.c by the
+#                                     bench on the emulated VFIO kernel (build-cov/)
 #
 # Builds $(B)/abb_tests from testbench/*.c against libabb ($(B)/libabb.so,
 # built by host/host.mk) and CUnit. The program exits non-zero when a test
@@ -24,7 +26,7 @@ TB_SUITES  ?=
 # Wall-clock limit of one run of the bench, seconds
 TB_TIMEOUT ?= 900
 
-.PHONY: test tests vectors
+.PHONY: test tests vectors vfio-coverage
 
 all: $(TB_BIN) $(B)/vectors_run
 tests: $(TB_BIN)
@@ -52,5 +54,24 @@ test:
 	@$(MAKE) --no-print-directory all
 	ABB_DEVICE='$(ABB_DEVICE)' $(B)/readback
 	ABB_DEVICE='$(ABB_DEVICE)' timeout $(TB_TIMEOUT) $(TB_BIN) $(TB_SUITES)
+	timeout $(TB_TIMEOUT) $(TB_BIN) --vfio-emu $(TB_SUITES)
+
+# libabb and the bench built with --coverage in $(TB_COV_B) (the simulator
+# of $(B) is used as it is), the suites run on the emulated VFIO kernel,
+# then gcov's line figure for backend_vfio.c and the lines not run
+# ($(TB_COV_B)/backend_vfio.c.gcov marks them #####).
+TB_COV_B      ?= build-cov
+TB_COV_SUITES ?= vfio discovery regs blocking dma_integrity bad_input
+vfio-coverage: $(B)/sim/libabbsim.so
+	@rm -f $(TB_COV_B)/host/lib/*.gcda
+	@$(MAKE) --no-print-directory B=$(TB_COV_B) CFLAGS='-O0 -g --coverage' $(TB_COV_B)/abb_tests
+	ABB_SIM_LIB=$(abspath $(B))/sim/libabbsim.so timeout $(TB_TIMEOUT) \
+	  $(TB_COV_B)/abb_tests --vfio-emu $(TB_COV_SUITES) > $(TB_COV_B)/vfio-coverage.log 2>&1 || \
+	  { grep -B1 -A3 FAILED $(TB_COV_B)/vfio-coverage.log; \
+	    echo "vfio-coverage: tests failed (log: $(TB_COV_B)/vfio-coverage.log)"; }
+	@gcov -o $(TB_COV_B)/host/lib host/lib/backend_vfio.c 2>/dev/null | \
+	  grep -A1 "File '.*backend_vfio.c'"; mv -f *.gcov $(TB_COV_B)/ 2>/dev/null || true
+	@echo "vfio-coverage: lines not run (line number: source), from $(TB_COV_B)/backend_vfio.c.gcov:"
+	@grep -n '#####' $(TB_COV_B)/backend_vfio.c.gcov | sed 's/^[0-9]*: *#####: *//' || true
 
 -include $(TB_OBJS:.o=.d) $(B)/testbench/vectors_run.d

@@ -145,6 +145,43 @@ static struct {
 } E = {.lock = PTHREAD_MUTEX_INITIALIZER, .container_fd = -1, .group_fd = -1,
        .device_fd = -1, .irq_index = -1, .irq_efd = -1};
 
+/* Fault injection (vfio_emu_fail). */
+static struct {
+	char call[16];
+	unsigned long request;
+	int err;
+	unsigned skip;
+} F;
+
+void vfio_emu_fail(const char *call, unsigned long request, int err, unsigned skip)
+{
+	pthread_mutex_lock(&E.lock);
+	snprintf(F.call, sizeof F.call, "%s", call ? call : "");
+	F.request = request;
+	F.err = err;
+	F.skip = skip;
+	pthread_mutex_unlock(&E.lock);
+}
+
+/* 1 (errno set, the injection used up) if this call is to fail. */
+static int inject(const char *call, unsigned long request)
+{
+	int hit = 0;
+
+	pthread_mutex_lock(&E.lock);
+	if (F.call[0] && !strcmp(F.call, call) && (!F.request || F.request == request)) {
+		if (F.skip)
+			F.skip--;
+		else {
+			F.call[0] = 0;
+			errno = F.err;
+			hit = 1;
+		}
+	}
+	pthread_mutex_unlock(&E.lock);
+	return hit;
+}
+
 /* Refuses a call: errno err, counted, described. Returns -1. */
 static int rule(int err, const char *fmt, ...)
 {
@@ -776,7 +813,7 @@ static int device_ioctl(unsigned long req, void *arg)
 		ri->flags = 0;
 		ri->size = 0;
 		if (i <= VFIO_PCI_BAR1_REGION_INDEX) {
-			ri->size = E.bar_size[i];
+			ri->size = i == 1 && E.o.no_bar1 ? 0 : E.bar_size[i];
 			ri->flags = VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_WRITE |
 				    (E.o.bar_mmap ? VFIO_REGION_INFO_FLAG_MMAP : 0);
 		} else if (i == VFIO_PCI_CONFIG_REGION_INDEX) {
@@ -825,14 +862,22 @@ static int emu_open(const char *path, int flags)
 	char p[512];
 	int fd;
 
+	if (inject("open", 0))
+		return -1;
 	pthread_mutex_lock(&E.lock);
 	snprintf(p, sizeof p, "%s/vfio/vfio", E.dev);
-	if (strcmp(path, p) == 0 && access(path, F_OK) == 0) {
+	if (strcmp(path, p) == 0 && E.o.container_eacces)
+		fd = rule(EACCES, "open %s: permission denied", path);
+	else if (strcmp(path, p) == 0 && access(path, F_OK) == 0) {
 		fd = new_fd(K_CONTAINER);
 		if (fd >= 0) {
 			E.container_fd = fd;
 			E.st.containers++;
 		}
+	} else {
+		fd = -2;
+	}
+	if (fd != -2) {
 		pthread_mutex_unlock(&E.lock);
 		return fd;
 	}
@@ -909,6 +954,8 @@ static int emu_ioctl(int fd, unsigned long req, void *arg)
 {
 	int rc;
 
+	if (inject("ioctl", req))
+		return -1;
 	pthread_mutex_lock(&E.lock);
 	service();
 	switch (kind_of(fd)) {
@@ -999,6 +1046,8 @@ static ssize_t dev_rw(int fd, void *buf, size_t n, off_t off, int write)
 
 static ssize_t emu_pread(int fd, void *buf, size_t n, off_t off)
 {
+	if (inject("pread", 0))
+		return -1;
 	if (kind_of(fd) != K_DEVICE)
 		return pread(fd, buf, n, off);
 	return dev_rw(fd, buf, n, off, 0);
@@ -1006,6 +1055,8 @@ static ssize_t emu_pread(int fd, void *buf, size_t n, off_t off)
 
 static ssize_t emu_pwrite(int fd, const void *buf, size_t n, off_t off)
 {
+	if (inject("pwrite", 0))
+		return -1;
 	if (kind_of(fd) != K_DEVICE)
 		return pwrite(fd, buf, n, off);
 	return dev_rw(fd, (void *)buf, n, off, 1);
@@ -1017,6 +1068,8 @@ static void *emu_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 	uint64_t at;
 	void *p;
 
+	if (inject("mmap", 0))
+		return MAP_FAILED;
 	if (kind_of(fd) != K_DEVICE)
 		return mmap(addr, len, prot, flags, fd, off);
 	pthread_mutex_lock(&E.lock);
@@ -1045,6 +1098,8 @@ static void *emu_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 
 static ssize_t emu_read(int fd, void *buf, size_t n)
 {
+	if (inject("read", 0))
+		return -1;
 	if (kind_of(fd) == K_EVENTFD) {
 		pthread_mutex_lock(&E.lock);
 		service();
@@ -1055,8 +1110,11 @@ static ssize_t emu_read(int fd, void *buf, size_t n)
 
 static int emu_eventfd(unsigned int initval, int flags)
 {
-	int fd = eventfd(initval, flags);
+	int fd;
 
+	if (inject("eventfd", 0))
+		return -1;
+	fd = eventfd(initval, flags);
 	if (fd >= 0 && fd < MAX_FD) {
 		pthread_mutex_lock(&E.lock);
 		E.fds[fd] = K_EVENTFD;
@@ -1171,6 +1229,7 @@ int vfio_emu_install(const struct vfio_emu_opts *opts)
 	if (opts)
 		E.o = *opts;
 	memset(&E.st, 0, sizeof E.st);
+	memset(&F, 0, sizeof F);
 	rc = vfio_emu_tree_make(E.root, sizeof E.root, &E.o, cfg, sizeof cfg);
 	if (rc) {
 		pthread_mutex_unlock(&E.lock);

@@ -55,6 +55,10 @@ struct vfio_emu_opts {
 	uint64_t memlock;       /* RLIMIT_MEMLOCK in bytes (0: unlimited) */
 	unsigned group_busy;    /* the group is open elsewhere: EBUSY */
 	unsigned group_eacces;  /* no permission on the group file */
+	unsigned no_container;  /* no /dev/vfio/vfio (vfio not loaded) */
+	unsigned container_eacces; /* no permission on /dev/vfio/vfio */
+	unsigned no_group_file; /* the group is in sysfs but /dev/vfio/<N> is missing */
+	unsigned no_bar1;       /* BAR1 region of size 0 */
 };
 
 struct vfio_emu_stats {
@@ -86,6 +90,12 @@ void vfio_emu_stats(struct vfio_emu_stats *out);
 void vfio_emu_stats_reset(void);
 /* The sysfs root of the tree (for messages and discovery). */
 const char *vfio_emu_sysfs_root(void);
+/* Fault injection: the next call of the seam function call ("open",
+ * "ioctl", "pread", "pwrite", "mmap", "eventfd", "read") - for "ioctl"
+ * only one with this request (0: any) - after skip matching calls fails
+ * once with errno err. call NULL cancels. */
+void vfio_emu_fail(const char *call, unsigned long request, int err, unsigned skip);
+
 /* 1 if the simulator offers abbsim_iommu_map_at (else a fallback mirrors
  * the next-fit IOVAs of abbsim_iommu_map: see vfio_emu.c). */
 int vfio_emu_has_map_at(void);

@@ -149,7 +149,7 @@ int vfio_emu_tree_make(char *root, size_t n, const struct vfio_emu_opts *o, cons
 		rc = pci_device(root, "0000:01:00.1", 0x8086, 0x10d3, "e1000e", grp, cfg, 64);
 	if (!rc)
 		rc = mkdirs(root, "dev/vfio");
-	if (!rc && !o->iommufd_only)
+	if (!rc && !o->iommufd_only && !o->no_container)
 		rc = put(root, "dev/vfio/vfio", "", 0);
 	if (!rc && o->iommufd_only) {
 		rc = mkdirs(root, "dev/vfio/devices");
@@ -158,7 +158,7 @@ int vfio_emu_tree_make(char *root, size_t n, const struct vfio_emu_opts *o, cons
 		if (!rc)
 			rc = put(root, "dev/iommu", "", 0);
 	}
-	if (!rc && grp) {
+	if (!rc && grp && !o->no_group_file) {
 		snprintf(rel, sizeof rel, "dev/vfio/%s%s", o->noiommu ? "noiommu-" : "", grp);
 		rc = put(root, rel, "", 0);
 		if (!rc && o->group_eacces) {

@@ -409,12 +409,11 @@ static void vfio_close(abb_dev *dev)
 	for (int i = 0; i < 2; i++)
 		if (v->bar[i])
 			v->sys.munmap((void *)v->bar[i], v->bar_size[i]);
+	/* The core unmapped every buffer before close; whatever is left the
+	 * kernel removes with the container below. */
 	while (v->maps) {
 		struct vmap *m = v->maps;
-		struct vfio_iommu_type1_dma_unmap um = {
-			.argsz = sizeof um, .iova = m->iova, .size = m->size};
 
-		v->sys.ioctl(v->container, VFIO_IOMMU_UNMAP_DMA, &um);
 		v->maps = m->next;
 		free(m);
 	}
