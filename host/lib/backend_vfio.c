@@ -409,14 +409,8 @@ static void vfio_close(abb_dev *dev)
 	for (int i = 0; i < 2; i++)
 		if (v->bar[i])
 			v->sys.munmap((void *)v->bar[i], v->bar_size[i]);
-	/* The core unmapped every buffer before close; whatever is left the
-	 * kernel removes with the container below. */
-	while (v->maps) {
-		struct vmap *m = v->maps;
-
-		v->maps = m->next;
-		free(m);
-	}
+	/* v->maps is empty: the core unmapped every buffer before close (and
+	 * the kernel drops a container's mappings when its fd closes). */
 	if (v->device >= 0)
 		v->sys.close(v->device);
 	if (v->group >= 0)
