@@ -729,6 +729,28 @@ static int group_ioctl(unsigned long req, void *arg)
 	}
 }
 
+/* Command.Interrupt Disable (bit 10) of the board: cleared while INTx has
+ * an eventfd (as vfio-pci enables the line), set otherwise. The kernel's
+ * automask is modelled as masking at the interrupt controller (the board
+ * keeps asserting; the unmask looks at the line). Lock held. */
+static void intx_enable(int on)
+{
+	uint32_t cmd;
+
+	if (!E.sim_open || sim.cfg_read(0x04, 2, &cmd))
+		return;
+	cmd = on ? cmd & ~0x400u : cmd | 0x400u;
+	sim.cfg_write(0x04, 2, cmd);
+}
+
+static void irq_off(void)
+{
+	if (E.irq_index == VFIO_PCI_INTX_IRQ_INDEX)
+		intx_enable(0);
+	E.irq_index = -1;
+	E.irq_efd = -1;
+}
+
 static int set_irqs(struct vfio_irq_set *s)
 {
 	unsigned action = s->flags & VFIO_IRQ_SET_ACTION_TYPE_MASK;
@@ -740,10 +762,8 @@ static int set_irqs(struct vfio_irq_set *s)
 		return rule(EINVAL, "VFIO_DEVICE_SET_IRQS: index %u", s->index);
 	if (action == VFIO_IRQ_SET_ACTION_TRIGGER && data == VFIO_IRQ_SET_DATA_NONE &&
 	    s->count == 0) {
-		if (E.irq_index == (int)s->index) {
-			E.irq_index = -1;
-			E.irq_efd = -1;
-		}
+		if (E.irq_index == (int)s->index)
+			irq_off();
 		return 0;
 	}
 	if (!count || s->start + s->count > (unsigned)count)
@@ -758,8 +778,7 @@ static int set_irqs(struct vfio_irq_set *s)
 			return rule(EINVAL, "VFIO_DEVICE_SET_IRQS: index %d is in use", E.irq_index);
 		memcpy(&fd, s->data, sizeof fd);
 		if (fd < 0) {
-			E.irq_index = -1;
-			E.irq_efd = -1;
+			irq_off();
 			return 0;
 		}
 		if (kind_of(fd) != K_EVENTFD)
@@ -768,6 +787,8 @@ static int set_irqs(struct vfio_irq_set *s)
 		E.irq_efd = fd;
 		E.masked = E.pending = 0;
 		E.irq_seen = E.sim_open ? sim.irq_count() : 0;
+		if (s->index == VFIO_PCI_INTX_IRQ_INDEX)
+			intx_enable(1);
 		return 0;
 	}
 	if (s->index == VFIO_PCI_INTX_IRQ_INDEX && data == VFIO_IRQ_SET_DATA_NONE &&
@@ -929,17 +950,14 @@ static int emu_close(int fd)
 		E.st.groups--;
 		break;
 	case K_DEVICE:
-		E.irq_index = -1;
-		E.irq_efd = -1;
+		irq_off();
 		board_close();
 		E.device_fd = -1;
 		E.st.devices--;
 		break;
 	case K_EVENTFD:
-		if (E.irq_efd == fd) {
-			E.irq_index = -1;
-			E.irq_efd = -1;
-		}
+		if (E.irq_efd == fd)
+			irq_off();
 		break;
 	default:
 		break;
