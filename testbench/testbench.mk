@@ -5,7 +5,7 @@
 #   make test TB_SUITES="regs blocking"   only these suites
 #   make vectors                      regenerate the golden TLP vectors (vectors/tlp/)
 #   make vfio-coverage                gcov line coverage of host/lib/backend_vfio.c by the
-#                                     bench on the emulated VFIO kernel (build-cov/)
+#                                     bench on the emulated VFIO kernel (build/cov/)
 #
 # Builds $(B)/abb_tests from testbench/*.c against libabb ($(B)/libabb.so,
 # built by host/host.mk) and CUnit. The program exits non-zero when a test
@@ -59,8 +59,9 @@ test:
 # libabb and the bench built with --coverage in $(TB_COV_B) (the simulator
 # of $(B) is used as it is), the suites run on the emulated VFIO kernel,
 # then gcov's line figure for backend_vfio.c and the lines not run
-# ($(TB_COV_B)/backend_vfio.c.gcov marks them #####).
-TB_COV_B      ?= build-cov
+# ($(TB_COV_B)/backend_vfio.c.gcov marks them #####; TB_COV_B is below
+# $(B), so `make clean` removes it).
+TB_COV_B      ?= $(B)/cov
 TB_COV_SUITES ?= vfio discovery regs blocking dma_integrity bad_input
 vfio-coverage: $(B)/sim/libabbsim.so
 	@rm -f $(TB_COV_B)/host/lib/*.gcda
