@@ -6,9 +6,10 @@
 // into the FIFO, one 64-bit word per cycle, then waits EVS_GAP cycles. When
 // the FIFO is full the source waits (link back-pressure): nothing is lost.
 // Event format (DWs, little-endian):
-//   0: 0xEB000000 | total DWs     1: event counter (from 0)
+//   0: EVS_MAGIC | total DWs      1: event counter (from 0)
 //   2: source id (EVS_SRC)        3: ~event counter
-//   4+i: (counter << 16 | i[15:0]) ^ (source id << 8)   for payload DW i
+//   4+i: (counter << 16 | i) ^ (source id << 8)   for payload DW i
+// (field positions: abb_reg_pkg EVS_HDR_* and EVS_DATA_*, from abb_regs.def)
 // The FIFO is read in DWs (a TLP may start or end in the middle of a 64-bit
 // word): rd_dw_i DWs are taken per accepted beat.
 
@@ -53,11 +54,15 @@ module abb_evsrc #(
 
   function automatic logic [31:0] ev_dw(input logic [31:0] cnt, input logic [15:0] src,
                                         input logic [12:0] tot, input logic [11:0] pos);
-    if (pos == 12'd0)      ev_dw = 32'heb000000 | {19'h0, tot};
+    if (pos == 12'd0)      ev_dw = abb_reg_pkg::EVS_MAGIC |
+                                   ((32'(tot) << abb_reg_pkg::EVS_HDR_DWS_SHIFT) & abb_reg_pkg::EVS_HDR_DWS);
     else if (pos == 12'd1) ev_dw = cnt;
     else if (pos == 12'd2) ev_dw = {16'h0, src};
     else if (pos == 12'd3) ev_dw = ~cnt;
-    else                   ev_dw = {cnt[15:0], 4'h0, pos - 12'd4} ^ {8'h0, src, 8'h0};
+    else                   ev_dw = (((cnt << abb_reg_pkg::EVS_DATA_CNT_SHIFT) & abb_reg_pkg::EVS_DATA_CNT) |
+                                    (((32'(pos) - 32'd4) << abb_reg_pkg::EVS_DATA_IDX_SHIFT) &
+                                     abb_reg_pkg::EVS_DATA_IDX)) ^
+                                   ((32'(src) << abb_reg_pkg::EVS_DATA_SRC_SHIFT) & abb_reg_pkg::EVS_DATA_SRC);
   endfunction
 
   logic [63:0] word;

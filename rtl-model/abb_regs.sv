@@ -61,11 +61,13 @@ module abb_regs
   output logic        shared_engine_o, // GCR.SHARED_ENGINE
   output logic        irq_o,          // pulse: send an MSI
   output logic        soft_reset_o,   // pulse: GCR SOFT_RESET
-  output logic [4:0]  tag_limit_o,    // MRD_CR[4:0]
+  output logic [4:0]  tag_limit_o,    // MRD_CR.TAG_LIMIT
   output logic        busy_o          // interrupt generator armed
 );
 
   localparam int FifoDepth = 2 ** FifoBits;
+  // reset value of GCR (bit 0, SOFT_RESET, is not stored)
+  localparam logic [31:0] GcrReset = 32'(SharedEngine) << abb_reg_pkg::GCR_SHARED_ENGINE_SHIFT;
 
   logic [2:0]  isr_q, isr_d;
   logic [2:0]  ier_q, ier_d;
@@ -104,9 +106,24 @@ module abb_regs
   assign c2h_raddr_o = 6'(raddr_i - abb_reg_pkg::BLK_C2H);
   assign h2c_raddr_o = 6'(raddr_i - abb_reg_pkg::BLK_H2C);
 
-  logic [31:0] gsr;
-  assign gsr = {14'h0, h2c_busy_i, c2h_busy_i, 5'h0, cfg_max_read_req_i, 1'b0,
-                cfg_max_payload_i, 2'b00, cfg_msi_en_i, cfg_bus_master_en_i};
+  // GSR and DIAG_PARAM, packed by the field positions of the package
+  logic [31:0] gsr, diag_param;
+  always_comb begin
+    gsr = 32'h0;
+    gsr[abb_reg_pkg::GSR_BME_SHIFT]      = cfg_bus_master_en_i;
+    gsr[abb_reg_pkg::GSR_MSI_SHIFT]      = cfg_msi_en_i;
+    gsr[abb_reg_pkg::GSR_MPS_SHIFT +: abb_reg_pkg::GSR_MPS_WIDTH]   = cfg_max_payload_i;
+    gsr[abb_reg_pkg::GSR_MRRS_SHIFT +: abb_reg_pkg::GSR_MRRS_WIDTH] = cfg_max_read_req_i;
+    gsr[abb_reg_pkg::GSR_C2H_BUSY_SHIFT] = c2h_busy_i;
+    gsr[abb_reg_pkg::GSR_H2C_BUSY_SHIFT] = h2c_busy_i;
+  end
+  assign diag_param =
+      ((32'(mem_bits_i) << abb_reg_pkg::DIAG_PARAM_MEM_BITS_SHIFT) & abb_reg_pkg::DIAG_PARAM_MEM_BITS) |
+      ((32'(NumTags) << abb_reg_pkg::DIAG_PARAM_TAGS_SHIFT) & abb_reg_pkg::DIAG_PARAM_TAGS);
+
+  // IGEN_CTRL.WORD of a write
+  logic [31:0] ig_word;
+  assign ig_word = (wdata_i & abb_reg_pkg::IGEN_CTRL_WORD) >> abb_reg_pkg::IGEN_CTRL_WORD_SHIFT;
 
   always_comb begin
     rdata_o = 32'h0;
@@ -140,7 +157,7 @@ module abb_regs
         abb_reg_pkg::REG_EVS_LEVEL:     rdata_o = evs_level_i;
         abb_reg_pkg::REG_EVS_STALLS:    rdata_o = evs_stalls_i;
         abb_reg_pkg::REG_DIAG_ID:       rdata_o = abb_reg_pkg::REG_DIAG_ID_RESET;
-        abb_reg_pkg::REG_DIAG_PARAM:    rdata_o = {16'h0, 8'(NumTags), 3'h0, mem_bits_i};
+        abb_reg_pkg::REG_DIAG_PARAM:    rdata_o = diag_param;
         abb_reg_pkg::REG_DIAG_CYC_LO:   rdata_o = cyc_q[31:0];
         abb_reg_pkg::REG_DIAG_CYC_HI:   rdata_o = cyc_hi_q;
         abb_reg_pkg::REG_DIAG_C2H_TLP:  rdata_o = n_c2h_q;
@@ -158,9 +175,9 @@ module abb_regs
   // an MSI whenever a bit of ISR & IER becomes set
   assign irq_o = cfg_msi_en_i && ((pend & ~pend_q) != 3'b000);
   assign soft_reset_o = we_i && waddr_i == abb_reg_pkg::REG_GCR && (wdata_i & abb_reg_pkg::GCR_SOFT_RESET) != 0;
-  assign tag_limit_o  = mrd_cr_q[4:0];
+  assign tag_limit_o  = mrd_cr_q[abb_reg_pkg::MRD_CR_TAG_LIMIT_SHIFT +: abb_reg_pkg::MRD_CR_TAG_LIMIT_WIDTH];
   assign busy_o       = ig_armed_q;
-  assign shared_engine_o = gcr_q[1];
+  assign shared_engine_o = gcr_q[abb_reg_pkg::GCR_SHARED_ENGINE_SHIFT];
   assign evs_enable_o = evs_en_q;
   assign evs_clear_o  = we_i && waddr_i == abb_reg_pkg::REG_EVS_CTRL &&
                         (wdata_i & abb_reg_pkg::EVS_CTRL_CLEAR) != 0;
@@ -189,17 +206,17 @@ module abb_regs
     if (ig_armed_q) begin
       if (ig_left_q <= 32'(ClkNs / 4)) begin
         ig_armed_d = 1'b0;
-        isr_d[2]   = 1'b1;
+        isr_d[abb_reg_pkg::ISR_IGEN_SHIFT]   = 1'b1;
         ig_asrt_d  = ig_asrt_q + 32'd1;
       end else begin
         ig_left_d = ig_left_q - 32'(ClkNs / 4);
       end
     end
 
-    if (c2h_start_i) isr_d[0] = 1'b0;
-    if (h2c_start_i) isr_d[1] = 1'b0;
-    if (c2h_irq_i)   isr_d[0] = 1'b1;
-    if (h2c_irq_i)   isr_d[1] = 1'b1;
+    if (c2h_start_i) isr_d[abb_reg_pkg::ISR_C2H_SHIFT] = 1'b0;
+    if (h2c_start_i) isr_d[abb_reg_pkg::ISR_H2C_SHIFT] = 1'b0;
+    if (c2h_irq_i)   isr_d[abb_reg_pkg::ISR_C2H_SHIFT] = 1'b1;
+    if (h2c_irq_i)   isr_d[abb_reg_pkg::ISR_H2C_SHIFT] = 1'b1;
     ger_d = ger_d | err_i;
 
     if (we_i) begin
@@ -211,21 +228,21 @@ module abb_regs
         abb_reg_pkg::REG_MRD_CR: mrd_cr_d = wdata_i;
         abb_reg_pkg::REG_TX_CR:  tx_cr_d = wdata_i;
         abb_reg_pkg::REG_IGEN_LAT: ig_lat_d = wdata_i;
-        abb_reg_pkg::REG_EVS_CTRL: evs_en_d = wdata_i[0];
-        abb_reg_pkg::REG_EVS_SRC:  evs_src_d = wdata_i[15:0];
-        abb_reg_pkg::REG_EVS_SIZE: evs_size_d = wdata_i[11:0];
-        abb_reg_pkg::REG_EVS_GAP:  evs_gap_d = wdata_i[15:0];
+        abb_reg_pkg::REG_EVS_CTRL: evs_en_d = wdata_i[abb_reg_pkg::EVS_CTRL_ENABLE_SHIFT];
+        abb_reg_pkg::REG_EVS_SRC:  evs_src_d = wdata_i[abb_reg_pkg::EVS_SRC_ID_SHIFT +: abb_reg_pkg::EVS_SRC_ID_WIDTH];
+        abb_reg_pkg::REG_EVS_SIZE: evs_size_d = wdata_i[abb_reg_pkg::EVS_SIZE_DWS_SHIFT +: abb_reg_pkg::EVS_SIZE_DWS_WIDTH];
+        abb_reg_pkg::REG_EVS_GAP:  evs_gap_d = wdata_i[abb_reg_pkg::EVS_GAP_CYCLES_SHIFT +: abb_reg_pkg::EVS_GAP_CYCLES_WIDTH];
         abb_reg_pkg::REG_EVS_ADDR: evs_addr_d = wdata_i;
         abb_reg_pkg::REG_IGEN_CTRL: begin
-          if (wdata_i[7:0] == abb_reg_pkg::IGEN_RESET[7:0]) begin
+          if (ig_word == abb_reg_pkg::IGEN_RESET) begin
             ig_armed_d = 1'b0;
             ig_asrt_d  = 32'd0;
             ig_dsrt_d  = 32'd0;
-            isr_d[2]   = 1'b0;
-          end else if (wdata_i[7:0] == abb_reg_pkg::IGEN_ACK[7:0]) begin
-            isr_d[2]   = 1'b0;
+            isr_d[abb_reg_pkg::ISR_IGEN_SHIFT]   = 1'b0;
+          end else if (ig_word == abb_reg_pkg::IGEN_ACK) begin
+            isr_d[abb_reg_pkg::ISR_IGEN_SHIFT]   = 1'b0;
             ig_dsrt_d  = ig_dsrt_q + 32'd1;
-          end else if (wdata_i[7:0] == abb_reg_pkg::IGEN_ARM[7:0]) begin
+          end else if (ig_word == abb_reg_pkg::IGEN_ARM) begin
             ig_armed_d = 1'b1;
             ig_left_d  = ig_lat_q;
           end
@@ -250,7 +267,7 @@ module abb_regs
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       isr_q <= '0;  ier_q <= '0;  pend_q <= '0;  ger_q <= '0;
-      gcr_q <= {30'h0, SharedEngine};
+      gcr_q <= GcrReset[31:1];
       evs_en_q <= 1'b0;  evs_src_q <= '0;  evs_gap_q <= '0;
       evs_size_q <= abb_reg_pkg::REG_EVS_SIZE_RESET[11:0];
       evs_addr_q <= abb_reg_pkg::REG_EVS_ADDR_RESET;

@@ -4,6 +4,7 @@
 #include "cfg_space.h"
 
 #include "abbsim.h"
+#include <abb/abb_regs.h>
 
 #include <cstdio>
 #include <cstring>
@@ -48,8 +49,8 @@ void CfgSpace::reset(const abbsim_params &p, uint16_t bdf)
 	bar1_bytes_ = p.mem_bytes;
 
 	/* Type 0 header. */
-	init16(0x00, 0x10dc);                    /* vendor: CERN */
-	init16(0x02, 0x0153);                    /* device: PCIeABB */
+	init16(0x00, ABB_VENDOR_ID);             /* vendor: CERN */
+	init16(0x02, ABB_DEVICE_ID);             /* device: PCIeABB */
 	init16(0x04, 0x0000, 0x0546);            /* command: mem, master, parity, SERR, INTx disable */
 	init16(0x06, 0x0010, 0x0000, 0xf900);    /* status: capability list; error bits RW1C */
 	init8(0x08, 0x01);                       /* revision */
@@ -61,8 +62,8 @@ void CfgSpace::reset(const abbsim_params &p, uint16_t bdf)
 	/* BAR0: 32-bit non-prefetchable memory, 64 KiB; BAR1: board memory. */
 	init32(0x10, 0x0, ~(Bar0Bytes - 1) & ~0xfu);
 	init32(0x14, 0x0, ~(bar1_bytes_ - 1) & ~0xfu);
-	init16(0x2c, 0x10dc);                    /* subsystem vendor */
-	init16(0x2e, 0x0153);                    /* subsystem id */
+	init16(0x2c, ABB_VENDOR_ID);             /* subsystem vendor */
+	init16(0x2e, ABB_DEVICE_ID);             /* subsystem id */
 	init8(0x34, CfgCapPm);                   /* capability pointer */
 	init8(0x3c, 0x00, 0xff);                 /* interrupt line */
 	init8(0x3d, 0x01);                       /* interrupt pin INTA */

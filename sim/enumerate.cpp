@@ -4,6 +4,7 @@
 #include "enumerate.h"
 
 #include "abbsim.h"
+#include <abb/abb_regs.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -26,7 +27,7 @@ int enumerate(CfgSpace &cfg, const abbsim_params &p, Enumerated &out, std::strin
 	Acc a{cfg};
 	char buf[160];
 	uint32_t id = a.r32(0x00);
-	if (id != 0x015310dcu) {
+	if (id != (ABB_DEVICE_ID << 16 | ABB_VENDOR_ID)) {
 		snprintf(buf, sizeof buf, "enumeration: unexpected vendor/device 0x%08x", id);
 		err = buf;
 		return -ENODEV;

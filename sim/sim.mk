@@ -40,7 +40,7 @@ SIM_VOPT := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 SIM_SRCS := params.cpp tlp.cpp cfg_space.cpp enumerate.cpp iommu.cpp link.cpp \
             root_complex.cpp hard_ip.cpp platform.cpp rtl_hooks.cpp abbsim.cpp
 SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o))
-SIM_CXXFLAGS := -std=c++17 -fPIC -O2 -g $(WARN) -Isim $(SIM_SC_CFLAGS) \
+SIM_CXXFLAGS := -std=c++17 -fPIC -O2 -g $(WARN) -Isim -Ihost/include $(SIM_SC_CFLAGS) \
                 -I$(SIM_VDIR) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
                 -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL
 
@@ -68,14 +68,14 @@ $(SIM_LIB): $(SIM_OBJS) $(SIM_VDIR)/.compiled
 	$(CXX) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so $(SIM_OBJS) \
 	  $(SIM_VDIR)/Vabb_top__ALL.a $(SIM_VDIR)/libverilated_pic.a $(SIM_SC_LIBS) -lz -pthread
 
-$(SIM_B)/smoke_abbsim: sim/smoke_abbsim.c sim/abbsim.h $(SIM_LIB)
-	$(CC) -std=c11 -O2 -g $(WARN) -Isim -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
+$(SIM_B)/smoke_abbsim: sim/smoke_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_LIB)
+	$(CC) -std=c11 -O2 -g $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
 
 sim-smoke: $(SIM_B)/smoke_abbsim
 	$(SIM_B)/smoke_abbsim
 
-$(SIM_B)/test_abbsim: sim/test_abbsim.c sim/abbsim.h $(SIM_LIB)
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g $(WARN) -Isim -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
+$(SIM_B)/test_abbsim: sim/test_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_LIB)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
 
 sim-test: $(SIM_B)/test_abbsim
 	$(SIM_B)/test_abbsim
@@ -83,11 +83,11 @@ sim-test: $(SIM_B)/test_abbsim
 # Speed: the full platform against the bare Verilator loop (sim/bare_bench.cpp:
 # same model, ideal link), one 4 MiB DMA read each; target ratio >= 0.5.
 $(SIM_B)/bare_bench: sim/bare_bench.cpp sim/rtl_hooks.cpp $(SIM_VDIR)/.compiled
-	$(CXX) $(SIM_CXXFLAGS) -Ihost/include -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
+	$(CXX) $(SIM_CXXFLAGS) -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
 	  $(SIM_VDIR)/Vabb_top__ALL.a $(SIM_VDIR)/libverilated_pic.a -lz -pthread
 
-$(SIM_B)/speed_abbsim: sim/speed_abbsim.c sim/abbsim.h $(SIM_LIB)
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g $(WARN) -Isim -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
+$(SIM_B)/speed_abbsim: sim/speed_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_LIB)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
 
 sim-speed: $(SIM_B)/bare_bench $(SIM_B)/speed_abbsim
 	@b=$$($(SIM_B)/bare_bench) && echo "$$b" && p=$$($(SIM_B)/speed_abbsim) && echo "$$p" && \

@@ -1,12 +1,13 @@
 /*
  * smoke_abbsim.c - smoke test of libabbsim: open the simulated board, read
  * the VERSION register over PIO, print it with the cycle count and time.
- * Exit status 0 when VERSION reads 0x00020003.
+ * Exit status 0 when VERSION reads ABB_VERSION_ID (0x00020003).
  */
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "abbsim.h"
+#include <abb/abb_regs.h>
 
 int main(void)
 {
@@ -23,7 +24,7 @@ int main(void)
 		return 1;
 	}
 	uint32_t version = 0;
-	rc = abbsim_mmio_read(0, 0x0000, &version, sizeof version);
+	rc = abbsim_mmio_read(0, ABB_REG_VERSION, &version, sizeof version);
 	if (rc) {
 		fprintf(stderr, "smoke_abbsim: VERSION read: %s\n", abbsim_last_error());
 		abbsim_close();
@@ -32,5 +33,5 @@ int main(void)
 	printf("VERSION 0x%08" PRIx32 " after %" PRIu64 " cycles (%" PRIu64 " ps)\n", version,
 	       abbsim_cycles(), abbsim_now_ps());
 	abbsim_close();
-	return version == 0x00020003 ? 0 : 1;
+	return version == ABB_VERSION_ID ? 0 : 1;
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "abbsim.h"
+#include <abb/abb_regs.h>
 
 static double wall(void)
 {
@@ -46,15 +47,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "speed_abbsim: map: %s\n", abbsim_last_error());
 		return 1;
 	}
-	/* C2H block at 0x2c: PAL +4, HAL +0xc, LENG +0x18, CTRL +0x1c; IER 0x10 */
-	wr(0x10, 1);
-	wr(0x2c + 0x04, 0);
-	wr(0x2c + 0x0c, (uint32_t)seg.iova);
-	wr(0x2c + 0x18, (uint32_t)bytes);
+	/* one descriptor in the C2H registers, interrupt on done */
+	wr(ABB_REG_IER, ABB_IER_C2H);
+	wr(ABB_BLK_C2H + ABB_CH_PAL, 0);
+	wr(ABB_BLK_C2H + ABB_CH_HAL, (uint32_t)seg.iova);
+	wr(ABB_BLK_C2H + ABB_CH_LENG, (uint32_t)bytes);
 	double t0 = wall();
 	uint64_t c0 = abbsim_cycles(), seen = abbsim_irq_count();
-	wr(0x2c + 0x1c, 0x00008000u | 0x00010000u | 0x00100000u | 0x01000000u | 0x02000000u |
-				 0x10000000u);
+	wr(ABB_BLK_C2H + ABB_CH_CTRL, ABB_CTRL_INC | ABB_CTRL_BAR | ABB_CTRL_UPA | ABB_CTRL_LAST |
+					      ABB_CTRL_V | ABB_CTRL_EDI);
 	int rc = abbsim_wait_irq(&seen, -1);
 	double t1 = wall();
 	if (rc) {

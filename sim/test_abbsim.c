@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "abbsim.h"
+#include <abb/abb_regs.h>
 
 static int failures;
 
@@ -27,10 +28,11 @@ static int failures;
 		}                                                          \
 	} while (0)
 
-enum { C2H = 0x2c, H2C = 0x50, ISR = 0x08, IER = 0x10, GER = 0x18 };
-enum { PAH = 0x00, PAL = 0x04, HAH = 0x08, HAL = 0x0c, BDAH = 0x10, BDAL = 0x14, LENG = 0x18,
-       CTRL = 0x1c, STA = 0x20 };
-#define CTRL_GO (0x00008000u | 0x00010000u | 0x00100000u | 0x01000000u | 0x02000000u | 0x10000000u)
+enum { C2H = ABB_BLK_C2H, H2C = ABB_BLK_H2C, ISR = ABB_REG_ISR, IER = ABB_REG_IER, GER = ABB_REG_GER };
+enum { PAH = ABB_CH_PAH, PAL = ABB_CH_PAL, HAH = ABB_CH_HAH, HAL = ABB_CH_HAL, BDAH = ABB_CH_BDAH,
+       BDAL = ABB_CH_BDAL, LENG = ABB_CH_LENG, CTRL = ABB_CH_CTRL, STA = ABB_CH_STA };
+#define CTRL_GO (ABB_CTRL_INC | ABB_CTRL_BAR | ABB_CTRL_UPA | ABB_CTRL_LAST | ABB_CTRL_V | ABB_CTRL_EDI)
+#define ID_WORD (ABB_DEVICE_ID << 16 | ABB_VENDOR_ID) /* config dword 0 */
 
 static double wall(void)
 {
@@ -73,29 +75,30 @@ static uint32_t dma(unsigned ch, uint32_t board, void *buf, size_t len, uint64_t
 	struct abbsim_seg dseg = {0, 0};
 	if (n > 1) {
 		/* descriptor list: 8 words per descriptor, 64-byte aligned */
-		if (posix_memalign((void **)&desc, 4096, (size_t)n * 64))
+		if (posix_memalign((void **)&desc, 4096, (size_t)n * ABB_DESC_ALIGN))
 			abort();
-		memset(desc, 0, (size_t)n * 64);
-		int m = abbsim_iommu_map(desc, (size_t)n * 64, &dseg, 1);
+		memset(desc, 0, (size_t)n * ABB_DESC_ALIGN);
+		int m = abbsim_iommu_map(desc, (size_t)n * ABB_DESC_ALIGN, &dseg, 1);
 		CHECK(m == 1, "map descriptors");
 		uint32_t pa = board;
 		for (int i = 1; i < n; i++) {
-			uint32_t *d = desc + 16 * (i - 1);
-			uint64_t next = i + 1 < n ? dseg.iova + 64u * i : 0;
+			uint32_t *d = desc + ABB_DESC_ALIGN / 4 * (i - 1);
+			uint64_t next = i + 1 < n ? dseg.iova + (uint64_t)ABB_DESC_ALIGN * i : 0;
 			pa += (uint32_t)segs[i - 1].len;
-			d[0] = 0;
-			d[1] = pa;
-			d[2] = (uint32_t)(segs[i].iova >> 32);
-			d[3] = (uint32_t)segs[i].iova;
-			d[4] = (uint32_t)(next >> 32);
-			d[5] = (uint32_t)next;
-			d[6] = (uint32_t)segs[i].len;
-			d[7] = 0x00008000u | 0x00010000u | 0x02000000u |
-			       (i + 1 == n ? 0x01000000u | 0x10000000u : 0);
+			/* descriptor words in the order of the channel registers */
+			d[PAH / 4] = 0;
+			d[PAL / 4] = pa;
+			d[HAH / 4] = (uint32_t)(segs[i].iova >> 32);
+			d[HAL / 4] = (uint32_t)segs[i].iova;
+			d[BDAH / 4] = (uint32_t)(next >> 32);
+			d[BDAL / 4] = (uint32_t)next;
+			d[LENG / 4] = (uint32_t)segs[i].len;
+			d[CTRL / 4] = ABB_CTRL_INC | ABB_CTRL_BAR | ABB_CTRL_V |
+				      (i + 1 == n ? ABB_CTRL_LAST | ABB_CTRL_EDI : 0);
 		}
 	}
 	uint32_t base = ch ? C2H : H2C;
-	wr(IER, rd(IER) | (ch ? 1u : 2u));
+	wr(IER, rd(IER) | (ch ? ABB_IER_C2H : ABB_IER_H2C));
 	uint64_t seen = abbsim_irq_count();
 	uint64_t c0 = abbsim_cycles();
 	wr(base + PAH, 0);
@@ -105,13 +108,13 @@ static uint32_t dma(unsigned ch, uint32_t board, void *buf, size_t len, uint64_t
 	wr(base + BDAH, (uint32_t)(n > 1 ? dseg.iova >> 32 : 0));
 	wr(base + BDAL, (uint32_t)(n > 1 ? dseg.iova : 0));
 	wr(base + LENG, (uint32_t)segs[0].len);
-	wr(base + CTRL, n > 1 ? (CTRL_GO & ~0x11000000u & ~0u) | 0x00100000u : CTRL_GO);
+	wr(base + CTRL, n > 1 ? CTRL_GO & ~(ABB_CTRL_LAST | ABB_CTRL_EDI) : CTRL_GO);
 	int rc = abbsim_wait_irq(&seen, 1000000000);
 	CHECK(rc == 0, "wait_irq after DMA ch %u len %zu", ch, len);
 	if (cycles)
 		*cycles = abbsim_cycles() - c0;
 	uint32_t sta = rd(base + STA);
-	wr(ISR, ch ? 1u : 2u);
+	wr(ISR, ch ? ABB_ISR_C2H : ABB_ISR_H2C);
 	abbsim_iommu_unmap(buf);
 	if (desc) {
 		abbsim_iommu_unmap(desc);
@@ -124,7 +127,7 @@ static uint32_t dma(unsigned ch, uint32_t board, void *buf, size_t len, uint64_t
 static void test_cfg(void)
 {
 	uint32_t v;
-	CHECK(abbsim_cfg_read(0, 4, &v) == 0 && v == 0x015310dc, "vendor/device 0x%08x", v);
+	CHECK(abbsim_cfg_read(0, 4, &v) == 0 && v == ID_WORD, "vendor/device 0x%08x", v);
 	CHECK(abbsim_cfg_read(8, 4, &v) == 0 && (v >> 8) == 0x118000, "class 0x%08x", v);
 	uint32_t bar0;
 	abbsim_cfg_read(0x10, 4, &bar0);
@@ -150,8 +153,8 @@ static void test_cfg(void)
 
 static void test_pio(void)
 {
-	CHECK(rd(0) == 0x00020003, "VERSION");
-	CHECK(rd(0x1000) == 0x4d424241, "DIAG_ID");
+	CHECK(rd(ABB_REG_VERSION) == ABB_VERSION_ID, "VERSION");
+	CHECK(rd(ABB_REG_DIAG_ID) == ABB_REG_DIAG_ID_RESET, "DIAG_ID");
 	uint8_t out[300], in[300];
 	for (int i = 0; i < 300; i++)
 		out[i] = (uint8_t)(i * 7 + 1);
@@ -177,9 +180,9 @@ static void round_trip(size_t len, const char *what, uint64_t *cyc_h2c, uint64_t
 		src[i] = (uint8_t)(i * 131 + (i >> 12));
 	memset(dst, 0, len);
 	uint32_t s1 = dma(0, 0, src, len, cyc_h2c);
-	CHECK(s1 == 1, "%s H2C status %x", what, s1);
+	CHECK(s1 == ABB_STA_DONE, "%s H2C status %x", what, s1);
 	uint32_t s2 = dma(1, 0, dst, len, cyc_c2h);
-	CHECK(s2 == 1, "%s C2H status %x", what, s2);
+	CHECK(s2 == ABB_STA_DONE, "%s C2H status %x", what, s2);
 	CHECK(!memcmp(src, dst, len), "%s data", what);
 	free(src0);
 	free(dst0);
@@ -195,7 +198,7 @@ static void test_time_and_errors(void)
 	CHECK(abbsim_cycles() - c0 == 1250000, "advance cycles %" PRIu64, abbsim_cycles() - c0);
 	CHECK(wall() - w0 < 0.5, "idle skipping (%.2f s wall for 10 ms)", wall() - w0);
 	/* the RTL's own cycle counter agrees (skip_cycles_i) */
-	uint32_t lo = rd(0x1008);
+	uint32_t lo = rd(ABB_REG_DIAG_CYC_LO);
 	uint64_t now = abbsim_cycles();
 	CHECK(lo + 1000 > (uint32_t)now && lo <= (uint32_t)now + 100, "DIAG_CYC %u vs %" PRIu64, lo, now);
 	/* wait_irq times out in device time */
@@ -207,9 +210,9 @@ static void test_time_and_errors(void)
 	uint32_t cmd, v = 0;
 	abbsim_cfg_read(4, 2, &cmd);
 	abbsim_cfg_write(4, 2, cmd & ~2u);
-	CHECK(abbsim_mmio_read(0, 0, &v, 4) == -EIO && v == 0xffffffff, "UR read 0x%08x", v);
+	CHECK(abbsim_mmio_read(0, ABB_REG_VERSION, &v, 4) == -EIO && v == 0xffffffff, "UR read 0x%08x", v);
 	abbsim_cfg_write(4, 2, cmd);
-	CHECK(rd(0) == 0x00020003, "VERSION after re-enable");
+	CHECK(rd(ABB_REG_VERSION) == ABB_VERSION_ID, "VERSION after re-enable");
 	/* wait_idle */
 	CHECK(abbsim_wait_idle(1000000) == 0, "wait_idle");
 	/* bad env values */
@@ -284,7 +287,7 @@ int main(void)
 	/* unmapped host address: faults, no write outside */
 	{
 		uint32_t sta;
-		wr(IER, 1);
+		wr(IER, ABB_IER_C2H);
 		wr(C2H + PAH, 0);
 		wr(C2H + PAL, 0);
 		wr(C2H + HAH, 0);
@@ -300,7 +303,7 @@ int main(void)
 		int nf = abbsim_faults(f, 8);
 		CHECK(nf >= 1 && f[0].is_write == 1 && f[0].iova == 0x20000000, "fault record (%d)", nf);
 		printf("ok   unmapped C2H: %d faults, STA %x\n", nf, sta);
-		wr(ISR, 1);
+		wr(ISR, ABB_ISR_C2H);
 	}
 	abbsim_close();
 

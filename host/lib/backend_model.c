@@ -206,7 +206,7 @@ static uint32_t evs_next(struct model *m)
 	uint32_t total = evs_total(m), pos = m->evs_pos, cnt = m->evs_cnt, v;
 
 	if (pos == 0)
-		v = ABB_EVS_MAGIC | total;
+		v = ABB_EVS_MAGIC | ABB_FIELD_PUT(EVS_HDR_DWS, total);
 	else if (pos == 1)
 		v = cnt;
 	else if (pos == 2)
@@ -214,7 +214,8 @@ static uint32_t evs_next(struct model *m)
 	else if (pos == 3)
 		v = ~cnt;
 	else
-		v = ((cnt << 16) | ((pos - 4u) & 0xfffu)) ^ (m->evs_src << 8);
+		v = (ABB_FIELD_PUT(EVS_DATA_CNT, cnt) | ABB_FIELD_PUT(EVS_DATA_IDX, pos - 4u)) ^
+		    ABB_FIELD_PUT(EVS_DATA_SRC, m->evs_src);
 	if (++m->evs_pos >= total) {
 		m->evs_pos = 0;
 		m->evs_cnt++;
@@ -309,7 +310,7 @@ static void chan_run(struct model *m, int chn)
 				isr_set(m, chn == (int)ABB_CH_C2H ? ABB_ISR_C2H : ABB_ISR_H2C);
 			return;
 		}
-		if (r[ABB_DW_BDAL] & 0x1fu) {
+		if (r[ABB_DW_BDAL] & (ABB_DESC_BYTES - 1u)) {
 			chan_error(m, c, chn, ABB_GER_DESC_ERR, ABB_CTRL_EEI);
 			return;
 		}
@@ -482,7 +483,7 @@ static uint32_t reg_read_locked(struct model *m, uint32_t off)
 		return m->ger;
 	case ABB_REG_GSR:
 		/* bus master, MSI, MPS code 0 (128 B), MRRS code 2 (512 B) */
-		return ABB_GSR_BME | ABB_GSR_MSI | (2u << 8) |
+		return ABB_GSR_BME | ABB_GSR_MSI | ABB_FIELD_PUT(GSR_MRRS, 2) |
 		       (m->ch[ABB_CH_C2H].busy ? ABB_GSR_C2H_BUSY : 0) |
 		       (m->ch[ABB_CH_H2C].busy ? ABB_GSR_H2C_BUSY : 0);
 	case ABB_REG_GCR:
@@ -528,7 +529,8 @@ static uint32_t reg_read_locked(struct model *m, uint32_t off)
 	case ABB_REG_DIAG_ID:
 		return ABB_REG_DIAG_ID_RESET;
 	case ABB_REG_DIAG_PARAM:
-		return MODEL_TAGS << 8 | m->mem_bits;
+		return ABB_FIELD_PUT(DIAG_PARAM_TAGS, MODEL_TAGS) |
+		       ABB_FIELD_PUT(DIAG_PARAM_MEM_BITS, m->mem_bits);
 	case ABB_REG_DIAG_CYC_LO:
 	case ABB_REG_DIAG_CYC_HI:
 		cyc = (mono_ns() - m->t0) / 8u; /* 125 MHz user clock */
@@ -562,14 +564,14 @@ static void reg_write_locked(struct model *m, uint32_t off, uint32_t val)
 	}
 	switch (off) {
 	case ABB_REG_ISR:
-		m->isr &= ~(val & 7u);
+		m->isr &= ~(val & ABB_REG_ISR_FIELDS);
 		break;
 	case ABB_REG_IER:
-		m->ier = val & 7u;
+		m->ier = val & ABB_REG_IER_FIELDS;
 		irq_update(m, old);
 		break;
 	case ABB_REG_GER:
-		m->ger &= ~(val & 0x1fu);
+		m->ger &= ~(val & ABB_REG_GER_FIELDS);
 		break;
 	case ABB_REG_GCR:
 		m->gcr = val & ~ABB_GCR_SOFT_RESET;
@@ -586,7 +588,7 @@ static void reg_write_locked(struct model *m, uint32_t off, uint32_t val)
 		m->ig_lat = val;
 		break;
 	case ABB_REG_IGEN_CTRL:
-		switch (val & 0xffu) {
+		switch (ABB_FIELD_GET(IGEN_CTRL_WORD, val)) {
 		case ABB_IGEN_RESET:
 			m->ig_armed = false;
 			m->ig_asrt = 0;
@@ -619,13 +621,13 @@ static void reg_write_locked(struct model *m, uint32_t off, uint32_t val)
 			chan_run(m, ABB_CH_C2H);
 		break;
 	case ABB_REG_EVS_SRC:
-		m->evs_src = val & 0xffffu;
+		m->evs_src = ABB_FIELD_GET(EVS_SRC_ID, val);
 		break;
 	case ABB_REG_EVS_SIZE:
-		m->evs_size = val & 0xfffu;
+		m->evs_size = ABB_FIELD_GET(EVS_SIZE_DWS, val);
 		break;
 	case ABB_REG_EVS_GAP:
-		m->evs_gap = val & 0xffffu;
+		m->evs_gap = ABB_FIELD_GET(EVS_GAP_CYCLES, val);
 		break;
 	case ABB_REG_EVS_ADDR:
 		m->evs_addr = val;

@@ -2,213 +2,675 @@
 #ifndef ABB_ABB_REGS_H
 #define ABB_ABB_REGS_H
 
-/* Design identification value of VERSION */
+/*
+ * Names: ABB_REG_x (BAR0 offset), ABB_REG_x_RESET, ABB_REG_x_FIELDS (defined
+ * bits), ABB_BLK_x (channel block base), ABB_CH_x (offset inside a block),
+ * ABB_r_f (field mask), ABB_r_f_SHIFT, ABB_r_f_WIDTH.
+ * Evidence: ..._BOARD is 1 when the fact is known from the original 2008
+ * stack (board), 0 when this project defines it (model; host code must
+ * work without it). ABB_BEH_r_b_BOARD: the same for an access behaviour.
+ */
+#define ABB_FIELD_GET(F, v) (((v) & ABB_##F) >> ABB_##F##_SHIFT)
+#define ABB_FIELD_PUT(F, x) (((unsigned)(x) << ABB_##F##_SHIFT) & ABB_##F)
+
+/* Design identification value of VERSION (C_DESIGN_ID 131075) (board:abb_map.h) */
 #define ABB_VERSION_ID 0x20003u
-/* PCI vendor ID (CERN) */
+#define ABB_VERSION_ID_BOARD 1
+/* PCI vendor ID (CERN) (board:pciDriver_base.c) */
 #define ABB_VENDOR_ID 0x10dcu
-/* PCI device ID (PCIeABB) */
+#define ABB_VENDOR_ID_BOARD 1
+/* PCI device ID (PCIeABB) (board:pciDriver_base.c) */
 #define ABB_DEVICE_ID 0x153u
-/* Upstream channel number (board to host, "DMA read") */
+#define ABB_DEVICE_ID_BOARD 1
+/* Upstream channel number (board to host, "DMA read") (board:DMAEngineWG.h) */
 #define ABB_CH_C2H 0x1u
-/* Downstream channel number (host to board, "DMA write") */
+#define ABB_CH_C2H_BOARD 1
+/* Downstream channel number (host to board, "DMA write") (board:DMAEngineWG.h) */
 #define ABB_CH_H2C 0x0u
-/* Design identification; software refuses other values (ro) */
+#define ABB_CH_H2C_BOARD 1
+/* Design identification; software refuses other values (ro, board:abb_map.h) */
 #define ABB_REG_VERSION 0x0000u
 #define ABB_REG_VERSION_RESET 0x00020003u
-/* Interrupt status; a bit is set when its source fires (done or error with EDI/EEI), model: write 1 to clear, also cleared when its channel starts (w1c) */
+#define ABB_REG_VERSION_FIELDS 0xffffffffu
+#define ABB_REG_VERSION_BOARD 1
+/* VERSION.DESIGN_ID [31:0]: Design identification value (VERSION_ID) (board:abb_map.h) */
+#define ABB_VERSION_DESIGN_ID 0xffffffffu
+#define ABB_VERSION_DESIGN_ID_SHIFT 0u
+#define ABB_VERSION_DESIGN_ID_WIDTH 32u
+#define ABB_VERSION_DESIGN_ID_BOARD 1
+/* Interrupt status; a bit is set when its source fires (done or error with EDI/EEI; the generator's latency timer expires); the interrupt handler of the original driver read it (w1c, board:abb_map.h+pciDriver_int.c) */
 #define ABB_REG_ISR 0x0008u
 #define ABB_REG_ISR_RESET 0x00000000u
-/* Interrupt enable; an MSI is sent when a bit of ISR & IER becomes set (rw) */
+#define ABB_REG_ISR_FIELDS 0x00000007u
+#define ABB_REG_ISR_BOARD 1
+/* ISR.C2H [0]: Upstream channel 1 (board to host) (board:DMAEngineWG.cpp) */
+#define ABB_ISR_C2H 0x00000001u
+#define ABB_ISR_C2H_SHIFT 0u
+#define ABB_ISR_C2H_WIDTH 1u
+#define ABB_ISR_C2H_BOARD 1
+/* ISR.H2C [1]: Downstream channel 0 (host to board) (board:DMAEngineWG.cpp) */
+#define ABB_ISR_H2C 0x00000002u
+#define ABB_ISR_H2C_SHIFT 1u
+#define ABB_ISR_H2C_WIDTH 1u
+#define ABB_ISR_H2C_BOARD 1
+/* ISR.IGEN [2]: Interrupt generator (board:InterruptGenerator.cpp) */
+#define ABB_ISR_IGEN 0x00000004u
+#define ABB_ISR_IGEN_SHIFT 2u
+#define ABB_ISR_IGEN_WIDTH 1u
+#define ABB_ISR_IGEN_BOARD 1
+/* ISR behaviour READ (board:pciDriver_int.c): The interrupt handler reads ISR and serves the first source set (channel 0, channel 1, generator); it never writes ISR */
+#define ABB_BEH_ISR_READ_BOARD 1
+/* ISR behaviour W1C (model): Writing 1 clears the bit (lenient); strict mode: writes to ISR are ignored */
+#define ABB_BEH_ISR_W1C_BOARD 0
+/* ISR behaviour CLR_RESET (model): A channel reset (CTRL = RESET code | V | BAR) clears the channel's bit, in both modes (inferred: the original driver never wrote ISR) */
+#define ABB_BEH_ISR_CLR_RESET_BOARD 0
+/* ISR behaviour CLR_START (model): A start (CTRL written with V) clears the channel's bit (lenient); strict mode: only the channel reset does */
+#define ABB_BEH_ISR_CLR_START_BOARD 0
+/* ISR behaviour IGEN_ACK (board:pciDriver_int.c+InterruptGenerator.cpp): The generator's ACK word (IGEN_CTRL = IGEN_ACK) clears bit IGEN and counts a deassert; its RESET word clears it too */
+#define ABB_BEH_ISR_IGEN_ACK_BOARD 1
+/* Interrupt enable; the interrupt line is the level |(ISR & IER): legacy INTx (Assert_INTA / Deassert_INTA) by default, an MSI per rising edge only with the simulator option msi=1 (rw, board:ABB.cpp+DMAEngineWG.cpp) */
 #define ABB_REG_IER 0x0010u
 #define ABB_REG_IER_RESET 0x00000000u
-/* Global error register (model: sticky error causes, write 1 to clear) (w1c) */
+#define ABB_REG_IER_FIELDS 0x00000007u
+#define ABB_REG_IER_BOARD 1
+/* IER.C2H [0]: Upstream channel 1 (INTE_CH1) (board:DMAEngineWG.cpp) */
+#define ABB_IER_C2H 0x00000001u
+#define ABB_IER_C2H_SHIFT 0u
+#define ABB_IER_C2H_WIDTH 1u
+#define ABB_IER_C2H_BOARD 1
+/* IER.H2C [1]: Downstream channel 0 (INTE_CH0) (board:DMAEngineWG.cpp) */
+#define ABB_IER_H2C 0x00000002u
+#define ABB_IER_H2C_SHIFT 1u
+#define ABB_IER_H2C_WIDTH 1u
+#define ABB_IER_H2C_BOARD 1
+/* IER.IGEN [2]: Interrupt generator (INTE_IG) (board:InterruptGenerator.cpp) */
+#define ABB_IER_IGEN 0x00000004u
+#define ABB_IER_IGEN_SHIFT 2u
+#define ABB_IER_IGEN_WIDTH 1u
+#define ABB_IER_IGEN_BOARD 1
+/* IER behaviour ACK (board:pciDriver_int.c+DMAEngineWG.cpp): Clearing a source's IER bit is the interrupt acknowledge: the level falls (the original driver and library did this on every interrupt) */
+#define ABB_BEH_IER_ACK_BOARD 1
+/* IER behaviour LEVEL (board:pciDriver_base.c+InterruptGenerator.h): The line is level-sensitive legacy INTx (request_irq on pdev->irq, MSI never enabled; the generator counts assert and deassert events) */
+#define ABB_BEH_IER_LEVEL_BOARD 1
+/* IER behaviour MSI (model): MSI (one message per rising edge of ISR & IER) only with the simulator option msi=1 */
+#define ABB_BEH_IER_MSI_BOARD 0
+/* Global error register; the causes are model-defined (w1c, board:ABB.cpp) */
 #define ABB_REG_GER 0x0018u
 #define ABB_REG_GER_RESET 0x00000000u
-/* Global status register (model: live configuration and busy bits) (rov) */
+#define ABB_REG_GER_FIELDS 0x0000001fu
+#define ABB_REG_GER_BOARD 1
+/* GER.CPL_ERR [0]: A DMA read request got a completion with status UR or CA (model) */
+#define ABB_GER_CPL_ERR 0x00000001u
+#define ABB_GER_CPL_ERR_SHIFT 0u
+#define ABB_GER_CPL_ERR_WIDTH 1u
+#define ABB_GER_CPL_ERR_BOARD 0
+/* GER.DESC_ERR [1]: A descriptor was invalid (no V, no BAR, length 0 or not a multiple of 4, misaligned address, board range exceeded) (model) */
+#define ABB_GER_DESC_ERR 0x00000002u
+#define ABB_GER_DESC_ERR_SHIFT 1u
+#define ABB_GER_DESC_ERR_WIDTH 1u
+#define ABB_GER_DESC_ERR_BOARD 0
+/* GER.BUS_MASTER [2]: A channel was started with bus mastering disabled (model) */
+#define ABB_GER_BUS_MASTER 0x00000004u
+#define ABB_GER_BUS_MASTER_SHIFT 2u
+#define ABB_GER_BUS_MASTER_WIDTH 1u
+#define ABB_GER_BUS_MASTER_BOARD 0
+/* GER.BAD_TLP [3]: An unsupported or malformed TLP was received and dropped (model) */
+#define ABB_GER_BAD_TLP 0x00000008u
+#define ABB_GER_BAD_TLP_SHIFT 3u
+#define ABB_GER_BAD_TLP_WIDTH 1u
+#define ABB_GER_BAD_TLP_BOARD 0
+/* GER.CPL_TAG [4]: A completion arrived for a tag with no request outstanding (model) */
+#define ABB_GER_CPL_TAG 0x00000010u
+#define ABB_GER_CPL_TAG_SHIFT 4u
+#define ABB_GER_CPL_TAG_WIDTH 1u
+#define ABB_GER_CPL_TAG_BOARD 0
+/* GER behaviour STICKY (model): A cause bit stays set until cleared (GCR.SOFT_RESET or hot reset clear all) */
+#define ABB_BEH_GER_STICKY_BOARD 0
+/* GER behaviour W1C (model): Writing 1 clears the bit (lenient); strict mode: writes to GER are ignored */
+#define ABB_BEH_GER_W1C_BOARD 0
+/* Global status register; the content is model-defined (live configuration and busy bits) (rov, board:ABB.cpp) */
 #define ABB_REG_GSR 0x0020u
 #define ABB_REG_GSR_RESET 0x00000000u
-/* Global control register (rw) */
+#define ABB_REG_GSR_FIELDS 0x00030773u
+#define ABB_REG_GSR_BOARD 1
+/* GSR.BME [0]: Bus mastering enabled (model) */
+#define ABB_GSR_BME 0x00000001u
+#define ABB_GSR_BME_SHIFT 0u
+#define ABB_GSR_BME_WIDTH 1u
+#define ABB_GSR_BME_BOARD 0
+/* GSR.MSI [1]: MSI enabled (model) */
+#define ABB_GSR_MSI 0x00000002u
+#define ABB_GSR_MSI_SHIFT 1u
+#define ABB_GSR_MSI_WIDTH 1u
+#define ABB_GSR_MSI_BOARD 0
+/* GSR.MPS [6:4]: Max payload size code (0 = 128 B) (model) */
+#define ABB_GSR_MPS 0x00000070u
+#define ABB_GSR_MPS_SHIFT 4u
+#define ABB_GSR_MPS_WIDTH 3u
+#define ABB_GSR_MPS_BOARD 0
+/* GSR.MRRS [10:8]: Max read request size code (0 = 128 B) (model) */
+#define ABB_GSR_MRRS 0x00000700u
+#define ABB_GSR_MRRS_SHIFT 8u
+#define ABB_GSR_MRRS_WIDTH 3u
+#define ABB_GSR_MRRS_BOARD 0
+/* GSR.C2H_BUSY [16]: Upstream channel busy (model) */
+#define ABB_GSR_C2H_BUSY 0x00010000u
+#define ABB_GSR_C2H_BUSY_SHIFT 16u
+#define ABB_GSR_C2H_BUSY_WIDTH 1u
+#define ABB_GSR_C2H_BUSY_BOARD 0
+/* GSR.H2C_BUSY [17]: Downstream channel busy (model) */
+#define ABB_GSR_H2C_BUSY 0x00020000u
+#define ABB_GSR_H2C_BUSY_SHIFT 17u
+#define ABB_GSR_H2C_BUSY_WIDTH 1u
+#define ABB_GSR_H2C_BUSY_BOARD 0
+/* Global control register; the bits are model-defined (rw, board:ABB.cpp) */
 #define ABB_REG_GCR 0x0028u
 #define ABB_REG_GCR_RESET 0x00000000u
-/* Upstream channel 1 (board to host, DMA read): PAH PAL HAH HAL BDAH BDAL LENG CTRL STA */
+#define ABB_REG_GCR_FIELDS 0x00000003u
+#define ABB_REG_GCR_BOARD 1
+/* GCR.SOFT_RESET [0]: Self-clearing; resets both channels, ISR, GER and the interrupt generator (model) */
+#define ABB_GCR_SOFT_RESET 0x00000001u
+#define ABB_GCR_SOFT_RESET_SHIFT 0u
+#define ABB_GCR_SOFT_RESET_WIDTH 1u
+#define ABB_GCR_SOFT_RESET_BOARD 0
+/* GCR.SHARED_ENGINE [1]: 1 = the two channels share one engine (a transfer starts only after the other channel's has finished); reset value from the RTL parameter SharedEngine (default 0: independent) (model) */
+#define ABB_GCR_SHARED_ENGINE 0x00000002u
+#define ABB_GCR_SHARED_ENGINE_SHIFT 1u
+#define ABB_GCR_SHARED_ENGINE_WIDTH 1u
+#define ABB_GCR_SHARED_ENGINE_BOARD 0
+/* Upstream channel 1 (board to host, DMA read): PAH PAL HAH HAL BDAH BDAL LENG CTRL STA (board:abb_map.h) */
 #define ABB_BLK_C2H 0x002cu
-/* Downstream channel 0 (host to board, DMA write): PAH PAL HAH HAL BDAH BDAL LENG CTRL STA */
+#define ABB_BLK_C2H_BOARD 1
+/* Downstream channel 0 (host to board, DMA write): PAH PAL HAH HAL BDAH BDAL LENG CTRL STA (board:abb_map.h) */
 #define ABB_BLK_H2C 0x0050u
-/* Memory-read control; model: [4:0] limit of outstanding DMA-write read tags, 0 = all the engine has (rw) */
+#define ABB_BLK_H2C_BOARD 1
+/* Peripheral (board) address, high word (rw, board:abb_map.h+DMADescriptorWG.h) */
+#define ABB_CH_PAH 0x0u
+#define ABB_CH_PAH_BOARD 1
+/* Peripheral (board) address, low word (byte address in BAR1) (rw, board:abb_map.h+DMADescriptorWG.h) */
+#define ABB_CH_PAL 0x4u
+#define ABB_CH_PAL_BOARD 1
+/* Host address, high word (rw, board:abb_map.h+DMADescriptorWG.h) */
+#define ABB_CH_HAH 0x8u
+#define ABB_CH_HAH_BOARD 1
+/* Host address, low word (rw, board:abb_map.h+DMADescriptorWG.h) */
+#define ABB_CH_HAL 0xcu
+#define ABB_CH_HAL_BOARD 1
+/* Next buffer-descriptor address, high word (rw, board:abb_map.h+DMADescriptorWG.h) */
+#define ABB_CH_BDAH 0x10u
+#define ABB_CH_BDAH_BOARD 1
+/* Next buffer-descriptor address, low word (rw, board:abb_map.h+DMADescriptorWG.h) */
+#define ABB_CH_BDAL 0x14u
+#define ABB_CH_BDAL_BOARD 1
+/* Length in bytes (multiple of 4, not 0) (rw, board:abb_map.h+DMADescriptorWG.h) */
+#define ABB_CH_LENG 0x18u
+#define ABB_CH_LENG_BOARD 1
+/* Control word; writing it with V set starts the channel (rw, board:abb_map.h+DMAEngineWG.cpp) */
+#define ABB_CH_CTRL 0x1cu
+#define ABB_CH_CTRL_BOARD 1
+/* Status: DONE, BUSY, both = error, neither = idle (rov, board:abb_map.h+DMAEngineWG.cpp) */
+#define ABB_CH_STA 0x20u
+#define ABB_CH_STA_BOARD 1
+/* PAH.ADDR [31:0]: Peripheral address bits 63:32 (the model requires 0) (board:DMADescriptorWG.h) */
+#define ABB_PAH_ADDR 0xffffffffu
+#define ABB_PAH_ADDR_SHIFT 0u
+#define ABB_PAH_ADDR_WIDTH 32u
+#define ABB_PAH_ADDR_BOARD 1
+/* PAL.ADDR [31:0]: Peripheral address bits 31:0 (board:DMADescriptorWG.h) */
+#define ABB_PAL_ADDR 0xffffffffu
+#define ABB_PAL_ADDR_SHIFT 0u
+#define ABB_PAL_ADDR_WIDTH 32u
+#define ABB_PAL_ADDR_BOARD 1
+/* HAH.ADDR [31:0]: Host (bus) address bits 63:32 (board:DMADescriptorWG.h) */
+#define ABB_HAH_ADDR 0xffffffffu
+#define ABB_HAH_ADDR_SHIFT 0u
+#define ABB_HAH_ADDR_WIDTH 32u
+#define ABB_HAH_ADDR_BOARD 1
+/* HAL.ADDR [31:0]: Host (bus) address bits 31:0 (board:DMADescriptorWG.h) */
+#define ABB_HAL_ADDR 0xffffffffu
+#define ABB_HAL_ADDR_SHIFT 0u
+#define ABB_HAL_ADDR_WIDTH 32u
+#define ABB_HAL_ADDR_BOARD 1
+/* BDAH.ADDR [31:0]: Next descriptor address bits 63:32 (board:DMADescriptorWG.h) */
+#define ABB_BDAH_ADDR 0xffffffffu
+#define ABB_BDAH_ADDR_SHIFT 0u
+#define ABB_BDAH_ADDR_WIDTH 32u
+#define ABB_BDAH_ADDR_BOARD 1
+/* BDAL.ADDR [31:0]: Next descriptor address bits 31:0 (0 with BDAH 0: none) (board:DMADescriptorWG.h) */
+#define ABB_BDAL_ADDR 0xffffffffu
+#define ABB_BDAL_ADDR_SHIFT 0u
+#define ABB_BDAL_ADDR_WIDTH 32u
+#define ABB_BDAL_ADDR_BOARD 1
+/* LENG.BYTES [31:0]: Transfer length in bytes (board:DMADescriptorWG.h) */
+#define ABB_LENG_BYTES 0xffffffffu
+#define ABB_LENG_BYTES_SHIFT 0u
+#define ABB_LENG_BYTES_WIDTH 32u
+#define ABB_LENG_BYTES_BOARD 1
+/* CTRL.RESET [3:0]: Channel reset code field; the value RESET_CODE (with V and BAR) resets the channel (board:DMAEngineWG.cpp) */
+#define ABB_CTRL_RESET 0x0000000fu
+#define ABB_CTRL_RESET_SHIFT 0u
+#define ABB_CTRL_RESET_WIDTH 4u
+#define ABB_CTRL_RESET_BOARD 1
+/* CTRL.END [8]: Bit defined by the original library, meaning undocumented; model: reserved, ignored (board:DMAEngineWG.cpp) */
+#define ABB_CTRL_END 0x00000100u
+#define ABB_CTRL_END_SHIFT 8u
+#define ABB_CTRL_END_WIDTH 1u
+#define ABB_CTRL_END_BOARD 1
+/* CTRL.INC [15]: Increment the peripheral address (clear: fixed address, a FIFO) (board:DMAEngineWG.cpp) */
+#define ABB_CTRL_INC 0x00008000u
+#define ABB_CTRL_INC_SHIFT 15u
+#define ABB_CTRL_INC_WIDTH 1u
+#define ABB_CTRL_INC_BOARD 1
+/* CTRL.BAR [16]: Peripheral address lies in BAR1 space (the original library always set it); model: required, a descriptor without it is an error (board:DMAEngineWG.cpp) */
+#define ABB_CTRL_BAR 0x00010000u
+#define ABB_CTRL_BAR_SHIFT 16u
+#define ABB_CTRL_BAR_WIDTH 1u
+#define ABB_CTRL_BAR_BOARD 1
+/* CTRL.UPA [20]: Load the peripheral address from this descriptor (else continue after the previous one) (board:DMAEngineWG.cpp) */
+#define ABB_CTRL_UPA 0x00100000u
+#define ABB_CTRL_UPA_SHIFT 20u
+#define ABB_CTRL_UPA_WIDTH 1u
+#define ABB_CTRL_UPA_BOARD 1
+/* CTRL.LAST [24]: Last descriptor of the chain (board:DMAEngineWG.cpp) */
+#define ABB_CTRL_LAST 0x01000000u
+#define ABB_CTRL_LAST_SHIFT 24u
+#define ABB_CTRL_LAST_WIDTH 1u
+#define ABB_CTRL_LAST_BOARD 1
+/* CTRL.V [25]: Descriptor valid; model: a fetched descriptor without V is an error (board:DMAEngineWG.cpp) */
+#define ABB_CTRL_V 0x02000000u
+#define ABB_CTRL_V_SHIFT 25u
+#define ABB_CTRL_V_WIDTH 1u
+#define ABB_CTRL_V_BOARD 1
+/* CTRL.EDI [28]: Interrupt (ISR bit) on done (board:DMAEngineWG.cpp) */
+#define ABB_CTRL_EDI 0x10000000u
+#define ABB_CTRL_EDI_SHIFT 28u
+#define ABB_CTRL_EDI_WIDTH 1u
+#define ABB_CTRL_EDI_BOARD 1
+/* CTRL.EEI [29]: Interrupt (ISR bit) on error (board:DMAEngineWG.cpp) */
+#define ABB_CTRL_EEI 0x20000000u
+#define ABB_CTRL_EEI_SHIFT 29u
+#define ABB_CTRL_EEI_WIDTH 1u
+#define ABB_CTRL_EEI_BOARD 1
+/* CTRL.ESEI [30]: Error-interrupt enable defined by the original library; model: interrupt on a completion error status (UR/CA) even without EEI (board:DMAEngineWG.cpp) */
+#define ABB_CTRL_ESEI 0x40000000u
+#define ABB_CTRL_ESEI_SHIFT 30u
+#define ABB_CTRL_ESEI_WIDTH 1u
+#define ABB_CTRL_ESEI_BOARD 1
+/* Value of the RESET field that resets the channel (board:DMAEngineWG.cpp) */
+#define ABB_CTRL_RESET_CODE 0xau
+#define ABB_CTRL_RESET_CODE_BOARD 1
+/* CTRL behaviour START (board:DMAEngineWG.cpp): Writing CTRL with V set starts the channel; the original library wrote PAH, PAL, HAH, HAL, BDAH, BDAL, LENG first, CTRL last */
+#define ABB_BEH_CTRL_START_BOARD 1
+/* CTRL behaviour RESET (board:DMAEngineWG.cpp+DMAEngineWG.h): CTRL = RESET code | V | BAR resets the channel ("reset the status of a DMA channel"); the original library did it before every transfer */
+#define ABB_BEH_CTRL_RESET_BOARD 1
+/* STA.DONE [0]: Transfer done (with BUSY: error) (board:DMAEngineWG.cpp) */
+#define ABB_STA_DONE 0x00000001u
+#define ABB_STA_DONE_SHIFT 0u
+#define ABB_STA_DONE_WIDTH 1u
+#define ABB_STA_DONE_BOARD 1
+/* STA.BUSY [1]: Transfer running (with DONE: error) (board:DMAEngineWG.cpp) */
+#define ABB_STA_BUSY 0x00000002u
+#define ABB_STA_BUSY_SHIFT 1u
+#define ABB_STA_BUSY_WIDTH 1u
+#define ABB_STA_BUSY_BOARD 1
+/* STA.TOUT [4]: Timeout bit (STATUS_TOUT) named by a later version of the original library, meaning undocumented; model: never set, reads 0 (board:DMAEngineWG.cpp) */
+#define ABB_STA_TOUT 0x00000010u
+#define ABB_STA_TOUT_SHIFT 4u
+#define ABB_STA_TOUT_WIDTH 1u
+#define ABB_STA_TOUT_BOARD 1
+/* STA behaviour POLL (board:DMAEngineWG.cpp): Completion by polling: wait until BUSY is clear; DONE without BUSY and 0 both count as finished, DONE with BUSY is an error */
+#define ABB_BEH_STA_POLL_BOARD 1
+/* STA behaviour CLR_RESET (board:DMAEngineWG.h): The channel reset clears STA (DONE and BUSY), in both modes */
+#define ABB_BEH_STA_CLR_RESET_BOARD 1
+/* STA behaviour CLR_START (model): A start clears DONE (lenient); strict mode: DONE stays until the channel reset, so a start without a reset reads DONE | BUSY (error) while it runs */
+#define ABB_BEH_STA_CLR_START_BOARD 0
+/* Memory-read control; the content is model-defined (rw, board:ABB.cpp) */
 #define ABB_REG_MRD_CR 0x0074u
 #define ABB_REG_MRD_CR_RESET 0x00000000u
-/* Transmit control; model: stored, no effect (rw) */
+#define ABB_REG_MRD_CR_FIELDS 0x0000001fu
+#define ABB_REG_MRD_CR_BOARD 1
+/* MRD_CR.TAG_LIMIT [4:0]: Limit of outstanding DMA-write read tags, 0 = all the engine has (model) */
+#define ABB_MRD_CR_TAG_LIMIT 0x0000001fu
+#define ABB_MRD_CR_TAG_LIMIT_SHIFT 0u
+#define ABB_MRD_CR_TAG_LIMIT_WIDTH 5u
+#define ABB_MRD_CR_TAG_LIMIT_BOARD 0
+/* Transmit control (rw, board:ABB.cpp) */
 #define ABB_REG_TX_CR 0x0078u
 #define ABB_REG_TX_CR_RESET 0x00000000u
-/* FPGA reconfiguration port; model: reads 0, writes ignored (no reconfiguration in the model) (ro) */
+#define ABB_REG_TX_CR_FIELDS 0xffffffffu
+#define ABB_REG_TX_CR_BOARD 1
+/* TX_CR.VALUE [31:0]: Stored, no effect (model) */
+#define ABB_TX_CR_VALUE 0xffffffffu
+#define ABB_TX_CR_VALUE_SHIFT 0u
+#define ABB_TX_CR_VALUE_WIDTH 32u
+#define ABB_TX_CR_VALUE_BOARD 0
+/* FPGA reconfiguration port (ro, board:ABB.cpp) */
 #define ABB_REG_ICAP 0x007cu
 #define ABB_REG_ICAP_RESET 0x00000000u
-/* Interrupt generator control: write ARM to start the latency timer, ACK to acknowledge, RESET to reset; reads 1 while armed (rov) */
+#define ABB_REG_ICAP_FIELDS 0xffffffffu
+#define ABB_REG_ICAP_BOARD 1
+/* ICAP.VALUE [31:0]: Reads 0, writes ignored (no reconfiguration in the model) (model) */
+#define ABB_ICAP_VALUE 0xffffffffu
+#define ABB_ICAP_VALUE_SHIFT 0u
+#define ABB_ICAP_VALUE_WIDTH 32u
+#define ABB_ICAP_VALUE_BOARD 0
+/* Interrupt generator control: write ARM to start the latency timer, ACK to acknowledge, RESET to reset; reads 1 while armed (rov, board:ABB.cpp+InterruptGenerator.cpp) */
 #define ABB_REG_IGEN_CTRL 0x0080u
 #define ABB_REG_IGEN_CTRL_RESET 0x00000000u
-/* Interrupt generator latency in 4 ns units (rw) */
+#define ABB_REG_IGEN_CTRL_FIELDS 0x000000ffu
+#define ABB_REG_IGEN_CTRL_BOARD 1
+/* IGEN_CTRL.WORD [7:0]: Control word written: IGEN_RESET, IGEN_ACK or (model) IGEN_ARM (board:InterruptGenerator.cpp) */
+#define ABB_IGEN_CTRL_WORD 0x000000ffu
+#define ABB_IGEN_CTRL_WORD_SHIFT 0u
+#define ABB_IGEN_CTRL_WORD_WIDTH 8u
+#define ABB_IGEN_CTRL_WORD_BOARD 1
+/* IGEN_CTRL.ARMED [0]: Read value: 1 while the latency timer runs (model) */
+#define ABB_IGEN_CTRL_ARMED 0x00000001u
+#define ABB_IGEN_CTRL_ARMED_SHIFT 0u
+#define ABB_IGEN_CTRL_ARMED_WIDTH 1u
+#define ABB_IGEN_CTRL_ARMED_BOARD 0
+/* IGEN_CTRL behaviour ACK (board:InterruptGenerator.cpp+pciDriver_int.c): IGEN_ACK clears ISR.IGEN and increments IGEN_DEASSERT */
+#define ABB_BEH_IGEN_CTRL_ACK_BOARD 1
+/* IGEN_CTRL behaviour RESET (board:InterruptGenerator.cpp): IGEN_RESET stops the timer, clears both counters and ISR.IGEN */
+#define ABB_BEH_IGEN_CTRL_RESET_BOARD 1
+/* IGEN_CTRL behaviour ARM (model): IGEN_ARM starts the latency timer; when it expires ISR.IGEN is set and IGEN_ASSERT increments */
+#define ABB_BEH_IGEN_CTRL_ARM_BOARD 0
+/* Interrupt generator latency (rw, board:InterruptGenerator.cpp) */
 #define ABB_REG_IGEN_LAT 0x0084u
 #define ABB_REG_IGEN_LAT_RESET 0x00000000u
-/* Interrupt generator assert count (rov) */
+#define ABB_REG_IGEN_LAT_FIELDS 0xffffffffu
+#define ABB_REG_IGEN_LAT_BOARD 1
+/* IGEN_LAT.UNITS [31:0]: Latency in 4 ns units (board:InterruptGenerator.h) */
+#define ABB_IGEN_LAT_UNITS 0xffffffffu
+#define ABB_IGEN_LAT_UNITS_SHIFT 0u
+#define ABB_IGEN_LAT_UNITS_WIDTH 32u
+#define ABB_IGEN_LAT_UNITS_BOARD 1
+/* Interrupt generator assert count (rov, board:InterruptGenerator.cpp) */
 #define ABB_REG_IGEN_ASSERT 0x0088u
 #define ABB_REG_IGEN_ASSERT_RESET 0x00000000u
-/* Interrupt generator deassert count (rov) */
+#define ABB_REG_IGEN_ASSERT_FIELDS 0xffffffffu
+#define ABB_REG_IGEN_ASSERT_BOARD 1
+/* IGEN_ASSERT.COUNT [31:0]: Interrupts asserted since RESET (board:InterruptGenerator.cpp) */
+#define ABB_IGEN_ASSERT_COUNT 0xffffffffu
+#define ABB_IGEN_ASSERT_COUNT_SHIFT 0u
+#define ABB_IGEN_ASSERT_COUNT_WIDTH 32u
+#define ABB_IGEN_ASSERT_COUNT_BOARD 1
+/* Interrupt generator deassert count (rov, board:InterruptGenerator.cpp) */
 #define ABB_REG_IGEN_DEASSERT 0x008cu
 #define ABB_REG_IGEN_DEASSERT_RESET 0x00000000u
-/* TX FIFO data port; model: the optical link is looped back into the RX FIFO (wo) */
+#define ABB_REG_IGEN_DEASSERT_FIELDS 0xffffffffu
+#define ABB_REG_IGEN_DEASSERT_BOARD 1
+/* IGEN_DEASSERT.COUNT [31:0]: Interrupts deasserted (acknowledged) since RESET (board:InterruptGenerator.cpp) */
+#define ABB_IGEN_DEASSERT_COUNT 0xffffffffu
+#define ABB_IGEN_DEASSERT_COUNT_SHIFT 0u
+#define ABB_IGEN_DEASSERT_COUNT_WIDTH 32u
+#define ABB_IGEN_DEASSERT_COUNT_BOARD 1
+/* Interrupt generator control word: reset (board:InterruptGenerator.cpp) */
+#define ABB_IGEN_RESET 0xau
+#define ABB_IGEN_RESET_BOARD 1
+/* Interrupt generator control word: acknowledge (board:InterruptGenerator.cpp+pciDriver_int.c) */
+#define ABB_IGEN_ACK 0xf0u
+#define ABB_IGEN_ACK_BOARD 1
+/* Interrupt generator control word: start the latency timer (model) */
+#define ABB_IGEN_ARM 0x1u
+#define ABB_IGEN_ARM_BOARD 0
+/* TX FIFO data port (wo, board:abb_map.h) */
 #define ABB_REG_TXF_DATA 0x4010u
 #define ABB_REG_TXF_DATA_RESET 0x00000000u
-/* TX FIFO control-status; model: [15:0] free entries (rov) */
+#define ABB_REG_TXF_DATA_FIELDS 0xffffffffu
+#define ABB_REG_TXF_DATA_BOARD 1
+/* TXF_DATA.DATA [31:0]: Word pushed into the TX FIFO; model: the optical link is looped back into the RX FIFO (board:abb_map.h) */
+#define ABB_TXF_DATA_DATA 0xffffffffu
+#define ABB_TXF_DATA_DATA_SHIFT 0u
+#define ABB_TXF_DATA_DATA_WIDTH 32u
+#define ABB_TXF_DATA_DATA_BOARD 1
+/* TX FIFO control-status; the content is model-defined (rov, board:abb_map.h) */
 #define ABB_REG_TXF_CSR 0x4018u
 #define ABB_REG_TXF_CSR_RESET 0x00000010u
-/* RX FIFO data port; model: reading pops one word (0 when empty) (rov) */
+#define ABB_REG_TXF_CSR_FIELDS 0x0000ffffu
+#define ABB_REG_TXF_CSR_BOARD 1
+/* TXF_CSR.FREE [15:0]: Free entries (model) */
+#define ABB_TXF_CSR_FREE 0x0000ffffu
+#define ABB_TXF_CSR_FREE_SHIFT 0u
+#define ABB_TXF_CSR_FREE_WIDTH 16u
+#define ABB_TXF_CSR_FREE_BOARD 0
+/* RX FIFO data port (rov, board:abb_map.h) */
 #define ABB_REG_RXF_DATA 0x4020u
 #define ABB_REG_RXF_DATA_RESET 0x00000000u
-/* RX FIFO control-status; model: [15:0] words held (rov) */
+#define ABB_REG_RXF_DATA_FIELDS 0xffffffffu
+#define ABB_REG_RXF_DATA_BOARD 1
+/* RXF_DATA.DATA [31:0]: Word at the head of the RX FIFO (board:abb_map.h) */
+#define ABB_RXF_DATA_DATA 0xffffffffu
+#define ABB_RXF_DATA_DATA_SHIFT 0u
+#define ABB_RXF_DATA_DATA_WIDTH 32u
+#define ABB_RXF_DATA_DATA_BOARD 1
+/* RXF_DATA behaviour POP (model): Reading pops one word (0 when empty) */
+#define ABB_BEH_RXF_DATA_POP_BOARD 0
+/* RX FIFO control-status; the content is model-defined (rov, board:abb_map.h) */
 #define ABB_REG_RXF_CSR 0x4028u
 #define ABB_REG_RXF_CSR_RESET 0x00000000u
-/* Model: front-end event source control (ENABLE, CLEAR) (rw) */
+#define ABB_REG_RXF_CSR_FIELDS 0x0000ffffu
+#define ABB_REG_RXF_CSR_BOARD 1
+/* RXF_CSR.USED [15:0]: Words held (model) */
+#define ABB_RXF_CSR_USED 0x0000ffffu
+#define ABB_RXF_CSR_USED_SHIFT 0u
+#define ABB_RXF_CSR_USED_WIDTH 16u
+#define ABB_RXF_CSR_USED_BOARD 0
+/* Front-end event source control (rw, model) */
 #define ABB_REG_EVS_CTRL 0x0200u
 #define ABB_REG_EVS_CTRL_RESET 0x00000000u
-/* Model: event source id [15:0], written into every event header (rw) */
+#define ABB_REG_EVS_CTRL_FIELDS 0x00000003u
+#define ABB_REG_EVS_CTRL_BOARD 0
+/* EVS_CTRL.ENABLE [0]: The event source writes events while set (model) */
+#define ABB_EVS_CTRL_ENABLE 0x00000001u
+#define ABB_EVS_CTRL_ENABLE_SHIFT 0u
+#define ABB_EVS_CTRL_ENABLE_WIDTH 1u
+#define ABB_EVS_CTRL_ENABLE_BOARD 0
+/* EVS_CTRL.CLEAR [1]: Self-clearing; empties the FIFO and restarts the event counter at 0 (model) */
+#define ABB_EVS_CTRL_CLEAR 0x00000002u
+#define ABB_EVS_CTRL_CLEAR_SHIFT 1u
+#define ABB_EVS_CTRL_CLEAR_WIDTH 1u
+#define ABB_EVS_CTRL_CLEAR_BOARD 0
+/* Event source id (rw, model) */
 #define ABB_REG_EVS_SRC 0x0204u
 #define ABB_REG_EVS_SRC_RESET 0x00000000u
-/* Model: payload DWs per event [11:0] (rounded up to even; 4 header DWs come on top) (rw) */
+#define ABB_REG_EVS_SRC_FIELDS 0x0000ffffu
+#define ABB_REG_EVS_SRC_BOARD 0
+/* EVS_SRC.ID [15:0]: Source id written into every event header (model) */
+#define ABB_EVS_SRC_ID 0x0000ffffu
+#define ABB_EVS_SRC_ID_SHIFT 0u
+#define ABB_EVS_SRC_ID_WIDTH 16u
+#define ABB_EVS_SRC_ID_BOARD 0
+/* Event payload size (rw, model) */
 #define ABB_REG_EVS_SIZE 0x0208u
 #define ABB_REG_EVS_SIZE_RESET 0x0000003cu
-/* Model: idle cycles between events [15:0] (sets the event rate) (rw) */
+#define ABB_REG_EVS_SIZE_FIELDS 0x00000fffu
+#define ABB_REG_EVS_SIZE_BOARD 0
+/* EVS_SIZE.DWS [11:0]: Payload DWs per event (rounded up to even; 4 header DWs come on top) (model) */
+#define ABB_EVS_SIZE_DWS 0x00000fffu
+#define ABB_EVS_SIZE_DWS_SHIFT 0u
+#define ABB_EVS_SIZE_DWS_WIDTH 12u
+#define ABB_EVS_SIZE_DWS_BOARD 0
+/* Event gap (rw, model) */
 #define ABB_REG_EVS_GAP 0x020cu
 #define ABB_REG_EVS_GAP_RESET 0x00000000u
-/* Model: board address at which a fixed-address DMA read drains the event FIFO (default: none) (rw) */
+#define ABB_REG_EVS_GAP_FIELDS 0x0000ffffu
+#define ABB_REG_EVS_GAP_BOARD 0
+/* EVS_GAP.CYCLES [15:0]: Idle cycles between events (sets the event rate) (model) */
+#define ABB_EVS_GAP_CYCLES 0x0000ffffu
+#define ABB_EVS_GAP_CYCLES_SHIFT 0u
+#define ABB_EVS_GAP_CYCLES_WIDTH 16u
+#define ABB_EVS_GAP_CYCLES_BOARD 0
+/* Event FIFO drain address (rw, model) */
 #define ABB_REG_EVS_ADDR 0x0210u
 #define ABB_REG_EVS_ADDR_RESET 0xfffffffcu
-/* Model: events written into the FIFO since CLEAR (rov) */
+#define ABB_REG_EVS_ADDR_FIELDS 0xffffffffu
+#define ABB_REG_EVS_ADDR_BOARD 0
+/* EVS_ADDR.ADDR [31:0]: Board address at which a fixed-address DMA read drains the event FIFO (default: none) (model) */
+#define ABB_EVS_ADDR_ADDR 0xffffffffu
+#define ABB_EVS_ADDR_ADDR_SHIFT 0u
+#define ABB_EVS_ADDR_ADDR_WIDTH 32u
+#define ABB_EVS_ADDR_ADDR_BOARD 0
+/* Events written into the FIFO since CLEAR (rov, model) */
 #define ABB_REG_EVS_EVENTS 0x0214u
 #define ABB_REG_EVS_EVENTS_RESET 0x00000000u
-/* Model: DWs in the event FIFO (rov) */
+#define ABB_REG_EVS_EVENTS_FIELDS 0xffffffffu
+#define ABB_REG_EVS_EVENTS_BOARD 0
+/* EVS_EVENTS.COUNT [31:0]: Event count (model) */
+#define ABB_EVS_EVENTS_COUNT 0xffffffffu
+#define ABB_EVS_EVENTS_COUNT_SHIFT 0u
+#define ABB_EVS_EVENTS_COUNT_WIDTH 32u
+#define ABB_EVS_EVENTS_COUNT_BOARD 0
+/* Event FIFO level (rov, model) */
 #define ABB_REG_EVS_LEVEL 0x0218u
 #define ABB_REG_EVS_LEVEL_RESET 0x00000000u
-/* Model: cycles the source waited because the FIFO was full (back-pressure, nothing is dropped) (rov) */
+#define ABB_REG_EVS_LEVEL_FIELDS 0xffffffffu
+#define ABB_REG_EVS_LEVEL_BOARD 0
+/* EVS_LEVEL.DWS [31:0]: DWs in the event FIFO (model) */
+#define ABB_EVS_LEVEL_DWS 0xffffffffu
+#define ABB_EVS_LEVEL_DWS_SHIFT 0u
+#define ABB_EVS_LEVEL_DWS_WIDTH 32u
+#define ABB_EVS_LEVEL_DWS_BOARD 0
+/* Event source stalls (rov, model) */
 #define ABB_REG_EVS_STALLS 0x021cu
 #define ABB_REG_EVS_STALLS_RESET 0x00000000u
-/* Model-only: reads "ABBM" on the simulation model; host code never depends on this range (ro) */
+#define ABB_REG_EVS_STALLS_FIELDS 0xffffffffu
+#define ABB_REG_EVS_STALLS_BOARD 0
+/* EVS_STALLS.CYCLES [31:0]: Cycles the source waited because the FIFO was full (back-pressure, nothing is dropped) (model) */
+#define ABB_EVS_STALLS_CYCLES 0xffffffffu
+#define ABB_EVS_STALLS_CYCLES_SHIFT 0u
+#define ABB_EVS_STALLS_CYCLES_WIDTH 32u
+#define ABB_EVS_STALLS_CYCLES_BOARD 0
+/* data word EVS_HDR: Event header DW0: EVS_MAGIC | total DWs; DW1 event counter, DW2 source id, DW3 ~counter (model) */
+/* EVS_HDR.MAGIC [31:24]: Magic byte (EVS_MAGIC) (model) */
+#define ABB_EVS_HDR_MAGIC 0xff000000u
+#define ABB_EVS_HDR_MAGIC_SHIFT 24u
+#define ABB_EVS_HDR_MAGIC_WIDTH 8u
+#define ABB_EVS_HDR_MAGIC_BOARD 0
+/* EVS_HDR.DWS [12:0]: Total DWs of the event (4 header DWs + payload) (model) */
+#define ABB_EVS_HDR_DWS 0x00001fffu
+#define ABB_EVS_HDR_DWS_SHIFT 0u
+#define ABB_EVS_HDR_DWS_WIDTH 13u
+#define ABB_EVS_HDR_DWS_BOARD 0
+/* DW0 of an event is EVS_MAGIC | total DWs; DW1 counter, DW2 source id, DW3 ~counter, then payload DW i = (counter << 16 | i) ^ (source id << 8) (model) */
+#define ABB_EVS_MAGIC 0xeb000000u
+#define ABB_EVS_MAGIC_BOARD 0
+/* data word EVS_DATA: Event payload DW i: (counter << CNT_SHIFT | i) ^ (source id << SRC_SHIFT) (model) */
+/* EVS_DATA.CNT [31:16]: Event counter, low 16 bits (model) */
+#define ABB_EVS_DATA_CNT 0xffff0000u
+#define ABB_EVS_DATA_CNT_SHIFT 16u
+#define ABB_EVS_DATA_CNT_WIDTH 16u
+#define ABB_EVS_DATA_CNT_BOARD 0
+/* EVS_DATA.IDX [11:0]: Payload DW index i (model) */
+#define ABB_EVS_DATA_IDX 0x00000fffu
+#define ABB_EVS_DATA_IDX_SHIFT 0u
+#define ABB_EVS_DATA_IDX_WIDTH 12u
+#define ABB_EVS_DATA_IDX_BOARD 0
+/* EVS_DATA.SRC [23:8]: Source id, XOR-ed over CNT and IDX (model) */
+#define ABB_EVS_DATA_SRC 0x00ffff00u
+#define ABB_EVS_DATA_SRC_SHIFT 8u
+#define ABB_EVS_DATA_SRC_WIDTH 16u
+#define ABB_EVS_DATA_SRC_BOARD 0
+/* Model-only: reads "ABBM" on the simulation model; host code never depends on this range (ro, model) */
 #define ABB_REG_DIAG_ID 0x1000u
 #define ABB_REG_DIAG_ID_RESET 0x4d424241u
-/* Model-only: [7:0] board memory address bits, [15:8] DMA read tags (rov) */
+#define ABB_REG_DIAG_ID_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_ID_BOARD 0
+/* DIAG_ID.MAGIC [31:0]: "ABBM" (model) */
+#define ABB_DIAG_ID_MAGIC 0xffffffffu
+#define ABB_DIAG_ID_MAGIC_SHIFT 0u
+#define ABB_DIAG_ID_MAGIC_WIDTH 32u
+#define ABB_DIAG_ID_MAGIC_BOARD 0
+/* Model-only: RTL build parameters (rov, model) */
 #define ABB_REG_DIAG_PARAM 0x1004u
 #define ABB_REG_DIAG_PARAM_RESET 0x00000000u
-/* Model-only: user-clock cycles since reset, low word (rov) */
+#define ABB_REG_DIAG_PARAM_FIELDS 0x0000ffffu
+#define ABB_REG_DIAG_PARAM_BOARD 0
+/* DIAG_PARAM.MEM_BITS [7:0]: Board memory address bits (model) */
+#define ABB_DIAG_PARAM_MEM_BITS 0x000000ffu
+#define ABB_DIAG_PARAM_MEM_BITS_SHIFT 0u
+#define ABB_DIAG_PARAM_MEM_BITS_WIDTH 8u
+#define ABB_DIAG_PARAM_MEM_BITS_BOARD 0
+/* DIAG_PARAM.TAGS [15:8]: DMA read tags (model) */
+#define ABB_DIAG_PARAM_TAGS 0x0000ff00u
+#define ABB_DIAG_PARAM_TAGS_SHIFT 8u
+#define ABB_DIAG_PARAM_TAGS_WIDTH 8u
+#define ABB_DIAG_PARAM_TAGS_BOARD 0
+/* Model-only: user-clock cycles since reset, low word (rov, model) */
 #define ABB_REG_DIAG_CYC_LO 0x1008u
 #define ABB_REG_DIAG_CYC_LO_RESET 0x00000000u
-/* Model-only: user-clock cycles since reset, high word (latched when the low word is read) (rov) */
+#define ABB_REG_DIAG_CYC_LO_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_CYC_LO_BOARD 0
+/* DIAG_CYC_LO.COUNT [31:0]: Cycle count bits 31:0 (model) */
+#define ABB_DIAG_CYC_LO_COUNT 0xffffffffu
+#define ABB_DIAG_CYC_LO_COUNT_SHIFT 0u
+#define ABB_DIAG_CYC_LO_COUNT_WIDTH 32u
+#define ABB_DIAG_CYC_LO_COUNT_BOARD 0
+/* Model-only: user-clock cycles since reset, high word (latched when the low word is read) (rov, model) */
 #define ABB_REG_DIAG_CYC_HI 0x100cu
 #define ABB_REG_DIAG_CYC_HI_RESET 0x00000000u
-/* Model-only: memory-write TLPs sent by the upstream channel (rov) */
+#define ABB_REG_DIAG_CYC_HI_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_CYC_HI_BOARD 0
+/* DIAG_CYC_HI.COUNT [31:0]: Cycle count bits 63:32 (model) */
+#define ABB_DIAG_CYC_HI_COUNT 0xffffffffu
+#define ABB_DIAG_CYC_HI_COUNT_SHIFT 0u
+#define ABB_DIAG_CYC_HI_COUNT_WIDTH 32u
+#define ABB_DIAG_CYC_HI_COUNT_BOARD 0
+/* Model-only: memory-write TLPs sent by the upstream channel (rov, model) */
 #define ABB_REG_DIAG_C2H_TLP 0x1010u
 #define ABB_REG_DIAG_C2H_TLP_RESET 0x00000000u
-/* Model-only: memory-read requests sent by the downstream channel (rov) */
+#define ABB_REG_DIAG_C2H_TLP_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_C2H_TLP_BOARD 0
+/* DIAG_C2H_TLP.COUNT [31:0]: Count (model) */
+#define ABB_DIAG_C2H_TLP_COUNT 0xffffffffu
+#define ABB_DIAG_C2H_TLP_COUNT_SHIFT 0u
+#define ABB_DIAG_C2H_TLP_COUNT_WIDTH 32u
+#define ABB_DIAG_C2H_TLP_COUNT_BOARD 0
+/* Model-only: memory-read requests sent by the downstream channel (rov, model) */
 #define ABB_REG_DIAG_H2C_RDREQ 0x1014u
 #define ABB_REG_DIAG_H2C_RDREQ_RESET 0x00000000u
-/* Model-only: completions received (rov) */
+#define ABB_REG_DIAG_H2C_RDREQ_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_H2C_RDREQ_BOARD 0
+/* DIAG_H2C_RDREQ.COUNT [31:0]: Count (model) */
+#define ABB_DIAG_H2C_RDREQ_COUNT 0xffffffffu
+#define ABB_DIAG_H2C_RDREQ_COUNT_SHIFT 0u
+#define ABB_DIAG_H2C_RDREQ_COUNT_WIDTH 32u
+#define ABB_DIAG_H2C_RDREQ_COUNT_BOARD 0
+/* Model-only: completions received (rov, model) */
 #define ABB_REG_DIAG_CPL 0x1018u
 #define ABB_REG_DIAG_CPL_RESET 0x00000000u
-/* Model-only: descriptors fetched from host memory (rov) */
+#define ABB_REG_DIAG_CPL_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_CPL_BOARD 0
+/* DIAG_CPL.COUNT [31:0]: Count (model) */
+#define ABB_DIAG_CPL_COUNT 0xffffffffu
+#define ABB_DIAG_CPL_COUNT_SHIFT 0u
+#define ABB_DIAG_CPL_COUNT_WIDTH 32u
+#define ABB_DIAG_CPL_COUNT_BOARD 0
+/* Model-only: descriptors fetched from host memory (rov, model) */
 #define ABB_REG_DIAG_DESC 0x101cu
 #define ABB_REG_DIAG_DESC_RESET 0x00000000u
-/* Model-only: interrupt requests sent (rov) */
+#define ABB_REG_DIAG_DESC_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_DESC_BOARD 0
+/* DIAG_DESC.COUNT [31:0]: Count (model) */
+#define ABB_DIAG_DESC_COUNT 0xffffffffu
+#define ABB_DIAG_DESC_COUNT_SHIFT 0u
+#define ABB_DIAG_DESC_COUNT_WIDTH 32u
+#define ABB_DIAG_DESC_COUNT_BOARD 0
+/* Model-only: interrupt requests sent (rov, model) */
 #define ABB_REG_DIAG_MSI 0x1020u
 #define ABB_REG_DIAG_MSI_RESET 0x00000000u
-/* Peripheral (board) address, high word */
-#define ABB_CH_PAH 0x0u
-/* Peripheral (board) address, low word (byte address in BAR1) */
-#define ABB_CH_PAL 0x4u
-/* Host address, high word */
-#define ABB_CH_HAH 0x8u
-/* Host address, low word */
-#define ABB_CH_HAL 0xcu
-/* Next buffer-descriptor address, high word */
-#define ABB_CH_BDAH 0x10u
-/* Next buffer-descriptor address, low word */
-#define ABB_CH_BDAL 0x14u
-/* Length in bytes (multiple of 4, not 0) */
-#define ABB_CH_LENG 0x18u
-/* Control word; writing it with V set starts the channel */
-#define ABB_CH_CTRL 0x1cu
-/* Status: DONE, BUSY, both = error, neither = idle */
-#define ABB_CH_STA 0x20u
-/* Size of a descriptor in bytes */
+#define ABB_REG_DIAG_MSI_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_MSI_BOARD 0
+/* DIAG_MSI.COUNT [31:0]: Count (model) */
+#define ABB_DIAG_MSI_COUNT 0xffffffffu
+#define ABB_DIAG_MSI_COUNT_SHIFT 0u
+#define ABB_DIAG_MSI_COUNT_WIDTH 32u
+#define ABB_DIAG_MSI_COUNT_BOARD 0
+/* Size of a descriptor in bytes (board:DMADescriptorWG.h) */
 #define ABB_DESC_BYTES 0x20u
-/* Alignment of a descriptor in bytes */
+#define ABB_DESC_BYTES_BOARD 1
+/* Alignment of a descriptor in bytes (board:DMADescriptorWG.h) */
 #define ABB_DESC_ALIGN 0x40u
-/* CTRL.RESET: Channel reset code field; the value RESET_CODE (with V and BAR) resets the channel */
-#define ABB_CTRL_RESET 0x0000000fu
-/* Value of the RESET field that resets the channel */
-#define ABB_CTRL_RESET_CODE 0xau
-/* CTRL.END: Model: reserved, ignored */
-#define ABB_CTRL_END 0x00000100u
-/* CTRL.INC: Increment the peripheral address (clear: fixed address, a FIFO) */
-#define ABB_CTRL_INC 0x00008000u
-/* CTRL.BAR: Peripheral address lies in BAR1 space; model: required, a descriptor without it is an error */
-#define ABB_CTRL_BAR 0x00010000u
-/* CTRL.UPA: Load the peripheral address from this descriptor (else continue after the previous one) */
-#define ABB_CTRL_UPA 0x00100000u
-/* CTRL.LAST: Last descriptor of the chain */
-#define ABB_CTRL_LAST 0x01000000u
-/* CTRL.V: Descriptor valid; a fetched descriptor without V is an error */
-#define ABB_CTRL_V 0x02000000u
-/* CTRL.EDI: Interrupt (ISR bit) on done */
-#define ABB_CTRL_EDI 0x10000000u
-/* CTRL.EEI: Interrupt (ISR bit) on error */
-#define ABB_CTRL_EEI 0x20000000u
-/* CTRL.ESEI: Model: interrupt on a completion error status (UR/CA) even without EEI */
-#define ABB_CTRL_ESEI 0x40000000u
-/* STA.DONE: Transfer done (with BUSY: error) */
-#define ABB_STA_DONE 0x00000001u
-/* STA.BUSY: Transfer running (with DONE: error) */
-#define ABB_STA_BUSY 0x00000002u
-/* ISR.C2H: Upstream channel 1 (board to host) */
-#define ABB_ISR_C2H 0x00000001u
-/* ISR.H2C: Downstream channel 0 (host to board) */
-#define ABB_ISR_H2C 0x00000002u
-/* ISR.IGEN: Interrupt generator */
-#define ABB_ISR_IGEN 0x00000004u
-/* GER.CPL_ERR: Model: a DMA read request got a completion with status UR or CA */
-#define ABB_GER_CPL_ERR 0x00000001u
-/* GER.DESC_ERR: Model: a descriptor was invalid (no V, no BAR, length 0 or not a multiple of 4, misaligned address, board range exceeded) */
-#define ABB_GER_DESC_ERR 0x00000002u
-/* GER.BUS_MASTER: Model: a channel was started with bus mastering disabled */
-#define ABB_GER_BUS_MASTER 0x00000004u
-/* GER.BAD_TLP: Model: an unsupported or malformed TLP was received and dropped */
-#define ABB_GER_BAD_TLP 0x00000008u
-/* GER.CPL_TAG: Model: a completion arrived for a tag with no request outstanding */
-#define ABB_GER_CPL_TAG 0x00000010u
-/* GSR.BME: Model: bus mastering enabled */
-#define ABB_GSR_BME 0x00000001u
-/* GSR.MSI: Model: MSI enabled */
-#define ABB_GSR_MSI 0x00000002u
-/* GSR.MPS: Model: max payload size code (0 = 128 B) */
-#define ABB_GSR_MPS 0x00000070u
-/* GSR.MRRS: Model: max read request size code (0 = 128 B) */
-#define ABB_GSR_MRRS 0x00000700u
-/* GSR.C2H_BUSY: Model: upstream channel busy */
-#define ABB_GSR_C2H_BUSY 0x00010000u
-/* GSR.H2C_BUSY: Model: downstream channel busy */
-#define ABB_GSR_H2C_BUSY 0x00020000u
-/* GCR.SOFT_RESET: Model: self-clearing; resets both channels, ISR, GER and the interrupt generator */
-#define ABB_GCR_SOFT_RESET 0x00000001u
-/* GCR.SHARED_ENGINE: Model: 1 = the two channels share one engine (a transfer starts only after the other channel's has finished); reset value from the RTL parameter SharedEngine (default 0: independent) */
-#define ABB_GCR_SHARED_ENGINE 0x00000002u
-/* EVS_CTRL.ENABLE: Model: the event source writes events while set */
-#define ABB_EVS_CTRL_ENABLE 0x00000001u
-/* EVS_CTRL.CLEAR: Model: self-clearing; empties the FIFO and restarts the event counter at 0 */
-#define ABB_EVS_CTRL_CLEAR 0x00000002u
-/* Model: DW0 of an event is EVS_MAGIC | total DWs; DW1 counter, DW2 source id, DW3 ~counter, then payload DW i = (counter << 16 | i) ^ (source id << 8) */
-#define ABB_EVS_MAGIC 0xeb000000u
-/* Interrupt generator control word: reset */
-#define ABB_IGEN_RESET 0xau
-/* Interrupt generator control word: acknowledge */
-#define ABB_IGEN_ACK 0xf0u
-/* Model: interrupt generator control word: start the latency timer */
-#define ABB_IGEN_ARM 0x1u
+#define ABB_DESC_ALIGN_BOARD 1
 
 #endif
