@@ -154,12 +154,19 @@ out:
 	free(b);
 }
 
+/* The interrupt generator fires after 100 us: each wait needs its
+ * interrupt, and ends soon after it (not at the 1 s timeout). */
 static void irq_generator(abb_dev *d, unsigned times)
 {
 	for (unsigned i = 0; i < times; i++) {
-		CU_ASSERT_EQUAL(abb_reg_write(d, ABB_REG_IGEN_LAT, 25), 0);
+		uint64_t t0 = 0, t1 = 0;
+
+		CU_ASSERT_EQUAL(abb_reg_write(d, ABB_REG_IGEN_LAT, 25000), 0);
+		CU_ASSERT_EQUAL(abb_time_ns(d, &t0), 0);
 		CU_ASSERT_EQUAL(abb_reg_write(d, ABB_REG_IGEN_CTRL, ABB_IGEN_ARM), 0);
 		CU_ASSERT_EQUAL(abb_irq_wait(d, ABB_IRQ_GEN, 1000000000), (int)ABB_IRQ_GEN);
+		CU_ASSERT_EQUAL(abb_time_ns(d, &t1), 0);
+		CU_ASSERT(t1 - t0 >= 100000 && t1 - t0 < 200000);
 		CU_ASSERT_EQUAL(abb_reg_write(d, ABB_REG_IGEN_CTRL, ABB_IGEN_ACK), 0);
 	}
 }
@@ -180,23 +187,26 @@ static void test_vfio_intx_automask_unmask(void)
 	CU_ASSERT_STRING_EQUAL(abb_vfio_irq_mode(d), "INTx");
 	stats();
 	CU_ASSERT_EQUAL(st.irq_index, VFIO_PCI_INTX_IRQ_INDEX);
+	vfio_emu_stats_reset();
 	irq_generator(d, 3);
+	/* each of the 3 waits needed its interrupt: the line fired, was
+	 * masked by the kernel and unmasked by the backend before the next */
+	stats();
+	if (st.intx_signals < 3 || st.unmasks < 2)
+		printf("\n    INTx: %u signals, %u unmasks\n", st.intx_signals, st.unmasks);
+	CU_ASSERT(st.intx_signals >= 3);
+	CU_ASSERT(st.unmasks >= 2);
+	CU_ASSERT_EQUAL(st.msi_signals, 0);
+	/* completion by interrupt, again and again (a lost unmask would hang
+	 * a wait until its timeout) */
 	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(d, a, n, &m), 0);
 	for (int i = 0; i < 3; i++) {
 		CU_ASSERT_EQUAL(abb_dma_write(d, m, 0, 0, n, ABB_DMA_IRQ), 0);
 		CU_ASSERT_EQUAL(abb_dma_read(d, m, 0, 0, n, ABB_DMA_IRQ), 0);
 	}
 	stats();
-	if (st.intx_signals < 9 || st.unmasks < 8)
-		printf("\n    INTx: %u signals, %u unmasks, %u masked\n", st.intx_signals, st.unmasks,
-		       st.intx_masked);
-	/* 9 interrupts; the last may still be pending behind the mask when a
-	 * completion was seen in ISR before the wait (no unmask since) */
-	CU_ASSERT(st.intx_signals >= 8);
-	CU_ASSERT(st.unmasks >= 7);
 	CU_ASSERT_EQUAL(st.msi_signals, 0);
-	/* the backend's op, as the core calls it after clearing a source */
-	CU_ASSERT_EQUAL(abb_backend(d)[0], 'v');
+	CU_ASSERT_EQUAL(st.rule_errors, 0);
 	abb_dmabuf_unmap(m);
 out:
 	if (d)

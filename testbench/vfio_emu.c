@@ -314,9 +314,12 @@ static uint64_t bar_size(unsigned bar)
 	uint32_t cmd, orig, probe;
 
 	if (bar == 1) {
-		struct abbsim_params p;
+		union {
+			struct abbsim_params p;
+			char room[sizeof(struct abbsim_params) + 256];
+		} u;
 
-		return sim.get_params(&p) ? 0 : p.mem_bytes;
+		return sim.get_params(&u.p) ? 0 : u.p.mem_bytes;
 	}
 	if (sim.cfg_read(0x04, 2, &cmd) || sim.cfg_read(0x10, 4, &orig))
 		return 0;
@@ -334,20 +337,26 @@ static uint64_t bar_size(unsigned bar)
  * mappings into its IOMMU again. Lock held. */
 static int board_open(void)
 {
-	struct abbsim_params p;
+	/* room for the fields a newer simulator appends to its parameters */
+	union {
+		struct abbsim_params p;
+		char room[sizeof(struct abbsim_params) + 256];
+	} u;
+	struct abbsim_params *pp = &u.p;
 	int rc;
 
 	if (E.sim_open) {
 		sim.close();
 		E.sim_open = 0;
 	}
-	sim.params_default(&p);
-	rc = sim.params_from_env(&p);
+	memset(&u, 0, sizeof u);
+	sim.params_default(pp);
+	rc = sim.params_from_env(pp);
 	if (rc)
 		return rc;
 	if (!sim.iommu_map_at)
-		p.iova_scatter = 0; /* the fallback needs the simulator's next fit */
-	rc = sim.open(&p);
+		pp->iova_scatter = 0; /* the fallback needs the simulator's next fit */
+	rc = sim.open(pp);
 	if (rc) {
 		fprintf(stderr, "vfio_emu: abbsim_open: %s\n", sim.last_error());
 		return rc;
