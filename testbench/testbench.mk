@@ -62,7 +62,7 @@ test:
 # ($(TB_COV_B)/backend_vfio.c.gcov marks them #####; TB_COV_B is below
 # $(B), so `make clean` removes it).
 TB_COV_B      ?= $(B)/cov
-TB_COV_SUITES ?= vfio discovery regs blocking dma_integrity bad_input
+TB_COV_SUITES ?= vfio regs blocking dma_integrity bad_input
 vfio-coverage: $(B)/sim/libabbsim.so
 	@rm -f $(TB_COV_B)/host/lib/*.gcda
 	@$(MAKE) --no-print-directory B=$(TB_COV_B) CFLAGS='-O0 -g --coverage' $(TB_COV_B)/abb_tests
