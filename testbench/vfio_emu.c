@@ -356,6 +356,11 @@ static int emu_nanosleep(const struct timespec *req, struct timespec *rem)
 	int64_t ns;
 	int rc;
 
+	if (emu_inject("nanosleep", 0)) {
+		if (rem)
+			*rem = *req; /* interrupted before any time passed */
+		return -1;
+	}
 	if (!emu.sim_open)
 		return nanosleep(req, rem);
 	ns = (int64_t)req->tv_sec * 1000000000 + req->tv_nsec;

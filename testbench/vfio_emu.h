@@ -91,7 +91,8 @@ void vfio_emu_stats_reset(void);
 /* The sysfs root of the tree (for messages and discovery). */
 const char *vfio_emu_sysfs_root(void);
 /* Fault injection: the next call of the seam function call ("open",
- * "ioctl", "pread", "pwrite", "mmap", "eventfd", "read") - for "ioctl"
+ * "ioctl", "pread", "pwrite", "mmap", "eventfd", "read", "nanosleep") -
+ * for "ioctl"
  * only one with this request (0: any) - after skip matching calls fails
  * once with errno err. call NULL cancels. */
 void vfio_emu_fail(const char *call, unsigned long request, int err, unsigned skip);
