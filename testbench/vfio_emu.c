@@ -392,6 +392,7 @@ static int emu_ioctl_entry(int fd, unsigned long req, void *arg)
 
 int vfio_emu_install(const struct vfio_emu_opts *opts)
 {
+	/* the first 64 bytes (what a non-root user reads): IDs, class, INTA */
 	uint8_t cfg[64] = {0xdc, 0x10, 0x53, 0x01, 0x06, 0x00, 0x10, 0x00, 0, 0, 0x00, 0xff};
 	int rc;
 
@@ -405,6 +406,7 @@ int vfio_emu_install(const struct vfio_emu_opts *opts)
 		emu.o = *opts;
 	memset(&emu.st, 0, sizeof emu.st);
 	memset(&F, 0, sizeof F);
+	cfg[0x3d] = emu.o.no_intx ? 0 : 1;
 	rc = vfio_emu_tree_make(emu.root, sizeof emu.root, &emu.o, cfg, sizeof cfg);
 	if (rc) {
 		pthread_mutex_unlock(&emu.lock);

@@ -73,7 +73,7 @@ static int link_to(const char *root, const char *rel, const char *target)
 
 /* One PCI device directory with its ids, bound to drv ("" none). */
 static int pci_device(const char *root, const char *bdf, unsigned vendor, unsigned device,
-		      const char *drv, const char *grp, const uint8_t *cfg, size_t cfglen)
+		      const char *drv, const char *grp, int noiommu, const uint8_t *cfg, size_t cfglen)
 {
 	char rel[512], txt[64];
 	int rc;
@@ -116,6 +116,9 @@ static int pci_device(const char *root, const char *bdf, unsigned vendor, unsign
 		snprintf(txt, sizeof txt, "../../../../kernel/iommu_groups/%s", grp);
 		if (!rc)
 			rc = link_to(root, rel, txt);
+		snprintf(rel, sizeof rel, "sys/kernel/iommu_groups/%s/name", grp);
+		if (!rc && noiommu)
+			rc = put(root, rel, "vfio-noiommu\n", 13);
 		snprintf(rel, sizeof rel, "sys/kernel/iommu_groups/%s/devices/%s", grp, bdf);
 		snprintf(txt, sizeof txt, "../../../../devices/pci0000:00/0000:00:01.0/%s", bdf);
 		if (!rc)
@@ -140,13 +143,25 @@ int vfio_emu_tree_make(char *root, size_t n, const struct vfio_emu_opts *o, cons
 		rc = mkdirs(root, "sys/module/vfio_iommu_type1/parameters");
 	if (!rc)
 		rc = put(root, "sys/module/vfio_iommu_type1/parameters/allow_unsafe_interrupts",
-			 o->no_irq_remap ? "N\n" : "Y\n", 2);
+			 "N\n", 2);
+	/* an Intel remapping unit; ECAP bit 3: interrupt remapping */
+	if (!rc && !o->noiommu)
+		rc = mkdirs(root, "sys/devices/virtual/iommu/dmar0/intel-iommu");
+	if (!rc && !o->noiommu)
+		rc = put(root, "sys/devices/virtual/iommu/dmar0/intel-iommu/ecap",
+			 o->no_irq_remap ? "f0f056\n" : "f0f05e\n", 7);
+	if (!rc)
+		rc = mkdirs(root, "sys/class/iommu");
+	if (!rc && !o->noiommu)
+		rc = link_to(root, "sys/class/iommu/dmar0", "../../devices/virtual/iommu/dmar0");
 	if (!rc)
 		rc = mkdirs(root, "sys/bus/pci/devices");
 	if (!rc)
-		rc = pci_device(root, VFIO_EMU_BDF, 0x10dc, 0x0153, drv, grp, cfg, cfglen);
+		rc = pci_device(root, VFIO_EMU_BDF, 0x10dc, 0x0153, drv, grp, (int)o->noiommu, cfg,
+				cfglen);
 	if (!rc && o->not_viable)
-		rc = pci_device(root, "0000:01:00.1", 0x8086, 0x10d3, "e1000e", grp, cfg, 64);
+		rc = pci_device(root, "0000:01:00.1", 0x8086, 0x10d3, "e1000e", grp, (int)o->noiommu,
+				cfg, 64);
 	if (!rc)
 		rc = mkdirs(root, "dev/vfio");
 	if (!rc && !o->iommufd_only && !o->no_container)
