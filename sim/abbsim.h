@@ -27,8 +27,8 @@ extern "C" {
 #endif
 
 /* 2: credits, cpl_rcb appended to abbsim_params; abbsim_get_params,
- * abbsim_params_set. */
-#define ABBSIM_ABI_VERSION 2
+ * abbsim_params_set. 3: strict, msi appended to abbsim_params. */
+#define ABBSIM_ABI_VERSION 3
 
 /* Flow-control credit limits one receiver advertises: header credits count
  * TLPs, data credits 16-byte units; 0 = infinite. */
@@ -66,6 +66,9 @@ struct abbsim_params {
 					     * port (ABB_SIM_CREDITS, up.*): 64/1024 P, 64/64 NP, 0/0 Cpl */
 	struct abbsim_credits credits_down; /* root complex -> device, advertised by the hard
 					     * block (ABB_SIM_CREDITS, down.*): 32/256 P, 16/16 NP, 0/0 Cpl */
+	/* ABI 3 */
+	unsigned strict;         /* 1: no model-defined side effect (ABB_SIM_STRICT, 0) */
+	unsigned msi;            /* 1: MSI instead of INTx (ABB_SIM_MSI, 0) */
 };
 
 void abbsim_params_default(struct abbsim_params *p);
@@ -79,14 +82,15 @@ unsigned abbsim_clk_mhz(const struct abbsim_params *p);
  * credit limit must hold the largest TLP of its class, MPS must not exceed
  * the device's Device Capabilities maximum); -EINVAL with a message. */
 int abbsim_params_check(const struct abbsim_params *p);
-/* Sets one parameter by its option name, the same names and values as the
- * ABB_SIM_* variables without the prefix, lower case: "credits" (a list
+/* Sets one parameter by its option name: the URI names of the option
+ * table (host/lib/abb_options.c; `abb_tool options` lists them), the
+ * ABB_SIM_* variables without the prefix, lower case, with the same values
+ * and the same parser: e.g. "mem_size" ("4M"), "credits" (a list
  * "ph=8,pd=64,nph=4,npd=0,cplh=0,cpld=0"; items separated by ',' ':' or
  * '/'; "up." or "down." before an item sets one direction only, else both;
- * the items not named keep their value) and "cpl" ("rcb" or "mps"). Only
- * these two so far (the numeric ones are plain fields). -EINVAL with a
- * message naming the option, the value and what is accepted; p unchanged
- * then. The combination is checked by abbsim_params_check. */
+ * the items not named keep their value), "cpl" ("rcb" or "mps"). -EINVAL
+ * with a message naming the option, the value and what is accepted; p
+ * unchanged then. The combination is checked by abbsim_params_check. */
 int abbsim_params_set(struct abbsim_params *p, const char *name, const char *value);
 
 /* Builds (first call) or hot-resets the board with these parameters and

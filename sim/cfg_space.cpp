@@ -109,7 +109,7 @@ void CfgSpace::reset(const abbsim_params &p, uint16_t bdf)
 
 bool CfgSpace::read(unsigned off, unsigned size, uint32_t *val) const
 {
-	if ((size != 1 && size != 2 && size != 4) || off % size || off + size > CfgSize)
+	if ((size != 1 && size != 2 && size != 4) || off % size || off >= CfgSize || size > CfgSize - off)
 		return false;
 	uint32_t v = 0;
 	for (unsigned i = 0; i < size; i++)
@@ -120,7 +120,7 @@ bool CfgSpace::read(unsigned off, unsigned size, uint32_t *val) const
 
 bool CfgSpace::write(unsigned off, unsigned size, uint32_t val)
 {
-	if ((size != 1 && size != 2 && size != 4) || off % size || off + size > CfgSize)
+	if ((size != 1 && size != 2 && size != 4) || off % size || off >= CfgSize || size > CfgSize - off)
 		return false;
 	for (unsigned i = 0; i < size; i++) {
 		uint8_t v = (uint8_t)(val >> (8 * i));

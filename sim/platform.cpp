@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <pthread.h>
@@ -156,7 +157,23 @@ void Platform::finish(Waiter &w, int result, const std::string &err)
 
 void Platform::register_waiter(const std::shared_ptr<Waiter> &w)
 {
-	if (w->timeout_ns >= 0) {
+	/* A timeout past the end of the 64-bit picosecond clock (above about
+	 * 1.8e16 ns from now, INT64_MAX included) is no device-time limit: only
+	 * the wall-clock watchdog bounds the wait (now_ + ns * 1000 wrapped and
+	 * set a deadline in the past before). An advance by such a span is
+	 * refused: time must not wrap (it went backwards before). */
+	if (w->kind == Waiter::Advance && w->timeout_ns >= 0 &&
+	    (uint64_t)w->timeout_ns > (UINT64_MAX - now_) / 1000) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "abbsim_advance: %lld ns would run device time past the "
+			 "end of its 64-bit picosecond clock: accepted at most %llu ns from now "
+			 "(device time %llu ns)", (long long)w->timeout_ns,
+			 (unsigned long long)((UINT64_MAX - now_) / 1000),
+			 (unsigned long long)((now_ - epoch_) / 1000));
+		finish(*w, -EINVAL, msg);
+		return;
+	}
+	if (w->timeout_ns >= 0 && (uint64_t)w->timeout_ns <= (UINT64_MAX - now_) / 1000) {
 		uint64_t when = now_ + (uint64_t)w->timeout_ns * 1000;
 		/* weak: a waiter that finished early is gone and its timer dropped */
 		std::weak_ptr<Waiter> weak = w;

@@ -20,6 +20,15 @@ void RootComplex::reset(const abbsim_params &p)
 	mrrs_ = p.mrrs;
 	rcb_ = p.rcb;
 	mem_latency_ps_ = (uint64_t)p.mem_latency_ns * 1000;
+	/* The completion timeout follows the parameters, so that every
+	 * accepted parameter set works: 50 us at 125 MHz and above, scaled up
+	 * for a slower user clock (a PIO read waits behind the downstream
+	 * traffic the RTL drains at 8 bytes per cycle), plus the round trip of
+	 * the link (request down, completion up). A link latency of 25 us or
+	 * more, or a clock of 10..15 MHz, made every read time out before. */
+	unsigned clk = abbsim_clk_mhz(&p);
+	pio_timeout_ps_ = (clk >= 125 ? PioTimeoutPs : PioTimeoutPs * 125 / clk) +
+			  2 * (uint64_t)p.link_latency_ns * 1000;
 	reorder_ = p.reorder;
 	rr_next_ = 0;
 	cpl_rcb_ = p.cpl_rcb;
@@ -108,13 +117,14 @@ void RootComplex::pio_issue(uint64_t now)
 			     [this, tag, live](uint64_t start) {
 			if (!*live)
 				return;
-			q_.at(start + PioTimeoutPs, [this, tag](uint64_t t) {
+			q_.at(start + pio_timeout_ps_, [this, tag](uint64_t t) {
 				PioTag &p = pio_[tag];
 				if (p.busy) {
-					char why[120];
+					char why[160];
 					snprintf(why, sizeof why,
-						 "completion timeout: no completion for PIO read of %u bytes at 0x%llx within 50 us",
-						 p.n, (unsigned long long)p.addr);
+						 "completion timeout: no completion for PIO read of %u bytes at 0x%llx within %llu ns",
+						 p.n, (unsigned long long)p.addr,
+						 (unsigned long long)(pio_timeout_ps_ / 1000));
 					bad(t, "%s", why);
 					pio_finish(p, -EIO, why, t);
 				}

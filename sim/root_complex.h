@@ -38,7 +38,9 @@ class RootComplex {
 public:
 	static constexpr uint16_t RcId = 0x0000;
 	static constexpr uint64_t MsiLo = 0xfee00000, MsiHi = 0xfef00000;
-	static constexpr uint64_t PioTimeoutPs = 50ull * 1000 * 1000; /* 50 us */
+	/* The PIO completion timeout at the default clock and latency (50 us,
+	 * the low end of PCIe's default range A, 50 us..10 ms). */
+	static constexpr uint64_t PioTimeoutPs = 50ull * 1000 * 1000;
 
 	RootComplex(EventQueue &q, Link &down, Link &up, Iommu &mmu) : q_(q), down_(down), up_(up), mmu_(mmu) {}
 	void reset(const abbsim_params &p);
@@ -104,6 +106,7 @@ private:
 	Link &down_, &up_;
 	Iommu &mmu_;
 	unsigned mps_ = 128, mrrs_ = 512, rcb_ = 64;
+	uint64_t pio_timeout_ps_ = PioTimeoutPs; /* reset(): follows the clock and the link latency */
 	uint64_t mem_latency_ps_ = 0;
 	unsigned reorder_ = 0;   /* abbsim_params.reorder */
 	size_t rr_next_ = 0;     /* reorder 2: the ready read whose turn is next */

@@ -31,6 +31,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_regs,
 	tb_register_dma_integrity,
 	tb_register_blocking,
+	tb_register_protocol,
 	tb_register_bad_input,
 	tb_register_determinism,
 	tb_register_discovery,
@@ -41,6 +42,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_daq_units,
 	tb_register_daq_readout,
 	tb_register_daq_writer,
+	tb_register_robust,
 	tb_register_vfio,
 };
 

@@ -9,11 +9,25 @@
  * board, which makes it the yardstick for the cost of host software (the
  * DAQ benchmarks) and, later, the scoreboard for random tests.
  *
- * URI: "model" or "model:mem_size=N,shared_engine=0|1" (mem_size: BAR1
- * bytes, power of two, 64 KiB .. 16 MiB, default 1 MiB; k/M suffixes).
+ * URI: "model" or "model:mem_size=N,shared_engine=0|1,strict=0|1" (mem_size:
+ * BAR1 bytes, power of two, 64 KiB .. 16 MiB, default 1 MiB; k/M
+ * suffixes; strict: as the simulator's, default $ABB_SIM_STRICT or 0).
+ *
+ * Interrupts as the RTL signals them: the line is the level
+ * |(ISR & IER), and the interrupt count (irq_count, irq_wait) goes up on
+ * each rising edge of it, as the root complex counts Assert_INTA
+ * messages. A channel reset clears the channel's STA and its ISR bit;
+ * IGEN_ACK clears the generator's ISR bit. Model-defined side effects, on
+ * by default and off in strict mode (strict=1, as the simulator's):
+ *  - a write of 1 to an ISR bit clears it (strict: ISR writes ignored);
+ *  - a start clears the channel's ISR bit (strict: only its reset does);
+ *  - a write of 1 to a GER bit clears it (strict: GER writes ignored,
+ *    sticky until GCR.SOFT_RESET);
+ *  - a start clears DONE (strict: only the channel reset does, so a start
+ *    without a reset reads DONE|BUSY while the transfer waits).
  *
  * Model-defined here (the RTL has time, the model has not):
- *  - Device time (now_ns) is CLOCK_MONOTONIC.
+ *  - Device time (now_ns) is CLOCK_MONOTONIC; delay_ns sleeps on it.
  *  - IOVA = the process address; map() only records the range. A DMA read
  *    (board to host) into unmapped memory is dropped (counted as a fault,
  *    the transfer completes, as the simulator's IOMMU does with a posted
@@ -39,10 +53,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "abb_options.h"
 #include "abb_priv.h"
 
-#define MODEL_BAR0 0x8000u
-#define MODEL_MEM_DEFAULT (1u << 20)
+/* BAR0 size: 64 KiB, as the simulator's config space advertises (the real
+ * board's size is not recorded; its FIFO ports at 0x4000..0x402C need at
+ * least 32 KiB, which the model had: the two backends disagreed). */
+#define MODEL_BAR0 0x10000u
 #define MODEL_MAX_CHAIN (1u << 20)
 #define MODEL_FIFO_DEPTH 16u
 #define MODEL_MPS 128u
@@ -72,7 +89,9 @@ struct model {
 	uint64_t t0;
 
 	uint32_t isr, ier, ger, gcr, mrd_cr, tx_cr;
-	uint64_t msi;
+	uint64_t msi;   /* interrupt count: rising edges of the line */
+	bool line;      /* the interrupt line: (ISR & IER) != 0 */
+	bool strict;    /* no model-defined side effects (see the top) */
 
 	bool ig_armed;
 	uint32_t ig_lat, ig_asrt, ig_dsrt;
@@ -110,25 +129,35 @@ static struct model *M(abb_dev *dev)
 
 /* --- interrupts -------------------------------------------------------- */
 
-/* Call after ISR or IER changed; old = ISR & IER before the change. An MSI
- * is sent for every bit of ISR & IER that became set. */
-static void irq_update(struct model *m, uint32_t old)
+/* Call after ISR or IER changed: the line follows (ISR & IER) != 0, and
+ * each rising edge counts one interrupt (an Assert_INTA). */
+static void irq_update(struct model *m)
 {
-	uint32_t pend = m->isr & m->ier;
+	bool line = (m->isr & m->ier) != 0;
 
-	if (pend & ~old) {
+	if (line && !m->line) {
 		m->msi++;
 		m->n_msi++;
 		pthread_cond_broadcast(&m->irq_cond);
 	}
+	m->line = line;
 }
 
 static void isr_set(struct model *m, uint32_t bits)
 {
-	uint32_t old = m->isr & m->ier;
-
 	m->isr |= bits;
-	irq_update(m, old);
+	irq_update(m);
+}
+
+static void isr_clear(struct model *m, uint32_t bits)
+{
+	m->isr &= ~bits;
+	irq_update(m);
+}
+
+static uint32_t chan_isr_bit(int chn)
+{
+	return chn == (int)ABB_CH_C2H ? ABB_ISR_C2H : ABB_ISR_H2C;
 }
 
 static void igen_poll(struct model *m, uint64_t now)
@@ -238,7 +267,7 @@ static void chan_error(struct model *m, struct model_chan *c, int chn, uint32_t 
 	c->sta = STA_ERR;
 	c->busy = false;
 	if (c->reg[ABB_DW_CTRL] & irq_mask)
-		isr_set(m, chn == (int)ABB_CH_C2H ? ABB_ISR_C2H : ABB_ISR_H2C);
+		isr_set(m, chan_isr_bit(chn));
 }
 
 static uint32_t div_up(uint32_t a, uint32_t b)
@@ -307,7 +336,7 @@ static void chan_run(struct model *m, int chn)
 			c->sta = STA_DONE;
 			c->busy = false;
 			if (ctrl & ABB_CTRL_EDI)
-				isr_set(m, chn == (int)ABB_CH_C2H ? ABB_ISR_C2H : ABB_ISR_H2C);
+				isr_set(m, chan_isr_bit(chn));
 			return;
 		}
 		if (r[ABB_DW_BDAL] & (ABB_DESC_BYTES - 1u)) {
@@ -330,10 +359,12 @@ static void chan_run(struct model *m, int chn)
 	}
 }
 
+/* Both modes: the channel stops, STA reads idle, its ISR bit clears. */
 static void chan_reset(struct model *m, int chn)
 {
 	m->ch[chn].busy = false;
 	m->ch[chn].sta = STA_IDLE;
+	isr_clear(m, chan_isr_bit(chn));
 }
 
 /* A write into a channel's register block (off relative to the block). */
@@ -354,10 +385,12 @@ static void chan_write(struct model *m, int chn, uint32_t off, uint32_t val)
 		return; /* the block is read-only while busy; STA is read-only */
 	c->reg[off / 4] = val;
 	if (is_ctrl && (val & ABB_CTRL_V)) {
-		uint32_t bit = chn == (int)ABB_CH_C2H ? ABB_ISR_C2H : ABB_ISR_H2C;
-
-		m->isr &= ~bit; /* cleared when the channel starts */
-		c->sta = STA_BUSY;
+		if (m->strict) {
+			c->sta = STA_BUSY | (c->sta & STA_DONE); /* DONE stays */
+		} else {
+			isr_clear(m, chan_isr_bit(chn)); /* cleared when the channel starts */
+			c->sta = STA_BUSY;
+		}
 		c->busy = true;
 		chan_run(m, chn);
 	}
@@ -379,52 +412,45 @@ static void soft_reset(struct model *m)
 {
 	chan_reset(m, ABB_CH_C2H);
 	chan_reset(m, ABB_CH_H2C);
-	m->isr = 0;
 	m->ger = 0;
 	m->ig_armed = false;
 	m->ig_asrt = 0;
 	m->ig_dsrt = 0;
+	isr_clear(m, ~0u);
 }
 
 /* --- the backend operations ------------------------------------------- */
 
-struct model_opts {
-	size_t mem;
-	bool shared;
-};
-
+/* One URI option of the model: the option table's parser (abb_options.c),
+ * the same as for the simulator and the environment. */
 static int model_opt(void *ctx, const char *key, const char *val)
 {
-	struct model_opts *o = ctx;
-	unsigned long long v;
-	int rc = abb_opt_number("model", key, val, &v);
+	char msg[1024];
+	int rc = abb_opt_set(ctx, ABB_OPT_MODEL, "model option", key, val, msg, sizeof msg);
 
-	if (rc)
-		return rc;
-	if (strcmp(key, "mem_size") == 0) {
-		if (v < (64u << 10) || v > (16u << 20) || (v & (v - 1)))
-			return abb_err(-EINVAL, "model option mem_size=%s: use a power of two "
-				       "from 64K to 16M", val);
-		o->mem = (size_t)v;
-	} else if (strcmp(key, "shared_engine") == 0) {
-		o->shared = v != 0;
-	} else {
-		return abb_err(-EINVAL, "unknown model option \"%s\"; known: mem_size "
-			       "shared_engine", key);
-	}
-	return 0;
+	return rc ? abb_err(rc, "%s", msg) : 0;
 }
 
 static int model_open(abb_dev *dev, const char *args)
 {
-	struct model_opts o = {MODEL_MEM_DEFAULT, false};
+	struct abb_optvals o;
 	pthread_condattr_t ca;
 	struct model *m;
-	int rc = abb_opt_each("model", args, 256, model_opt, &o);
-	size_t mem = o.mem;
+	char msg[1024];
+	size_t mem;
+	int rc;
 
+	/* the model's options (mem_size, strict, shared_engine): defaults,
+	 * ABB_SIM_MEM_SIZE / ABB_SIM_STRICT / ABB_MODEL_SHARED_ENGINE, then the
+	 * URI, as the simulator's. o.p.strict is for the strict mode. */
+	abb_opt_defaults(&o);
+	rc = abb_opt_from_env(&o, ABB_OPT_MODEL, ABB_OPTG_ALL, msg, sizeof msg);
+	if (rc)
+		return abb_err(rc, "%s", msg);
+	rc = abb_opt_each("model", args, 256, model_opt, &o);
 	if (rc)
 		return rc;
+	mem = o.p.mem_bytes;
 	m = calloc(1, sizeof *m);
 	if (!m || !(m->mem = calloc(1, mem))) {
 		free(m);
@@ -439,7 +465,8 @@ static int model_open(abb_dev *dev, const char *args)
 	while ((1u << m->mem_bits) < mem)
 		m->mem_bits++;
 	m->t0 = mono_ns();
-	m->gcr = o.shared ? ABB_GCR_SHARED_ENGINE : 0;
+	m->gcr = o.shared_engine ? ABB_GCR_SHARED_ENGINE : 0;
+	m->strict = o.p.strict != 0;
 	m->evs_size = ABB_REG_EVS_SIZE_RESET;
 	m->evs_addr = ABB_REG_EVS_ADDR_RESET;
 	dev->be_priv = m;
@@ -552,8 +579,6 @@ static uint32_t reg_read_locked(struct model *m, uint32_t off)
 
 static void reg_write_locked(struct model *m, uint32_t off, uint32_t val)
 {
-	uint32_t old = m->isr & m->ier;
-
 	if (off >= ABB_BLK_C2H && off <= ABB_BLK_C2H + ABB_CH_STA) {
 		chan_write(m, ABB_CH_C2H, off - ABB_BLK_C2H, val);
 		return;
@@ -564,14 +589,16 @@ static void reg_write_locked(struct model *m, uint32_t off, uint32_t val)
 	}
 	switch (off) {
 	case ABB_REG_ISR:
-		m->isr &= ~(val & ABB_REG_ISR_FIELDS);
+		if (!m->strict)
+			isr_clear(m, val & ABB_REG_ISR_FIELDS);
 		break;
 	case ABB_REG_IER:
 		m->ier = val & ABB_REG_IER_FIELDS;
-		irq_update(m, old);
+		irq_update(m);
 		break;
 	case ABB_REG_GER:
-		m->ger &= ~(val & ABB_REG_GER_FIELDS);
+		if (!m->strict)
+			m->ger &= ~(val & ABB_REG_GER_FIELDS);
 		break;
 	case ABB_REG_GCR:
 		m->gcr = val & ~ABB_GCR_SOFT_RESET;
@@ -593,10 +620,10 @@ static void reg_write_locked(struct model *m, uint32_t off, uint32_t val)
 			m->ig_armed = false;
 			m->ig_asrt = 0;
 			m->ig_dsrt = 0;
-			m->isr &= ~ABB_ISR_IGEN;
+			isr_clear(m, ABB_ISR_IGEN);
 			break;
 		case ABB_IGEN_ACK:
-			m->isr &= ~ABB_ISR_IGEN;
+			isr_clear(m, ABB_ISR_IGEN);
 			m->ig_dsrt++;
 			break;
 		case ABB_IGEN_ARM:
@@ -746,7 +773,9 @@ static int model_unmap(abb_dev *dev, void *ptr, size_t len)
 static int model_irq_wait(abb_dev *dev, uint64_t *seen, int64_t timeout_ns)
 {
 	struct model *m = M(dev);
-	uint64_t now = mono_ns(), end = timeout_ns < 0 ? UINT64_MAX : now + (uint64_t)timeout_ns;
+	uint64_t now = mono_ns();
+	uint64_t end = timeout_ns < 0 || (uint64_t)timeout_ns > UINT64_MAX - now ?
+			       UINT64_MAX : now + (uint64_t)timeout_ns;
 	int rc = 0;
 
 	pthread_mutex_lock(&m->lock);
@@ -796,6 +825,19 @@ static int model_now_ns(abb_dev *dev, uint64_t *ns)
 	return 0;
 }
 
+static int model_delay_ns(abb_dev *dev, int64_t ns)
+{
+	struct timespec ts;
+
+	if (ns <= 0)
+		return 0;
+	ts.tv_sec = (time_t)(ns / 1000000000);
+	ts.tv_nsec = (long)(ns % 1000000000);
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+	return 0;
+}
+
 const struct abb_backend abb_backend_model = {
 	.name = "model",
 	.open = model_open,
@@ -809,4 +851,5 @@ const struct abb_backend abb_backend_model = {
 	.irq_wait = model_irq_wait,
 	.irq_count = model_irq_count,
 	.now_ns = model_now_ns,
+	.delay_ns = model_delay_ns,
 };
