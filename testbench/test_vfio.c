@@ -210,6 +210,11 @@ static void test_vfio_intx_automask_unmask(void)
 	stats();
 	CU_ASSERT_EQUAL(st.msi_signals, 0);
 	CU_ASSERT_EQUAL(st.rule_errors, 0);
+	/* an unmask the kernel refuses: the wait that got its interrupt still
+	 * succeeds (the line then stays masked until the device closes) */
+	vfio_emu_fail("ioctl", VFIO_DEVICE_SET_IRQS, EIO, 0);
+	irq_generator(d, 1);
+	vfio_emu_fail(NULL, 0, 0, 0);
 	abb_dmabuf_unmap(m);
 out:
 	if (d)
