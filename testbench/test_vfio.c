@@ -159,7 +159,7 @@ out:
 
 /* The interrupt generator fires after 100 us: each wait needs its
  * interrupt, and ends soon after it (not at the 1 s timeout). */
-static void irq_generator(abb_dev *d, unsigned times)
+static void irq_generator(abb_dev *d, unsigned times, int timed)
 {
 	for (unsigned i = 0; i < times; i++) {
 		uint64_t t0 = 0, t1 = 0;
@@ -169,7 +169,10 @@ static void irq_generator(abb_dev *d, unsigned times)
 		CU_ASSERT_EQUAL(abb_reg_write(d, ABB_REG_IGEN_CTRL, ABB_IGEN_ARM), 0);
 		CU_ASSERT_EQUAL(abb_irq_wait(d, ABB_IRQ_GEN, 1000000000), (int)ABB_IRQ_GEN);
 		CU_ASSERT_EQUAL(abb_time_ns(d, &t1), 0);
-		CU_ASSERT(t1 - t0 >= 100000 && t1 - t0 < 200000);
+		if (timed && (t1 - t0 < 100000 || t1 - t0 >= 200000))
+			printf("\n    generator wait %u: %llu ns\n", i, (unsigned long long)(t1 - t0));
+		if (timed)
+			CU_ASSERT(t1 - t0 >= 100000 && t1 - t0 < 200000);
 		CU_ASSERT_EQUAL(abb_reg_write(d, ABB_REG_IGEN_CTRL, ABB_IGEN_ACK), 0);
 	}
 }
@@ -191,7 +194,7 @@ static void test_vfio_intx_automask_unmask(void)
 	stats();
 	CU_ASSERT_EQUAL(st.irq_index, VFIO_PCI_INTX_IRQ_INDEX);
 	vfio_emu_stats_reset();
-	irq_generator(d, 3);
+	irq_generator(d, 3, 1);
 	/* each of the 3 waits needed its interrupt: the line fired, was
 	 * masked by the kernel and unmasked by the backend before the next */
 	stats();
@@ -210,10 +213,10 @@ static void test_vfio_intx_automask_unmask(void)
 	stats();
 	CU_ASSERT_EQUAL(st.msi_signals, 0);
 	CU_ASSERT_EQUAL(st.rule_errors, 0);
-	/* an unmask the kernel refuses: the wait that got its interrupt still
-	 * succeeds (the line then stays masked until the device closes) */
+	/* an unmask the kernel refuses: the line stays masked, the wait still
+	 * ends (by the core's re-check of ISR after a slice) */
 	vfio_emu_fail("ioctl", VFIO_DEVICE_SET_IRQS, EIO, 0);
-	irq_generator(d, 1);
+	irq_generator(d, 1, 0);
 	vfio_emu_fail(NULL, 0, 0, 0);
 	abb_dmabuf_unmap(m);
 out:
@@ -233,7 +236,7 @@ static void test_vfio_msi(void)
 	d = emu_open(NULL);
 	if (d) {
 		if (strcmp(abb_vfio_irq_mode(d), "MSI") == 0) {
-			irq_generator(d, 3);
+			irq_generator(d, 3, 1);
 			stats();
 			CU_ASSERT(st.msi_signals >= 3);
 			CU_ASSERT_EQUAL(st.intx_signals, 0);
