@@ -97,8 +97,5 @@ const char *vfio_emu_sysfs_root(void);
  * once with errno err. call NULL cancels. */
 void vfio_emu_fail(const char *call, unsigned long request, int err, unsigned skip);
 
-/* 1 if the simulator offers abbsim_iommu_map_at (else a fallback mirrors
- * the next-fit IOVAs of abbsim_iommu_map: see vfio_emu.c). */
-int vfio_emu_has_map_at(void);
 
 #endif

@@ -46,26 +46,17 @@ int emu_load_sim(void)
 	SYM(cfg_write);
 	SYM(mmio_read);
 	SYM(mmio_write);
-	SYM(iommu_map);
-	SYM(iommu_unmap);
+	SYM(iommu_map_at);
+	SYM(iommu_unmap_iova);
+	SYM(intx_asserted);
 	SYM(wait_irq);
 	SYM(irq_count);
 	SYM(advance);
 	SYM(now_ps);
 	SYM(last_error);
 #undef SYM
-	*(void **)&emu_sim.iommu_map_at = dlsym(h, "abbsim_iommu_map_at");
-	*(void **)&emu_sim.iommu_unmap_iova = dlsym(h, "abbsim_iommu_unmap_iova");
-	*(void **)&emu_sim.intx_asserted = dlsym(h, "abbsim_intx_asserted");
-	if (!emu_sim.iommu_map_at || !emu_sim.iommu_unmap_iova)
-		emu_sim.iommu_map_at = NULL, emu_sim.iommu_unmap_iova = NULL;
 	emu_sim.h = h;
 	return 0;
-}
-
-int vfio_emu_has_map_at(void)
-{
-	return emu_load_sim() == 0 && emu_sim.iommu_map_at != NULL;
 }
 
 int emu_sim_map(const struct emap *m)
@@ -75,31 +66,14 @@ int emu_sim_map(const struct emap *m)
 
 	if (!emu.sim_open)
 		return 0;
-	if (emu_sim.iommu_map_at)
-		return emu_sim.iommu_map_at((void *)(uintptr_t)m->vaddr, m->size, m->iova, f);
-	/* Fallback until the simulator has abbsim_iommu_map_at: its own
-	 * next-fit allocator hands out the same IOVAs as the backend's when
-	 * both start at 0x10000000 and see the same maps and unmaps. */
-	struct abbsim_seg seg;
-	int rc = emu_sim.iommu_map((void *)(uintptr_t)m->vaddr, m->size, &seg, 1);
-
-	if (rc == 1 && seg.iova != m->iova) {
-		emu_sim.iommu_unmap((void *)(uintptr_t)m->vaddr);
-		fprintf(stderr, "vfio_emu: fallback IOMMU: simulator IOVA 0x%llx != 0x%llx\n",
-			(unsigned long long)seg.iova, (unsigned long long)m->iova);
-		return -EIO;
-	}
-	return rc == 1 ? 0 : rc < 0 ? rc : -EIO;
+	return emu_sim.iommu_map_at((void *)(uintptr_t)m->vaddr, m->size, m->iova, f);
 }
 
 void emu_sim_unmap(const struct emap *m)
 {
 	if (!emu.sim_open)
 		return;
-	if (emu_sim.iommu_unmap_iova)
-		emu_sim.iommu_unmap_iova(m->iova, m->size);
-	else
-		emu_sim.iommu_unmap((void *)(uintptr_t)m->vaddr);
+	emu_sim.iommu_unmap_iova(m->iova, m->size);
 }
 
 static uint64_t bar_size(unsigned bar)
@@ -147,8 +121,6 @@ int emu_board_open(void)
 	rc = emu_sim.params_from_env(pp);
 	if (rc)
 		return rc;
-	if (!emu_sim.iommu_map_at)
-		pp->iova_scatter = 0; /* the fallback needs the simulator's next fit */
 	rc = emu_sim.open(pp);
 	if (rc) {
 		fprintf(stderr, "vfio_emu: abbsim_open: %s\n", emu_sim.last_error());
@@ -158,7 +130,7 @@ int emu_board_open(void)
 	emu.bar_size[0] = bar_size(0);
 	emu.bar_size[1] = bar_size(1);
 	emu.irq_seen = emu_sim.irq_count();
-	emu.masked = emu.pending = 0;
+	emu.masked = 0;
 	for (int i = 0; i < MAX_MAPS; i++)
 		if (emu.maps[i].used && (rc = emu_sim_map(&emu.maps[i])) != 0)
 			return rc;
@@ -211,11 +183,6 @@ static void signal_efd(void)
 		emu.st.rule_errors++;
 }
 
-static int line_asserted(void)
-{
-	return emu_sim.intx_asserted ? emu_sim.intx_asserted() : emu.pending;
-}
-
 /* The kernel's interrupt handler: delivers the simulator's new interrupts
  * to the eventfd (INTx: once, then masked). Lock held. */
 void emu_service(void)
@@ -232,10 +199,8 @@ void emu_service(void)
 		signal_efd();
 		emu.st.msi_signals++;
 	} else if (emu.irq_index == VFIO_PCI_INTX_IRQ_INDEX) {
-		if (emu.masked) {
-			emu.pending = 1;
-			return;
-		}
+		if (emu.masked)
+			return; /* the unmask looks at the line */
 		signal_efd();
 		emu.masked = 1;
 		emu.st.intx_signals++;
@@ -272,12 +237,11 @@ void emu_intx_unmask(void)
 	emu.st.unmasks++;
 	emu_service(); /* what came before the unmask */
 	emu.masked = 0;
-	if (emu.irq_index == VFIO_PCI_INTX_IRQ_INDEX && line_asserted()) {
+	if (emu.irq_index == VFIO_PCI_INTX_IRQ_INDEX && emu_sim.intx_asserted()) {
 		signal_efd();
 		emu.masked = 1;
 		emu.st.intx_signals++;
 		emu.st.intx_masked++;
 	}
-	emu.pending = 0;
 }
 

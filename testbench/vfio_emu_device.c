@@ -98,7 +98,7 @@ static int set_irqs(struct vfio_irq_set *s)
 			return emu_rule(EINVAL, "VFIO_DEVICE_SET_IRQS: %d is not an eventfd", fd);
 		emu.irq_index = (int)s->index;
 		emu.irq_efd = fd;
-		emu.masked = emu.pending = 0;
+		emu.masked = 0;
 		emu.irq_seen = emu.sim_open ? emu_sim.irq_count() : 0;
 		if (s->index == VFIO_PCI_INTX_IRQ_INDEX)
 			emu_intx_enable(1);

@@ -23,12 +23,6 @@
 #define TB_BUILD_DIR "build"
 #endif
 
-/* contract 6 of the integrator's brief (added by the simintx stream) */
-#ifndef ABBSIM_DMA_READ
-#define ABBSIM_DMA_READ 0x1u
-#define ABBSIM_DMA_WRITE 0x2u
-#endif
-
 #define MAX_FD 4096
 #define MAX_MAPS 4096
 #define REGION_SHIFT 40 /* as vfio-pci: region index in the offset's top bits */
@@ -46,20 +40,16 @@ struct emu_sim {
 	__typeof__(abbsim_cfg_write) *cfg_write;
 	__typeof__(abbsim_mmio_read) *mmio_read;
 	__typeof__(abbsim_mmio_write) *mmio_write;
-	__typeof__(abbsim_iommu_map) *iommu_map;
-	__typeof__(abbsim_iommu_unmap) *iommu_unmap;
+	__typeof__(abbsim_iommu_map_at) *iommu_map_at;
+	__typeof__(abbsim_iommu_unmap_iova) *iommu_unmap_iova;
+	__typeof__(abbsim_intx_asserted) *intx_asserted;
 	__typeof__(abbsim_wait_irq) *wait_irq;
 	__typeof__(abbsim_irq_count) *irq_count;
 	__typeof__(abbsim_advance) *advance;
 	__typeof__(abbsim_now_ps) *now_ps;
 	__typeof__(abbsim_last_error) *last_error;
-	/* optional (contract 6 and 2): NULL on an older simulator */
-	int (*iommu_map_at)(void *ptr, size_t len, uint64_t iova, unsigned flags);
-	int (*iommu_unmap_iova)(uint64_t iova, uint64_t len);
-	int (*intx_asserted)(void);
 };
 extern struct emu_sim emu_sim;
-
 
 enum kind { K_NONE, K_CONTAINER, K_GROUP, K_DEVICE, K_EVENTFD };
 
@@ -86,7 +76,6 @@ struct emu_state {
 	int irq_index;     /* with an eventfd, or -1 */
 	int irq_efd;
 	int masked;        /* INTx masked (fired, not unmasked yet) */
-	int pending;       /* an interrupt came while masked (no intx_asserted) */
 	uint64_t irq_seen; /* the simulator's count already delivered */
 	void *ram_bar[2];  /* bar_mmap == 2 */
 	struct vfio_emu_stats st;
