@@ -54,7 +54,8 @@ int tb_is_strict(void);
  * mode: the model-defined side effects are there to be tested. 0 on the
  * board, where they are unknown. */
 int tb_is_lenient(void);
-/* 1 if tb_dev has the model-defined event source (simulator, model). */
+/* 1 if tb_dev has the model-defined event source (simulator, model, and
+ * the emulated VFIO kernel, whose board is the simulator). */
 int tb_has_evsrc(void);
 
 #define TB_REQUIRE_SIM()                                                      \
