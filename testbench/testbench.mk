@@ -107,7 +107,7 @@ test:
 TB_COV_B      ?= $(B)/cov
 TB_COV_SUITES ?= vfio regs blocking dma_integrity bad_input
 vfio-coverage: $(B)/sim/libabbsim.so
-	@rm -f $(TB_COV_B)/host/lib/*.gcda
+	@if [ -d $(TB_COV_B) ]; then find $(TB_COV_B) -name '*.gcda' -delete; fi
 	@$(MAKE) --no-print-directory B=$(TB_COV_B) CFLAGS='-O0 -g --coverage' $(TB_COV_B)/abb_tests
 	ABB_SIM_LIB=$(abspath $(B))/sim/libabbsim.so timeout $(TB_TIMEOUT) \
 	  $(TB_COV_B)/abb_tests --vfio-emu $(TB_COV_SUITES) > $(TB_COV_B)/vfio-coverage.log 2>&1 || \
