@@ -17,10 +17,23 @@
 // reports done only when every read of the chain has landed, and an error
 // anywhere in the chain is reported there. With inc_i clear all data goes to one address
 // (a FIFO port) in stream order, one request at a time: the last DW stays.
+//
+// Errors (model): the data of every successful completion of an
+// outstanding tag is written, also while a RESET or an error elsewhere in
+// the chain drains the mover (abort_i); after an error of the mover's own
+// reads (UR/CA status, poisoned data, timeout, a completion for a tag that
+// is not outstanding while the chain runs) nothing more of the chain is
+// written. A poisoned completion (EP) is counted but its data is never
+// written. Completion timeout: when reads are outstanding and no completion
+// for this mover arrived for CplTimeoutCycles cycles, every outstanding tag
+// is given up (error, timeout_o); a completion that arrives later for a
+// tag that is not outstanding is an unexpected completion (cpl_tag_err_o).
 
 module abb_h2c_mover #(
   parameter int AddrBits = 22,  // board-memory word-index width
-  parameter int NumTags  = 16   // read tags (0 .. NumTags-1), at most 32
+  parameter int NumTags  = 16,  // read tags (0 .. NumTags-1), at most 32
+  parameter int CplTimeoutCycles = 1 << 22  // completion timeout: cycles without any
+                                            // completion while reads are outstanding
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -45,7 +58,10 @@ module abb_h2c_mover #(
   input  logic [2:0]          cpl_status_i,
   input  logic [1:0]          cpl_dw_i,
   input  logic [63:0]         cpl_data_i,
+  input  logic                cpl_poison_i,  // the completion is poisoned (EP)
   output logic                cpl_tag_err_o, // completion for a tag not outstanding
+  output logic                poison_o,      // pulse: a poisoned completion was dropped
+  output logic                timeout_o,     // pulse: completion timeout, reads given up
   // board memory write port
   output logic [1:0]          mem_we_o,
   output logic [AddrBits-1:0] mem_waddr0_o,
@@ -136,8 +152,13 @@ module abb_h2c_mover #(
   assign cpl_cnt  = cnt_q[ctag] - 11'(cpl_dw_i);
   assign cpl_mine = cpl_valid_i && out_q[ctag];
   assign cpl_ok   = cpl_mine && cpl_status_i == 3'b000 && cpl_dw_i != 2'd0 &&
-                    !abort_i && !err_q;
+                    !cpl_poison_i && !err_q;
   assign cpl_tag_err_o = cpl_valid_i && !out_q[ctag];
+  assign poison_o      = cpl_mine && cpl_poison_i;
+
+  // completion timeout: cycles since the last completion while reads are out
+  localparam int TmoW = $clog2(CplTimeoutCycles + 1);
+  logic [TmoW-1:0] tmo_q, tmo_d;
   assign mem_wdata_o  = cpl_data_i;
   assign mem_waddr0_o = ptr_q[ctag] & mem_mask_i;
   assign mem_waddr1_o = (tinc_q[ctag] ? ptr_q[ctag] + AddrBits'(1) : ptr_q[ctag]) & mem_mask_i;
@@ -168,6 +189,8 @@ module abb_h2c_mover #(
     done_o  = 1'b0;
     err_o   = 1'b0;
     req_o   = 1'b0;
+    timeout_o = 1'b0;
+    tmo_d   = tmo_q;
 
     // completion accounting (any state: late completions of an abort too)
     if (cpl_mine) begin
@@ -175,9 +198,24 @@ module abb_h2c_mover #(
         err_d = 1'b1;
         out_d[ctag] = 1'b0;        // an error completion ends the request
       end else begin
-        cpl_we = 1'b1;
+        cpl_we = 1'b1;             // poisoned: counted, not written
+        if (cpl_poison_i) err_d = 1'b1;
         if (cnt_q[ctag] <= 11'(cpl_dw_i)) out_d[ctag] = 1'b0;
       end
+    end
+    // a completion for no outstanding tag while the chain runs: an error
+    if (cpl_tag_err_o && (open_q || state_q != StIdle)) err_d = 1'b1;
+
+    // completion timeout (requests sent below in this cycle start a new wait)
+    if (out_q == '0 || cpl_valid_i) begin
+      tmo_d = '0;
+    end else if (tmo_q == TmoW'(CplTimeoutCycles - 1)) begin
+      tmo_d     = '0;
+      timeout_o = 1'b1;
+      err_d     = 1'b1;
+      out_d     = '0;                // every outstanding read is given up
+    end else begin
+      tmo_d = tmo_q + TmoW'(1);
     end
 
     unique case (state_q)
@@ -246,6 +284,7 @@ module abb_h2c_mover #(
       len_q   <= '0;
       out_q   <= '0;
       tinc_q  <= '0;
+      tmo_q   <= '0;
     end else begin
       state_q <= state_d;
       ha_q    <= ha_d;
@@ -259,6 +298,7 @@ module abb_h2c_mover #(
       tag_q   <= tag_d;
       len_q   <= len_d;
       out_q   <= out_d;
+      tmo_q   <= tmo_d;
     end
   end
 

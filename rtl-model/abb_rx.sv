@@ -46,6 +46,7 @@ module abb_rx #(
   output logic [1:0]          cpl_dw_o,     // valid DWs in cpl_data_o: 0, 1 or 2
   output logic [63:0]         cpl_data_o,
   output logic                cpl_last_o,   // last beat of this completion TLP
+  output logic                cpl_poison_o, // the completion's EP bit (poisoned data)
   // events
   output logic                bad_tlp_o,    // a TLP was dropped
   output logic                cpl_seen_o,   // first beat of a completion (counter)
@@ -216,6 +217,10 @@ module abb_rx #(
       default: state_d = StHdr0;
     endcase
   end
+
+  // EP (DW0 bit 14) of the completion being passed on (model: its data is
+  // poisoned: the DMA engine must not write it to board memory)
+  assign cpl_poison_o = dw0_q[14];
 
   // The read request waits in StRdReq with its fields in the header flops.
   assign rd_valid_o    = (state_q == StRdReq);

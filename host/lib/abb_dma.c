@@ -482,11 +482,13 @@ static const char *ger_text(uint32_t ger, char *s, size_t n)
 		uint32_t bit;
 		const char *what;
 	} causes[] = {
-		{ABB_GER_CPL_ERR, "completion with UR/CA status (unmapped host memory?)"},
+		{ABB_GER_CPL_ERR, "a DMA read request failed: completion with UR/CA status (unmapped host memory?), poisoned or timed out"},
 		{ABB_GER_DESC_ERR, "invalid descriptor"},
 		{ABB_GER_BUS_MASTER, "bus mastering disabled"},
 		{ABB_GER_BAD_TLP, "malformed TLP"},
-		{ABB_GER_CPL_TAG, "completion for an unknown tag"},
+		{ABB_GER_CPL_TAG, "completion for an unknown tag (unexpected or duplicated)"},
+		{ABB_GER_CPL_TIMEOUT, "completion timeout (no completion for a read request)"},
+		{ABB_GER_POISONED, "poisoned completion data (EP), not written to board memory"},
 	};
 	size_t used = 0;
 
