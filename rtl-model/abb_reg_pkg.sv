@@ -84,7 +84,7 @@ package abb_reg_pkg;
   localparam logic [31:0] GER_BAD_TLP = 32'h00000008;
   localparam int GER_BAD_TLP_SHIFT = 3;
   localparam int GER_BAD_TLP_WIDTH = 1;
-  // GER.CPL_TAG [4]: A completion arrived for a tag with no request outstanding (unexpected, duplicated or late after a timeout); while a DMA-write chain runs its channel ends with an error (model)
+  // GER.CPL_TAG [4]: A completion arrived for a tag with no request outstanding (unexpected, duplicated or late after a timeout), or one that does not continue its read (its Lower Address is not where the previous completion of the tag ended: duplicated or passed by a later one; dropped whole); while a DMA-write chain runs its channel ends with an error (model)
   localparam logic [31:0] GER_CPL_TAG = 32'h00000010;
   localparam int GER_CPL_TAG_SHIFT = 4;
   localparam int GER_CPL_TAG_WIDTH = 1;

@@ -92,7 +92,8 @@ module abb_top #(
   logic [2:0]          cpl_status;
   logic [1:0]          cpl_dw;
   logic [63:0]         cpl_data;
-  logic                bad_tlp, cpl_seen, rx_busy, cpl_poison;
+  logic                bad_tlp, cpl_seen, rx_busy, cpl_poison, cpl_first;
+  logic [6:0]          cpl_la;
 
   abb_rx #(.AddrBits(AddrBits)) u_rx (
     .clk_i, .rst_ni,
@@ -106,7 +107,7 @@ module abb_top #(
     .rd_last_be_o (rd_lbe),    .rd_req_id_o (rd_req_id), .rd_tag_o    (rd_tag),
     .cpl_valid_o  (cpl_valid), .cpl_tag_o   (cpl_tag),   .cpl_status_o(cpl_status),
     .cpl_dw_o     (cpl_dw),    .cpl_data_o  (cpl_data),  .cpl_last_o  (cpl_last),
-    .cpl_poison_o (cpl_poison),
+    .cpl_poison_o (cpl_poison), .cpl_first_o (cpl_first), .cpl_la_o    (cpl_la),
     .bad_tlp_o    (bad_tlp),   .cpl_seen_o  (cpl_seen),  .busy_o      (rx_busy)
   );
 
@@ -293,6 +294,7 @@ module abb_top #(
     .cpl_valid_i(cpl_h2c_mv), .cpl_tag_i(cpl_tag), .cpl_status_i(cpl_status),
     .cpl_dw_i(cpl_dw), .cpl_data_i(cpl_data), .cpl_tag_err_o(mv_tag_err),
     .cpl_poison_i(cpl_poison), .poison_o(mv_poison), .timeout_o(mv_tmo),
+    .cpl_first_i(cpl_first), .cpl_last_i(cpl_last), .cpl_la_i(cpl_la),
     .mem_we_o(h2c_mem_we), .mem_waddr0_o(h2c_mem_a0), .mem_waddr1_o(h2c_mem_a1),
     .mem_wdata_o(h2c_mem_d),
     .tx_valid_o(s_valid[4]), .tx_ready_i(s_ready[4]), .tx_sop_o(s_sop[4]),

@@ -111,7 +111,7 @@ bool Faults::applies(const Rule &r, unsigned dir, const Tlp &t) const
 			return false;
 		break;
 	case ABBSIM_FAULT_MALFORMED:
-		if (t.data.size() < 2)
+		if (t.data.size() < 3)
 			return false;
 		break;
 	default: break;
@@ -223,10 +223,12 @@ bool Faults::on_submit(unsigned dir, Link &link, Tlp &t, uint64_t now,
 		return true;
 	}
 	case ABBSIM_FAULT_MALFORMED: {
-		unsigned len = (unsigned)t.data.size() - 1;
+		/* two DWs: one beat of the 64-bit stream (TLP-STREAM.md), so the
+		 * receiver sees payload beyond the Length */
+		unsigned len = (unsigned)t.data.size() - 2;
 		t.h[0] = (t.h[0] & ~0x3ffu) | (len & 0x3ff);
 		if (note)
-			note(dir, what + ": Length 1 DW short of the payload: " + t.describe(), now);
+			note(dir, what + ": Length 2 DWs short of the payload: " + t.describe(), now);
 		link.submit_raw(std::move(t), now, std::move(started));
 		return true;
 	}

@@ -122,6 +122,7 @@ void Platform::link_up(uint64_t now)
 {
 	up_.down = down_.down = false;
 	rc.link_up();
+	hip_.reset(); /* what the RTL put out while in reset is no TLP */
 	hip_.set_reset(false);
 	hip_.apply_cfg(now);
 	fault_note(0, "LINK_UP: link up, the device left reset (config space restored)", now);

@@ -118,5 +118,6 @@ CU_ErrorCode tb_register_vectors(void);
 CU_ErrorCode tb_register_intx(void);
 CU_ErrorCode tb_register_robust(void);
 CU_ErrorCode tb_register_scoreboard(void);
+CU_ErrorCode tb_register_faults(void);
 
 #endif

@@ -119,7 +119,7 @@
 #define ABB_GER_BAD_TLP_SHIFT 3u
 #define ABB_GER_BAD_TLP_WIDTH 1u
 #define ABB_GER_BAD_TLP_BOARD 0
-/* GER.CPL_TAG [4]: A completion arrived for a tag with no request outstanding (unexpected, duplicated or late after a timeout); while a DMA-write chain runs its channel ends with an error (model) */
+/* GER.CPL_TAG [4]: A completion arrived for a tag with no request outstanding (unexpected, duplicated or late after a timeout), or one that does not continue its read (its Lower Address is not where the previous completion of the tag ended: duplicated or passed by a later one; dropped whole); while a DMA-write chain runs its channel ends with an error (model) */
 #define ABB_GER_CPL_TAG 0x00000010u
 #define ABB_GER_CPL_TAG_SHIFT 4u
 #define ABB_GER_CPL_TAG_WIDTH 1u
