@@ -481,6 +481,42 @@ static void test_faults_by_probability(void)
 	recover();
 }
 
+/* The descriptor fetch of a chain (every page its own IOVA: a chain of
+ * one descriptor per page; the DMA-write channel fetches with tag 0x81):
+ * a poisoned fetch and a dropped one end the chain with an error; the
+ * data of the first descriptor is in board memory all the same
+ * (REGISTERS.md STA.ERR_DATA). */
+static void test_faults_descriptor_fetch(void)
+{
+	static const unsigned kinds[2] = {ABB_SIM_INJ_POISON, ABB_SIM_INJ_DROP};
+	static const uint32_t ger[2] = {ABB_GER_POISONED | ABB_GER_CPL_ERR,
+					ABB_GER_CPL_TIMEOUT | ABB_GER_CPL_ERR};
+	static uint8_t b[4096];
+
+	TB_REQUIRE_SIM();
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(map), 0);
+	map = NULL;
+	CU_ASSERT_FATAL(tb_reopen("iova=scatter") == 0);
+	CU_ASSERT_FATAL(abb_dmabuf_map(tb_dev, host, HOSTLEN, &map) == 0);
+	for (int k = 0; k < 2; k++) {
+		struct abb_sim_inject_spec s = spec(kinds[k], ABB_SIM_DIR_DOWN, ABB_SIM_TLP_CPL, 1);
+		int id;
+
+		s.tag = 0x81;
+		expect_eio(faulty_write(&s, 3 * 4096, 0, &id), ger[k],
+			   k ? "completion timeout" : "poisoned completion");
+		CU_ASSERT(log_has(k ? "FAULT DROP" : "FAULT POISON", "tag=81"));
+		CU_ASSERT_EQUAL(abb_mem_read(tb_dev, BOARD_AT, b, sizeof b), 0);
+		CU_ASSERT(tb_same("first descriptor's data of a failed chain", b, host, sizeof b));
+		check_guards(3 * 4096);
+		recover();
+	}
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(map), 0);
+	map = NULL;
+	CU_ASSERT_FATAL(tb_reopen(NULL) == 0);
+	CU_ASSERT_FATAL(abb_dmabuf_map(tb_dev, host, HOSTLEN, &map) == 0);
+}
+
 /* A bad rule is refused with a message; the other backends: -ENOTSUP. */
 static void test_faults_bad_spec(void)
 {
@@ -516,6 +552,7 @@ static CU_TestInfo faults_tests[] = {
 	{ "test_faults_starve", test_faults_starve },
 	{ "test_faults_link_down", test_faults_link_down },
 	{ "test_faults_pio_up", test_faults_pio_up },
+	{ "test_faults_descriptor_fetch", test_faults_descriptor_fetch },
 	{ "test_faults_by_address", test_faults_by_address },
 	{ "test_faults_by_probability", test_faults_by_probability },
 	CU_TEST_INFO_NULL,
