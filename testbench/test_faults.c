@@ -481,6 +481,44 @@ static void test_faults_by_probability(void)
 	recover();
 }
 
+/* DMA read (board to host): its data goes up as posted writes, which the
+ * board cannot see fail (on PCIe the root complex reports them through
+ * AER): a dropped or poisoned write leaves its bytes of the host buffer as
+ * they were and the DMA returns 0; the root complex records a poisoned
+ * write as a protocol error. Nothing lands outside the buffer. */
+static void test_faults_dma_read_posted(void)
+{
+	static uint8_t want[8192];
+	static const unsigned kinds[2] = {ABB_SIM_INJ_DROP, ABB_SIM_INJ_POISON};
+
+	TB_REQUIRE_SIM();
+	for (int k = 0; k < 2; k++) {
+		struct abb_sim_inject_spec s = spec(kinds[k], ABB_SIM_DIR_UP, ABB_SIM_TLP_MWR, 2);
+		size_t lost = 0;
+		int id;
+
+		CU_ASSERT_EQUAL(abb_sim_tlp_log(tb_dev, logpath), 0);
+		tb_fill(want, sizeof want, next_rnd());
+		CU_ASSERT_EQUAL(abb_mem_write(tb_dev, BOARD_AT, want, sizeof want), 0);
+		memset(host, 0xee, sizeof want);
+		id = abb_sim_inject(tb_dev, &s);
+		CU_ASSERT_EQUAL(abb_dma_read(tb_dev, map, 0, BOARD_AT, sizeof want, 0), 0);
+		CU_ASSERT_EQUAL(abb_sim_inject_hits(tb_dev, id), 1);
+		for (size_t i = 0; i < sizeof want; i++)
+			if (host[i] != want[i]) {
+				CU_ASSERT_EQUAL(host[i], 0xee);
+				lost++;
+			}
+		CU_ASSERT(lost > 0 && lost <= 128); /* one TLP of at most MPS bytes */
+		CU_ASSERT_EQUAL(abb_sim_protocol_errors(tb_dev, NULL, 0), k);
+		CU_ASSERT(log_has(k ? "FAULT POISON" : "FAULT DROP", "MWr"));
+		CU_ASSERT(tb_all_byte("host guard page before", area, tb_page(), HPAT));
+		CU_ASSERT(tb_all_byte("host guard page after", host + HOSTLEN, tb_page(), HPAT));
+		CU_ASSERT_EQUAL(abb_sim_faults(tb_dev, NULL, 0), 0);
+		recover();
+	}
+}
+
 /* The descriptor fetch of a chain (every page its own IOVA: a chain of
  * one descriptor per page; the DMA-write channel fetches with tag 0x81):
  * a poisoned fetch and a dropped one end the chain with an error; the
@@ -553,6 +591,7 @@ static CU_TestInfo faults_tests[] = {
 	{ "test_faults_link_down", test_faults_link_down },
 	{ "test_faults_pio_up", test_faults_pio_up },
 	{ "test_faults_descriptor_fetch", test_faults_descriptor_fetch },
+	{ "test_faults_dma_read_posted", test_faults_dma_read_posted },
 	{ "test_faults_by_address", test_faults_by_address },
 	{ "test_faults_by_probability", test_faults_by_probability },
 	CU_TEST_INFO_NULL,
