@@ -7,7 +7,9 @@
 #   make lint     Verilator -Wall, Icarus -g2012, Yosys on the RTL; regmap-check
 #   make regmap   regenerate the register-map outputs from rtl-model/abb_regs.def
 #   make wave     a traced DMA on the simulator, written to build/wave.fst
-#   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools
+#   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools,
+#                 the mprace layer (include/mprace/, libabb-mprace, abb-mprace.pc)
+#   make mprace-check MPRACE_TESTS=DIR   build and run old mprace programs (README)
 #   make clean
 #
 # Each directory contributes a fragment (rtl-model/rtl.mk, sim/sim.mk,
@@ -51,6 +53,7 @@ deps:
 -include sim/sim.mk
 -include host/host.mk
 -include host/daq/daq.mk
+-include host/compat/mprace/mprace.mk
 -include testbench/testbench.mk
 
 # The example program, built exactly as README.md tells users to build
