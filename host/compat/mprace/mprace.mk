@@ -35,8 +35,9 @@ $(B)/mprace/%.o: $(MPR_DIR)/src/%.cpp
 	@mkdir -p $(@D)
 	$(CXX) $(MPR_CPPFLAGS) $(MPR_CXXFLAGS) -c $< -o $@
 
-$(MPR_SO): $(MPR_OBJS) $(B)/libabb.so
-	$(CXX) $(CXXFLAGS) -shared -Wl,-soname,$(MPR_SONAME) -Wl,--no-undefined -o $@ $(MPR_OBJS) \
+# libabb is found next to the layer (build tree and installed lib/): $$ORIGIN.
+$(MPR_SO): $(MPR_OBJS) $(B)/libabb.so $(MPR_DIR)/mprace.mk
+	$(CXX) $(CXXFLAGS) -shared -Wl,-soname,$(MPR_SONAME) -Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -o $@ $(MPR_OBJS) \
 	  -L$(B) -labb
 
 $(B)/libabb-mprace.so: $(MPR_SO)

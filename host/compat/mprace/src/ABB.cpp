@@ -70,8 +70,18 @@ ABB::~ABB()
 	abb_close(dev);
 }
 
+/* A word address whose byte address does not fit libabb's 32 bits. */
+static void check_word(unsigned address, const char *fn)
+{
+	if (address > 0x3fffffffu)
+		throw Exception(Exception::ADDRESS_OUT_OF_RANGE, EINVAL,
+				std::string(fn) + ": word address " + std::to_string(address) +
+					" is past every BAR");
+}
+
 void ABB::setReg(const unsigned int address, const unsigned int value)
 {
+	check_word(address, "ABB::setReg");
 	int rc = abb_reg_write(dev, address * 4u, value);
 
 	if (rc)
@@ -82,6 +92,8 @@ void ABB::setReg(const unsigned int address, const unsigned int value)
 unsigned int ABB::getReg(const unsigned int address)
 {
 	uint32_t v = 0;
+
+	check_word(address, "ABB::getReg");
 	int rc = abb_reg_read(dev, address * 4u, &v);
 
 	if (rc)
@@ -205,6 +217,8 @@ void ABB::waitForInterrupt(unsigned int int_id)
 				"ABB::waitForInterrupt: source " + std::to_string(int_id) +
 					" is not IRQ_CH0, IRQ_CH1 or IRQ_IG");
 	}
+	if (int_id == IRQ_IG)
+		ig->prime();
 	rc = abb_irq_wait(dev, src, ABB_WAIT_FOREVER);
 	if (rc < 0)
 		fail(Exception::INTERRUPT_FAILED, rc, "abb_irq_wait failed");

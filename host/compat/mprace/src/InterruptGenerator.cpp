@@ -5,8 +5,10 @@
  * model) asserts once per IGEN_ARM (a model-defined word, REGISTERS.md)
  * after the latency; the board's generator ran on its own once a latency
  * was written (the original programs only write the latency). The layer
- * bridges the two: a non-zero latency is followed by IGEN_ARM, and so is
- * every served interrupt while the latency is not 0.
+ * bridges the two: a non-zero latency is followed by IGEN_ARM, and a wait
+ * for the generator's interrupt arms it again when it is neither armed nor
+ * asserted (so the generator fires once per wait and stops when nobody
+ * waits: pause() leaves no period running).
  */
 #include "mprace/InterruptGenerator.h"
 
@@ -84,12 +86,21 @@ void InterruptGenerator::ack()
 	board.setReg(ABB_REG_IGEN_CTRL >> 2, ABB_IGEN_ACK);
 }
 
+void InterruptGenerator::prime()
+{
+	if (board.getReg(ABB_REG_IGEN_LAT >> 2) == 0)
+		return;
+	if (board.getReg(ABB_REG_IGEN_CTRL >> 2) & ABB_IGEN_CTRL_ARMED)
+		return;
+	if (board.getReg(ABB_REG_ISR >> 2) & ABB_ISR_IGEN)
+		return;
+	board.setReg(ABB_REG_IGEN_CTRL >> 2, ABB_IGEN_ARM);
+}
+
 void InterruptGenerator::served()
 {
 	if (getDeassertCount() < getAssertCount())
 		ack();
-	if (board.getReg(ABB_REG_IGEN_LAT >> 2))
-		board.setReg(ABB_REG_IGEN_CTRL >> 2, ABB_IGEN_ARM);
 }
 
 } /* namespace mprace */

@@ -4,9 +4,10 @@
  *
  * A latency written with setLatency() (ns, stored in 4 ns units) makes the
  * generator assert its interrupt after that time; Board::waitForInterrupt
- * (ABB::IRQ_IG) acknowledges it (IGEN_ACK: the deassert count) and starts
- * the next period while the latency is not 0, so the generator fires
- * periodically as the original test programs expect. enable()/disable()
+ * (ABB::IRQ_IG) starts the next period if none runs (latency not 0), waits,
+ * and acknowledges the interrupt (IGEN_ACK: the deassert count), so the
+ * generator fires once per wait, as the original test programs expect of
+ * a generator that runs while its latency is not 0. enable()/disable()
  * set and clear only the generator's IER bit.
  */
 #ifndef MPRACE_INTERRUPTGENERATOR_H_
@@ -36,9 +37,11 @@ public:
 	/* Acknowledge: clears the generator's interrupt, counts a deassert. */
 	void ack();
 
-	/* Extension of the layer, called after an interrupt of the generator
-	 * was waited for: acknowledges it unless that happened already, and
-	 * starts the next period while the latency is not 0. */
+	/* Extensions of the layer around a wait for the generator's
+	 * interrupt: prime() starts a period unless one runs or the interrupt
+	 * is pending (latency not 0); served() acknowledges the interrupt
+	 * unless that happened already. */
+	void prime();
 	void served();
 
 private:
