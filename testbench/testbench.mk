@@ -52,5 +52,6 @@ test:
 	@$(MAKE) --no-print-directory all
 	ABB_DEVICE='$(ABB_DEVICE)' $(B)/readback
 	ABB_DEVICE='$(ABB_DEVICE)' timeout $(TB_TIMEOUT) $(TB_BIN) $(TB_SUITES)
+	@$(MAKE) --no-print-directory mprace-test
 
 -include $(TB_OBJS:.o=.d) $(B)/testbench/vectors_run.d
