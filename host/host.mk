@@ -63,7 +63,10 @@ $(B)/host/tools/%.o: host/tools/%.c
 	$(CC) $(HOST_TOOL_CPPFLAGS) $(HOST_CFLAGS) -c $< -o $@
 
 $(B)/abb_%: $(B)/host/tools/abb_%.o $(B)/libabb.so
-	$(CC) $(CFLAGS) -o $@ $< -L$(B) -labb -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' -lm -pthread
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) -L$(B) -labb -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' -lm -pthread
+
+# Parts of a tool in files of their own (not named abb_*, so no tool each)
+$(B)/abb_tool: $(B)/host/tools/doctor.o
 
 # pkg-config: $(B)/abb.pc for programs built against the build tree,
 # $(B)/host/abb.pc (with PREFIX) for the installed copy.
@@ -91,7 +94,7 @@ $(HOST_PC_INST): host-pc-always
 	@mkdir -p $(@D)
 	$(file >$@,$(call HOST_PC_TEXT,$(PREFIX),$${prefix}/lib,$${prefix}/include))
 
--include $(HOST_OBJS:.o=.d) $(HOST_TOOLS:$(B)/abb_%=$(B)/host/tools/abb_%.d)
+-include $(HOST_OBJS:.o=.d) $(HOST_TOOLS:$(B)/abb_%=$(B)/host/tools/abb_%.d) $(B)/host/tools/doctor.d
 
 # deps first, then the build (a sub-make each, so `make -j2 demo` never
 # compiles before the packages are there)

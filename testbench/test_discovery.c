@@ -1,8 +1,12 @@
 /*
  * test_discovery.c - discovery of the board on the PCI bus (the VFIO
  * backend's abb_vfio_find, private header host/lib/abb_vfio.h), on fake
- * buses: `lspci -x` style dumps read through libpci's dump method, and
- * (simulator) the config space that the simulated endpoint dumps.
+ * buses: `lspci -x` style dumps read through libpci's dump method,
+ * generated sysfs trees (tb_sysfs.h) read through libpci's sysfs method,
+ * and (simulator) the config space that the simulated endpoint dumps; the
+ * read-only binding checks (driver, IOMMU group, noiommu, group members,
+ * interrupt pin and MSI); `abb_tool doctor` run as a program on generated
+ * trees and on this machine.
  * Needs no device: runs the same on every backend.
  */
 #define _GNU_SOURCE
@@ -13,9 +17,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+
 #include <abb/abb_sim.h>
 
 #include "abb_vfio.h"
+#include "tb_sysfs.h"
+
+#ifndef TB_BUILD_DIR
+#define TB_BUILD_DIR "build"
+#endif
 
 /* Config-space header lines (first 64 bytes) of some devices. */
 #define HOST_BRIDGE                                                          \
@@ -72,7 +84,7 @@ static int find_in(const char *text, char *bdf, size_t n)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(path);
 	memset(bdf, 0, n);
-	rc = abb_vfio_find(path, bdf, n);
+	rc = abb_vfio_find(NULL, path, bdf, n);
 	unlink(path);
 	return rc;
 }
@@ -121,19 +133,27 @@ static void test_discovery_bad_input(void)
 {
 	char bdf[32];
 
-	CU_ASSERT_EQUAL(abb_vfio_find("/nonexistent/abb-dump", bdf, sizeof(bdf)), -EIO);
+	CU_ASSERT_EQUAL(abb_vfio_find(NULL, "/nonexistent/abb-dump", bdf, sizeof(bdf)), -EIO);
 	CU_ASSERT(abb_last_error()[0] != '\0');
-	CU_ASSERT_EQUAL(abb_vfio_find("/nonexistent/abb-dump", NULL, 32), -EINVAL);
-	CU_ASSERT_EQUAL(abb_vfio_find("/nonexistent/abb-dump", bdf, 12), -EINVAL);
+	CU_ASSERT_EQUAL(abb_vfio_find(NULL, "/nonexistent/abb-dump", NULL, 32), -EINVAL);
+	CU_ASSERT_EQUAL(abb_vfio_find(NULL, "/nonexistent/abb-dump", bdf, 12), -EINVAL);
 }
 
 /* The simulated endpoint's config space, dumped as lspci would, is found
  * as an ABB. */
 static void test_discovery_sim_config_space(void)
 {
+	const char *env = getenv("ABB_DEVICE");
 	char path[64], bdf[32];
 	int fd, rc;
 
+	/* the simulator only: ask before opening $ABB_DEVICE, which may be a
+	 * board that is not there (ABB_DEVICE=vfio on a machine without one) */
+	if (env && *env && strcmp(env, "sim") && strncmp(env, "sim:", 4)) {
+		printf("\n    skipped %s: simulation-only test, ABB_DEVICE is \"%s\"\n", __func__,
+		       env);
+		return;
+	}
 	CU_ASSERT_EQUAL_FATAL(tb_open(NULL), 0);
 	if (!tb_is_sim()) {
 		printf("\n    skipped %s: simulation-only test, backend is \"%s\"\n", __func__,
@@ -149,7 +169,7 @@ static void test_discovery_sim_config_space(void)
 	CU_ASSERT_EQUAL(rc, 0);
 	tb_close();
 	if (rc == 0) {
-		rc = abb_vfio_find(path, bdf, sizeof(bdf));
+		rc = abb_vfio_find(NULL, path, bdf, sizeof(bdf));
 		if (rc != 1)
 			printf("\n    abb_vfio_find(simulator's config dump): %d (%s)\n", rc,
 			       abb_last_error());
@@ -159,6 +179,385 @@ static void test_discovery_sim_config_space(void)
 	unlink(path);
 }
 
+/* ---- generated sysfs trees ------------------------------------------ */
+
+/* Devices that are not ABBs: a host bridge, the same vendor with another
+ * device, another vendor with the ABB's device id. */
+#define NOT_ABBS                                                              \
+	{.bdf = "0000:00:00.0", .vendor = 0x8086, .device = 0x1237, .class_code = 0x060000, \
+	 .group = 0},                                                         \
+	{.bdf = "0000:02:00.0", .vendor = 0x10dc, .device = 0x0154, .group = 1, .pin = 1},  \
+	{.bdf = "0000:02:01.0", .vendor = 0x10de, .device = 0x0153, .class_code = 0x030000, \
+	 .driver = "nouveau", .group = 2, .pin = 1}
+
+/* An ABB at bdf in group g bound to drv. */
+#define ABB_DEV(b, g, drv) {.bdf = (b), .driver = (drv), .group = (g), .pin = 1, .irq = 16}
+
+static const struct tb_sysfs_opts machine_ok = {.iommu = 1, .ir = 1, .vfio_loaded = 1};
+
+#define MAKE_TREE(root, devs, opts)                                           \
+	CU_ASSERT_EQUAL_FATAL(tb_sysfs_make(root, sizeof(root), devs,          \
+					    sizeof(devs) / sizeof(devs[0]), opts), 0)
+
+static void test_discovery_sysfs_no_abb(void)
+{
+	const struct tb_sysfs_dev devs[] = {NOT_ABBS};
+	char root[64], bdf[32] = "x";
+	int rc;
+
+	MAKE_TREE(root, devs, &machine_ok);
+	rc = abb_vfio_find(tb_sysfs_sys(root), NULL, bdf, sizeof(bdf));
+	CU_ASSERT_EQUAL(rc, -ENODEV);
+	CU_ASSERT_STRING_EQUAL(bdf, "");
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "10dc:0153"));
+	tb_sysfs_remove(root);
+}
+
+static void test_discovery_sysfs_one_abb(void)
+{
+	const struct tb_sysfs_dev devs[] = {NOT_ABBS, ABB_DEV("0000:03:00.0", 5, "vfio-pci")};
+	struct abb_vfio_member m[4];
+	struct abb_vfio_irqinfo irq;
+	char root[64], bdf[32], drv[64], node[256];
+	const char *sys;
+	int rc;
+
+	MAKE_TREE(root, devs, &machine_ok);
+	sys = tb_sysfs_sys(root);
+	rc = abb_vfio_find(sys, NULL, bdf, sizeof(bdf));
+	if (rc != 1)
+		printf("\n    abb_vfio_find(%s): %d (%s)\n", sys, rc, abb_last_error());
+	CU_ASSERT_EQUAL(rc, 1);
+	CU_ASSERT_STRING_EQUAL(bdf, "0000:03:00.0");
+	CU_ASSERT_EQUAL(abb_vfio_dev_exists(sys, bdf), 0);
+	CU_ASSERT_EQUAL(abb_vfio_dev_exists(sys, "0000:09:00.0"), -ENODEV);
+	CU_ASSERT_EQUAL(abb_vfio_driver(sys, bdf, drv, sizeof(drv)), 1);
+	CU_ASSERT_STRING_EQUAL(drv, "vfio-pci");
+	CU_ASSERT_EQUAL(abb_vfio_driver(sys, "0000:02:00.0", drv, sizeof(drv)), 0);
+	CU_ASSERT_STRING_EQUAL(drv, "");
+	CU_ASSERT_EQUAL(abb_vfio_driver(sys, "0000:09:00.0", drv, sizeof(drv)), -ENODEV);
+	CU_ASSERT_EQUAL(abb_vfio_group(sys, bdf), 5);
+	CU_ASSERT_EQUAL(abb_vfio_group(sys, "0000:09:00.0"), -ENODEV);
+	CU_ASSERT_EQUAL(abb_vfio_group_noiommu(sys, 5), 0);
+	CU_ASSERT_EQUAL(abb_vfio_group_noiommu(sys, 99), -ENOENT);
+	CU_ASSERT_EQUAL(abb_vfio_group_node(NULL, 5, 0, node, sizeof(node)), 0);
+	CU_ASSERT_STRING_EQUAL(node, "/dev/vfio/5");
+	rc = abb_vfio_group_members(sys, 5, m, 4);
+	CU_ASSERT_EQUAL(rc, 1);
+	CU_ASSERT_STRING_EQUAL(m[0].bdf, "0000:03:00.0");
+	CU_ASSERT_STRING_EQUAL(m[0].driver, "vfio-pci");
+	CU_ASSERT_EQUAL(abb_vfio_group_members(sys, 99, m, 4), -ENOENT);
+	CU_ASSERT_EQUAL(abb_vfio_irqinfo(sys, bdf, &irq), 0);
+	CU_ASSERT_EQUAL(irq.pin, 1);
+	CU_ASSERT_EQUAL(irq.msi, 0);
+	CU_ASSERT_EQUAL(irq.msix, 0);
+	CU_ASSERT_EQUAL(irq.irq, 16);
+	tb_sysfs_remove(root);
+}
+
+/* Several ABBs, listed in no particular order on the bus: the first in PCI
+ * address order is found, and abb_vfio_find_all lists them in that order. */
+static void test_discovery_sysfs_several_abbs(void)
+{
+	const struct tb_sysfs_dev devs[] = {
+		ABB_DEV("0000:81:00.0", 12, "vfio-pci"), NOT_ABBS,
+		ABB_DEV("0001:02:00.0", 20, "vfio-pci"), ABB_DEV("0000:05:00.1", 9, "vfio-pci"),
+		ABB_DEV("0000:05:00.0", 8, "vfio-pci"), ABB_DEV("0000:1a:00.0", 10, NULL),
+	};
+	static const char *const order[] = {"0000:05:00.0", "0000:05:00.1", "0000:1a:00.0",
+					    "0000:81:00.0", "0001:02:00.0"};
+	char root[64], bdf[32], all[8][ABB_BDF_LEN], two[2][ABB_BDF_LEN];
+	const char *sys;
+	int rc;
+
+	MAKE_TREE(root, devs, &machine_ok);
+	sys = tb_sysfs_sys(root);
+	CU_ASSERT_EQUAL(abb_vfio_find(sys, NULL, bdf, sizeof(bdf)), 5);
+	CU_ASSERT_STRING_EQUAL(bdf, "0000:05:00.0");
+	rc = abb_vfio_find_all(sys, NULL, all, 8);
+	CU_ASSERT_EQUAL(rc, 5);
+	for (int i = 0; i < 5 && rc == 5; i++)
+		CU_ASSERT_STRING_EQUAL(all[i], order[i]);
+	CU_ASSERT_STRING_EQUAL(all[5], "");
+	/* fewer slots than boards: the first ones, and the count of all */
+	CU_ASSERT_EQUAL(abb_vfio_find_all(sys, NULL, two, 2), 5);
+	CU_ASSERT_STRING_EQUAL(two[0], order[0]);
+	CU_ASSERT_STRING_EQUAL(two[1], order[1]);
+	tb_sysfs_remove(root);
+}
+
+static void test_discovery_sysfs_other_driver(void)
+{
+	const struct tb_sysfs_dev devs[] = {NOT_ABBS, ABB_DEV("0000:03:00.0", 5, "pciDriver")};
+	char root[64], bdf[32], drv[64];
+	const char *sys;
+
+	MAKE_TREE(root, devs, &machine_ok);
+	sys = tb_sysfs_sys(root);
+	CU_ASSERT_EQUAL(abb_vfio_find(sys, NULL, bdf, sizeof(bdf)), 1);
+	CU_ASSERT_EQUAL(abb_vfio_driver(sys, bdf, drv, sizeof(drv)), 1);
+	CU_ASSERT_STRING_EQUAL(drv, "pciDriver");
+	CU_ASSERT_FALSE(abb_vfio_driver_viable(drv));
+	CU_ASSERT_TRUE(abb_vfio_driver_viable("vfio-pci"));
+	CU_ASSERT_TRUE(abb_vfio_driver_viable(""));
+	tb_sysfs_remove(root);
+}
+
+/* The ABB shares its group with an audio function (bound to its driver:
+ * the group is not viable) and a bridge (pcieport may stay). */
+static void test_discovery_sysfs_shared_group(void)
+{
+	const struct tb_sysfs_dev devs[] = {
+		NOT_ABBS,
+		{.bdf = "0000:03:00.1", .vendor = 0x8086, .device = 0x2668, .class_code = 0x040300,
+		 .driver = "snd_hda_intel", .group = 7, .pin = 2},
+		ABB_DEV("0000:03:00.0", 7, "vfio-pci"),
+		{.bdf = "0000:00:1c.0", .vendor = 0x8086, .device = 0x2940, .class_code = 0x060400,
+		 .driver = "pcieport", .group = 7},
+	};
+	struct abb_vfio_member m[2];
+	char root[64], bdf[32];
+	const char *sys;
+	int g;
+
+	MAKE_TREE(root, devs, &machine_ok);
+	sys = tb_sysfs_sys(root);
+	CU_ASSERT_EQUAL(abb_vfio_find(sys, NULL, bdf, sizeof(bdf)), 1);
+	g = abb_vfio_group(sys, bdf);
+	CU_ASSERT_EQUAL(g, 7);
+	/* three members, two slots: the count of all, the first two by address */
+	CU_ASSERT_EQUAL(abb_vfio_group_members(sys, g, m, 2), 3);
+	CU_ASSERT_STRING_EQUAL(m[0].bdf, "0000:00:1c.0");
+	CU_ASSERT_STRING_EQUAL(m[0].driver, "pcieport");
+	CU_ASSERT_STRING_EQUAL(m[1].bdf, "0000:03:00.0");
+	{
+		struct abb_vfio_member all[4];
+
+		CU_ASSERT_EQUAL(abb_vfio_group_members(sys, g, all, 4), 3);
+		CU_ASSERT_STRING_EQUAL(all[2].bdf, "0000:03:00.1");
+		CU_ASSERT_STRING_EQUAL(all[2].driver, "snd_hda_intel");
+		CU_ASSERT_FALSE(abb_vfio_driver_viable(all[2].driver));
+		CU_ASSERT_TRUE(abb_vfio_driver_viable(all[0].driver));
+	}
+	tb_sysfs_remove(root);
+}
+
+static void test_discovery_sysfs_noiommu(void)
+{
+	const struct tb_sysfs_dev devs[] = {ABB_DEV("0000:03:00.0", 0, "vfio-pci")};
+	const struct tb_sysfs_opts o = {.noiommu = 1, .vfio_loaded = 1};
+	char root[64], bdf[32], node[256], dev[128];
+	const char *sys;
+
+	MAKE_TREE(root, devs, &o);
+	sys = tb_sysfs_sys(root);
+	CU_ASSERT_EQUAL(abb_vfio_find(sys, NULL, bdf, sizeof(bdf)), 1);
+	CU_ASSERT_EQUAL(abb_vfio_group(sys, bdf), 0);
+	CU_ASSERT_EQUAL(abb_vfio_group_noiommu(sys, 0), 1);
+	snprintf(dev, sizeof(dev), "%s/dev", root);
+	CU_ASSERT_EQUAL(abb_vfio_group_node(dev, 0, 1, node, sizeof(node)), 0);
+	CU_ASSERT_EQUAL(access(node, F_OK), 0);
+	tb_sysfs_remove(root);
+}
+
+/* No IOMMU (no group), and an ABB with an MSI capability. */
+static void test_discovery_sysfs_no_group_msi(void)
+{
+	struct tb_sysfs_dev devs[] = {ABB_DEV("0000:03:00.0", -1, NULL)};
+	struct abb_vfio_irqinfo irq;
+	char root[64];
+	const char *sys;
+
+	devs[0].msi = 1;
+	MAKE_TREE(root, devs, NULL);
+	sys = tb_sysfs_sys(root);
+	CU_ASSERT_EQUAL(abb_vfio_group(sys, "0000:03:00.0"), -ENOENT);
+	CU_ASSERT_EQUAL(abb_vfio_irqinfo(sys, "0000:03:00.0", &irq), 0);
+	CU_ASSERT_EQUAL(irq.pin, 1);
+	CU_ASSERT_EQUAL(irq.msi, 1);
+	CU_ASSERT_EQUAL(irq.msix, 0);
+	CU_ASSERT_EQUAL(abb_vfio_irqinfo(sys, "0000:09:00.0", &irq), -ENODEV);
+	tb_sysfs_remove(root);
+
+	/* the 64 bytes a user other than root reads: the pin, MSI unknown */
+	devs[0].cfg_bytes = 64;
+	MAKE_TREE(root, devs, NULL);
+	sys = tb_sysfs_sys(root);
+	CU_ASSERT_EQUAL(abb_vfio_irqinfo(sys, "0000:03:00.0", &irq), 0);
+	CU_ASSERT_EQUAL(irq.pin, 1);
+	CU_ASSERT_EQUAL(irq.msi, -1);
+	CU_ASSERT_EQUAL(irq.msix, -1);
+	tb_sysfs_remove(root);
+}
+
+/* libpci's errors come back as -EIO with its message (its default hook
+ * would exit the program), and addresses are normalized. */
+static void test_discovery_sysfs_errors(void)
+{
+	char bdf[32];
+
+	CU_ASSERT_EQUAL(abb_vfio_find("/nonexistent/abb-sysfs", NULL, bdf, sizeof(bdf)), -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "libpci"));
+	CU_ASSERT_EQUAL(abb_vfio_bdf_norm("3:0.0", bdf, sizeof(bdf)), 0);
+	CU_ASSERT_STRING_EQUAL(bdf, "0000:03:00.0");
+	CU_ASSERT_EQUAL(abb_vfio_bdf_norm("0001:8a:1f.3", bdf, sizeof(bdf)), 0);
+	CU_ASSERT_STRING_EQUAL(bdf, "0001:8a:1f.3");
+	CU_ASSERT_EQUAL(abb_vfio_bdf_norm("03:00", bdf, sizeof(bdf)), -EINVAL);
+	CU_ASSERT_EQUAL(abb_vfio_bdf_norm("03:20.0", bdf, sizeof(bdf)), -EINVAL);
+	CU_ASSERT_EQUAL(abb_vfio_bdf_norm("03:00.0", bdf, 8), -EINVAL);
+}
+
+/* ---- abb_tool doctor ------------------------------------------------ */
+
+/* Runs build/abb_tool with args (shell words); its output (stdout and
+ * stderr) into out. Returns its exit status, or -1. */
+static int run_tool(const char *args, char *out, size_t n)
+{
+	char cmd[1024];
+	size_t len = 0;
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s/abb_tool %s 2>&1", TB_BUILD_DIR, args);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (len + 1 < n && !feof(p)) {
+		size_t got = fread(out + len, 1, n - 1 - len, p);
+
+		if (!got)
+			break;
+		len += got;
+	}
+	out[len] = 0;
+	while (fgetc(p) != EOF) /* the rest, unread */
+		;
+	st = pclose(p);
+	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A --buffer the locked-memory limit of this process allows (root
+ * without CAP_IPC_LOCK in a container has only the limit). */
+static unsigned long long fitting_buffer(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= (64ull << 20) + (2ull << 20))
+		return 64ull << 20;
+	return rl.rlim_cur > (2ull << 20) ? (rl.rlim_cur - (1ull << 20)) / 2 : 4096;
+}
+
+static void test_doctor_bound_abb_passes(void)
+{
+	struct tb_sysfs_dev devs[] = {NOT_ABBS, ABB_DEV("0000:03:00.0", 5, "vfio-pci")};
+	char root[64], args[256], out[8192];
+	int rc;
+
+	MAKE_TREE(root, devs, &machine_ok);
+	snprintf(args, sizeof(args), "doctor vfio --root %s --buffer %llu", root, fitting_buffer());
+	rc = run_tool(args, out, sizeof(out));
+	if (rc != 0)
+		printf("\n    abb_tool %s: exit %d\n%s\n", args, rc, out);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "0000:03:00.0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "ABB_DEVICE=vfio make test"));
+	CU_ASSERT_PTR_NULL(strstr(out, "FAIL"));
+	/* the same with the board's address in the URI */
+	snprintf(args, sizeof(args), "doctor vfio:03:00.0 --root %s --buffer %llu", root,
+		 fitting_buffer());
+	CU_ASSERT_EQUAL(run_tool(args, out, sizeof(out)), 0);
+	tb_sysfs_remove(root);
+}
+
+static void test_doctor_other_driver(void)
+{
+	struct tb_sysfs_dev devs[] = {NOT_ABBS, ABB_DEV("0000:03:00.0", 5, "pciDriver")};
+	char root[64], args[256], out[8192];
+	int rc;
+
+	MAKE_TREE(root, devs, &machine_ok);
+	snprintf(args, sizeof(args), "doctor vfio --root %s --buffer 4096", root);
+	rc = run_tool(args, out, sizeof(out));
+	CU_ASSERT_NOT_EQUAL(rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "pciDriver"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "tee "
+				       "/sys/bus/pci/devices/0000:03:00.0/driver/unbind"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "tee "
+				       "/sys/bus/pci/drivers/vfio-pci/bind"));
+	if (rc == 0 || !strstr(out, "driver/unbind"))
+		printf("\n    abb_tool %s: exit %d\n%s\n", args, rc, out);
+	tb_sysfs_remove(root);
+}
+
+/* A group shared with a device bound to its own driver, no interrupt
+ * remapping, vfio-pci not loaded: each named with its fix. */
+static void test_doctor_names_each_problem(void)
+{
+	struct tb_sysfs_dev devs[] = {
+		{.bdf = "0000:03:00.1", .vendor = 0x8086, .device = 0x2668, .class_code = 0x040300,
+		 .driver = "snd_hda_intel", .group = 7, .pin = 2},
+		ABB_DEV("0000:03:00.0", 7, "vfio-pci"),
+	};
+	const struct tb_sysfs_opts o = {.iommu = 1, .ir = -1, .vfio_loaded = 1};
+	char root[64], args[256], out[8192];
+	int rc;
+
+	MAKE_TREE(root, devs, &o);
+	snprintf(args, sizeof(args), "doctor vfio --root %s --buffer 4096", root);
+	rc = run_tool(args, out, sizeof(out));
+	CU_ASSERT_NOT_EQUAL(rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "snd_hda_intel"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "/sys/bus/pci/devices/0000:03:00.1/driver/unbind"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "allow_unsafe_interrupts"));
+	tb_sysfs_remove(root);
+
+	/* noiommu: no DMA through the type-1 IOMMU */
+	{
+		const struct tb_sysfs_opts n = {.noiommu = 1, .vfio_loaded = 1};
+		struct tb_sysfs_dev one[] = {ABB_DEV("0000:03:00.0", 0, "vfio-pci")};
+
+		MAKE_TREE(root, one, &n);
+		snprintf(args, sizeof(args), "doctor vfio --root %s --buffer 4096", root);
+		rc = run_tool(args, out, sizeof(out));
+		CU_ASSERT_NOT_EQUAL(rc, 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "noiommu"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "intel_iommu=on"));
+		tb_sysfs_remove(root);
+	}
+	/* an empty machine: no IOMMU, no vfio-pci, no board */
+	{
+		struct tb_sysfs_dev bus[] = {NOT_ABBS};
+
+		MAKE_TREE(root, bus, NULL);
+		snprintf(args, sizeof(args), "doctor --root %s", root);
+		rc = run_tool(args, out, sizeof(out));
+		CU_ASSERT_NOT_EQUAL(rc, 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "modprobe vfio-pci"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "10dc:0153"));
+		tb_sysfs_remove(root);
+	}
+}
+
+/* This machine (the real /sys and /dev): without VFIO and a board the
+ * doctor fails, and says what is missing and how to fix it; with a bound
+ * board it may pass (then nothing to check here). */
+static void test_doctor_this_machine(void)
+{
+	char out[16384];
+	int rc = run_tool("doctor vfio", out, sizeof(out));
+
+	CU_ASSERT(rc == 0 || rc == 1);
+	if (rc == 1) {
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "FAIL"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "fix:"));
+	} else if (rc != 0) {
+		printf("\n    abb_tool doctor: exit %d\n%s\n", rc, out);
+	}
+	/* a URI that is no board */
+	CU_ASSERT_EQUAL(run_tool("doctor sim", out, sizeof(out)), 2);
+}
+
 static CU_TestInfo discovery_tests[] = {
 	{ "test_discovery_finds_abb", test_discovery_finds_abb },
 	{ "test_discovery_no_abb", test_discovery_no_abb },
@@ -166,6 +565,18 @@ static CU_TestInfo discovery_tests[] = {
 	{ "test_discovery_counts_boards", test_discovery_counts_boards },
 	{ "test_discovery_bad_input", test_discovery_bad_input },
 	{ "test_discovery_sim_config_space", test_discovery_sim_config_space },
+	{ "test_discovery_sysfs_no_abb", test_discovery_sysfs_no_abb },
+	{ "test_discovery_sysfs_one_abb", test_discovery_sysfs_one_abb },
+	{ "test_discovery_sysfs_several_abbs", test_discovery_sysfs_several_abbs },
+	{ "test_discovery_sysfs_other_driver", test_discovery_sysfs_other_driver },
+	{ "test_discovery_sysfs_shared_group", test_discovery_sysfs_shared_group },
+	{ "test_discovery_sysfs_noiommu", test_discovery_sysfs_noiommu },
+	{ "test_discovery_sysfs_no_group_msi", test_discovery_sysfs_no_group_msi },
+	{ "test_discovery_sysfs_errors", test_discovery_sysfs_errors },
+	{ "test_doctor_bound_abb_passes", test_doctor_bound_abb_passes },
+	{ "test_doctor_other_driver", test_doctor_other_driver },
+	{ "test_doctor_names_each_problem", test_doctor_names_each_problem },
+	{ "test_doctor_this_machine", test_doctor_this_machine },
 	CU_TEST_INFO_NULL,
 };
 

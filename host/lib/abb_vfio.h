@@ -1,6 +1,6 @@
 /*
  * abb_vfio.h - internal entry points of the VFIO backend, for the test
- * bench (not installed; the functions are exported by libabb).
+ * bench and abb_tool (not installed; the functions are exported by libabb).
  */
 #ifndef ABB_VFIO_H
 #define ABB_VFIO_H
@@ -11,16 +11,92 @@
 extern "C" {
 #endif
 
+/* ---- discovery (vfio_find.c) ---------------------------------------- */
+
+/* Bytes of a PCI address "DDDD:BB:DD.F" with its NUL (room for a 5-digit
+ * domain). */
+#define ABB_BDF_LEN 16
+
 /*
- * Finds the first ABB (10dc:0153) on the PCI bus with libpci and writes
- * its address "DDDD:BB:DD.F" to bdf (n bytes). dump_file: NULL scans the
- * real bus; else a text dump in `lspci -x` format read through libpci's
- * "dump" access method (a fake bus for tests).
+ * Finds the ABBs (10dc:0153) with libpci and writes the address
+ * "DDDD:BB:DD.F" of the first one in PCI address order (domain, bus,
+ * device, function) to bdf (n >= 13 bytes).
+ * dump_file non-NULL: a text dump in `lspci -x` format read through
+ * libpci's "dump" access method (a fake bus for tests); else libpci's
+ * "sysfs" method with sysfs.path = sysfs_root/bus/pci (sysfs_root NULL:
+ * "/sys"; a generated tree in tests).
  * Returns the number of ABBs found (>= 1), -ENODEV if none (the message
- * says how to check the board), -EIO if libpci failed (its message),
- * -EINVAL for bad arguments.
+ * says how to check the board), -EIO if libpci failed (its message; it
+ * never exits the program), -EINVAL for bad arguments.
  */
-int abb_vfio_find(const char *dump_file, char *bdf, size_t n);
+int abb_vfio_find(const char *sysfs_root, const char *dump_file, char *bdf, size_t n);
+
+/*
+ * The same search, every ABB: writes up to max addresses, in PCI address
+ * order, to bdfs (so "board N" is bdfs[N]); returns the number found
+ * (which may exceed max), or the errors of abb_vfio_find.
+ */
+int abb_vfio_find_all(const char *sysfs_root, const char *dump_file,
+		      char (*bdfs)[ABB_BDF_LEN], size_t max);
+
+/* ---- read-only checks of a device under a sysfs root (vfio_sysfs.c) --
+ * sysfs_root NULL = "/sys". No message in abb_last_error(): the callers
+ * (the backend, abb_tool doctor) word their own. */
+
+/* Normalizes "BB:DD.F" or "DDDD:BB:DD.F" to "DDDD:BB:DD.F" (out: n >=
+ * ABB_BDF_LEN). 0, or -EINVAL if in is not a PCI address. */
+int abb_vfio_bdf_norm(const char *in, char *out, size_t n);
+
+/* 0 if sysfs_root/bus/pci/devices/<bdf> exists, else -ENODEV. */
+int abb_vfio_dev_exists(const char *sysfs_root, const char *bdf);
+
+/* Name of the driver bound to bdf (the last part of the `driver` link)
+ * into drv (n bytes). Returns 1 and the name if bound, 0 and "" if no
+ * driver, -ENODEV if there is no such device, another -errno on errors. */
+int abb_vfio_driver(const char *sysfs_root, const char *bdf, char *drv, size_t n);
+
+/* IOMMU group number of bdf (the `iommu_group` link): >= 0; -ENOENT if
+ * the device has none (IOMMU off, no noiommu group yet), -ENODEV if there
+ * is no such device. */
+int abb_vfio_group(const char *sysfs_root, const char *bdf);
+
+/* 1 if group is a VFIO no-IOMMU group (kernel/iommu_groups/<group>/name
+ * reads "vfio-noiommu"; its node is /dev/vfio/noiommu-<group>), 0 if
+ * not, -ENOENT if there is no such group. */
+int abb_vfio_group_noiommu(const char *sysfs_root, int group);
+
+/* Path of the group's character device under dev_root (NULL = "/dev"):
+ * dev_root/vfio/<group> or dev_root/vfio/noiommu-<group>. */
+int abb_vfio_group_node(const char *dev_root, int group, int noiommu, char *path, size_t n);
+
+/* One device of an IOMMU group. driver "" = none. */
+struct abb_vfio_member {
+	char bdf[ABB_BDF_LEN];
+	char driver[64];
+};
+
+/* Devices of IOMMU group (kernel/iommu_groups/<group>/devices), in PCI
+ * address order: writes up to max to out; returns how many the group has
+ * (may exceed max), -ENOENT if there is no such group. */
+int abb_vfio_group_members(const char *sysfs_root, int group, struct abb_vfio_member *out,
+			   size_t max);
+
+/* 1 if a driver may stay bound to a device of the group the ABB is used
+ * in (vfio-pci, pci-stub, pcieport on bridges, or none), else 0. */
+int abb_vfio_driver_viable(const char *driver);
+
+/* Interrupt support of a device, from its config space (the sysfs
+ * `config` file). pin: Interrupt Pin (0 none, 1..4 INTA..INTD); msi,
+ * msix: 1 capability present, 0 absent, -1 unknown (the capability list
+ * lies beyond the 64 bytes a non-root user may read). */
+struct abb_vfio_irqinfo {
+	int pin;
+	int msi;
+	int msix;
+	int irq; /* the `irq` file (the line the kernel routed), -1 unknown */
+};
+/* 0, -ENODEV if there is no such device, -EIO if config is unreadable. */
+int abb_vfio_irqinfo(const char *sysfs_root, const char *bdf, struct abb_vfio_irqinfo *info);
 
 #ifdef __cplusplus
 }

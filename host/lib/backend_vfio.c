@@ -37,76 +37,7 @@
 #define VFIO_IOVA_END 0xf0000000ull  /* below the x86 MSI window at 0xfee00000 */
 #define VFIO_IRQ_SLICE_MS 5          /* re-check period of a waiter sharing the eventfd */
 
-/* ---- discovery ------------------------------------------------------ */
-
-static pthread_mutex_t pci_lock = PTHREAD_MUTEX_INITIALIZER;
-static jmp_buf pci_jmp;
-static char pci_msg[256];
-
-static _Noreturn void pci_error_hook(char *msg, ...)
-{
-	va_list ap;
-
-	va_start(ap, msg);
-	vsnprintf(pci_msg, sizeof pci_msg, msg, ap);
-	va_end(ap);
-	longjmp(pci_jmp, 1);
-}
-
-static void pci_quiet_hook(char *msg, ...)
-{
-}
-
-int abb_vfio_find(const char *dump_file, char *bdf, size_t n)
-{
-	struct pci_access *volatile a = NULL;
-	volatile int found = 0;
-	int rc = 0;
-
-	if (!bdf || n < 13)
-		return abb_err(-EINVAL, "abb_vfio_find: bdf is NULL or shorter than 13 bytes");
-	bdf[0] = 0;
-	/* the common failure, checked before libpci sees it: libpci's own error
-	 * path leaves its state half built (see below) */
-	if (dump_file && access(dump_file, R_OK) != 0)
-		return abb_err(-EIO, "cannot read the lspci dump %s: %s", dump_file, strerror(errno));
-	pthread_mutex_lock(&pci_lock);
-	pci_msg[0] = 0;
-	if (setjmp(pci_jmp)) {
-		/* libpci reported an error; its state may be half built, so it
-		 * is not cleaned up (a small leak beats a second error). */
-		rc = abb_err(-EIO, "libpci: %s%s%s%s", pci_msg, dump_file ? " (dump file " : "",
-			     dump_file ? dump_file : "", dump_file ? ")" : "");
-		pthread_mutex_unlock(&pci_lock);
-		return rc;
-	}
-	a = pci_alloc();
-	a->error = pci_error_hook;
-	a->warning = pci_quiet_hook;
-	a->debug = pci_quiet_hook;
-	if (dump_file) {
-		a->method = PCI_ACCESS_DUMP;
-		pci_set_param(a, "dump.name", (char *)dump_file);
-	}
-	pci_init(a);
-	pci_scan_bus(a);
-	for (struct pci_dev *d = a->devices; d; d = d->next) {
-		pci_fill_info(d, PCI_FILL_IDENT);
-		if (d->vendor_id != ABB_VENDOR_ID || d->device_id != ABB_DEVICE_ID)
-			continue;
-		if (!found)
-			snprintf(bdf, n, "%04x:%02x:%02x.%u", (unsigned)d->domain, d->bus, d->dev,
-				 d->func);
-		found++;
-	}
-	pci_cleanup(a);
-	pthread_mutex_unlock(&pci_lock);
-	if (!found)
-		return abb_err(-ENODEV, "no ABB 10dc:0153 found%s%s; check `lspci -d 10dc:0153`, "
-			       "or use ABB_DEVICE=sim for the simulator", dump_file ? " in " : "",
-			       dump_file ? dump_file : " on the PCI bus");
-	return found;
-}
+/* discovery: abb_vfio_find() in vfio_find.c */
 
 /* ---- the device ----------------------------------------------------- */
 
@@ -295,7 +226,7 @@ static int vfio_open(abb_dev *dev, const char *args)
 
 	if (args && *args)
 		rc = norm_bdf(args, v->bdf, sizeof v->bdf);
-	else if ((rc = abb_vfio_find(NULL, v->bdf, sizeof v->bdf)) > 0)
+	else if ((rc = abb_vfio_find(NULL, NULL, v->bdf, sizeof v->bdf)) > 0)
 		rc = 0;
 	if (rc)
 		goto fail;

@@ -4,8 +4,13 @@
  *   abb_tool [-d URI] info           backend, VERSION, BAR sizes, global and channel registers
  *   abb_tool [-d URI] reg OFF [VAL]  read (or write) the BAR0 register at byte offset OFF
  *   abb_tool [-d URI] mem OFF LEN    hex dump of LEN bytes of BAR1 at OFF (PIO)
- *   abb_tool find [DUMP]             find ABBs on the PCI bus with libpci (what the vfio
- *                                    backend does), or in an `lspci -x` dump file
+ *   abb_tool find [DUMP | --root DIR] find ABBs on the PCI bus with libpci (what the vfio
+ *                                    backend does), in PCI address order (board 0 first),
+ *                                    in an `lspci -x` dump file, or under DIR/sys
+ *   abb_tool doctor [URI] [--root DIR] [--buffer SIZE]
+ *                                    check this machine for the board through VFIO
+ *                                    and print the command that fixes each problem
+ *                                    (doctor.c)
  * URI as for abb_open(); default $ABB_DEVICE, else "sim". Numbers in C syntax.
  */
 #include <inttypes.h>
@@ -18,11 +23,13 @@
 #include <abb/abb_regs.h>
 
 #include "abb_vfio.h"
+#include "doctor.h"
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: abb_tool [-d URI] info | reg OFF [VAL] | mem OFF LEN\n"
-			"       abb_tool find [LSPCI_X_DUMP]\n");
+			"       abb_tool find [LSPCI_X_DUMP | --root DIR]\n"
+			"       abb_tool doctor [URI] [--root DIR] [--buffer SIZE]\n");
 	return 2;
 }
 
@@ -100,14 +107,27 @@ int main(int argc, char **argv)
 	if (i >= argc)
 		return usage();
 	if (!strcmp(argv[i], "find")) {
-		char bdf[32];
+		char bdfs[16][ABB_BDF_LEN], sys[4096];
+		const char *dump = NULL, *root = NULL;
 
-		rc = abb_vfio_find(i + 1 < argc ? argv[i + 1] : NULL, bdf, sizeof bdf);
+		if (argc == i + 3 && !strcmp(argv[i + 1], "--root")) {
+			snprintf(sys, sizeof sys, "%s/sys", argv[i + 2]);
+			root = sys;
+		} else if (argc == i + 2) {
+			dump = argv[i + 1];
+		} else if (argc != i + 1) {
+			return usage();
+		}
+		rc = abb_vfio_find_all(root, dump, bdfs, 16);
 		if (rc < 0)
 			return fail("find", rc);
-		printf("%s (%d ABB%s found)\n", bdf, rc, rc == 1 ? "" : "s");
+		for (int k = 0; k < rc && k < 16; k++)
+			printf("board %d: %s\n", k, bdfs[k]);
+		printf("(%d ABB%s found)\n", rc, rc == 1 ? "" : "s");
 		return 0;
 	}
+	if (!strcmp(argv[i], "doctor"))
+		return abb_doctor(argc - i - 1, argv + i + 1, uri);
 
 	rc = abb_open(&dev, uri);
 	if (rc)

@@ -1,0 +1,278 @@
+/*
+ * vfio_sysfs.c - read-only checks of a PCI device under a sysfs root, for
+ * the vfio backend and `abb_tool doctor`: bound driver, IOMMU group, no-
+ * IOMMU groups, the other members of a group, interrupt pin and MSI from
+ * config space. Plain file-system reads; no libpci, no messages (callers
+ * word their own).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "abb_priv.h"
+#include "abb_vfio.h"
+
+static const char *root_or(const char *root, const char *dflt)
+{
+	return root && *root ? root : dflt;
+}
+
+static int dev_path(const char *sysfs_root, const char *bdf, const char *file, char *out,
+		    size_t n)
+{
+	int len = snprintf(out, n, "%s/bus/pci/devices/%s%s%s", root_or(sysfs_root, "/sys"), bdf,
+			   file ? "/" : "", file ? file : "");
+
+	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
+}
+
+/* The last part of the target of link path into out. */
+static int link_base(const char *path, char *out, size_t n)
+{
+	char buf[PATH_MAX];
+	ssize_t len = readlink(path, buf, sizeof buf - 1);
+	const char *base;
+
+	if (len < 0)
+		return -errno;
+	buf[len] = 0;
+	base = strrchr(buf, '/');
+	base = base ? base + 1 : buf;
+	if (strlen(base) >= n)
+		return -ENAMETOOLONG;
+	memcpy(out, base, strlen(base) + 1);
+	return 0;
+}
+
+int abb_vfio_bdf_norm(const char *in, char *out, size_t n)
+{
+	unsigned dom = 0, bus, slot, fn;
+	char tail;
+
+	if (!in || !out || n < ABB_BDF_LEN)
+		return -EINVAL;
+	if (sscanf(in, "%x:%x:%x.%u%c", &dom, &bus, &slot, &fn, &tail) != 4) {
+		dom = 0;
+		if (sscanf(in, "%x:%x.%u%c", &bus, &slot, &fn, &tail) != 3)
+			return -EINVAL;
+	}
+	if (dom > 0xfffff || bus > 0xff || slot > 0x1f || fn > 7)
+		return -EINVAL;
+	snprintf(out, n, "%04x:%02x:%02x.%u", dom, bus, slot, fn);
+	return 0;
+}
+
+int abb_vfio_dev_exists(const char *sysfs_root, const char *bdf)
+{
+	char path[PATH_MAX];
+
+	if (!bdf || strchr(bdf, '/') || dev_path(sysfs_root, bdf, NULL, path, sizeof path))
+		return -ENODEV;
+	return access(path, F_OK) ? -ENODEV : 0;
+}
+
+int abb_vfio_driver(const char *sysfs_root, const char *bdf, char *drv, size_t n)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	if (!drv || !n)
+		return -EINVAL;
+	drv[0] = 0;
+	if (abb_vfio_dev_exists(sysfs_root, bdf))
+		return -ENODEV;
+	rc = dev_path(sysfs_root, bdf, "driver", path, sizeof path);
+	if (!rc)
+		rc = link_base(path, drv, n);
+	if (rc == -ENOENT)
+		return 0;
+	return rc ? rc : 1;
+}
+
+int abb_vfio_group(const char *sysfs_root, const char *bdf)
+{
+	char path[PATH_MAX], name[32], *end;
+	long g;
+	int rc;
+
+	if (abb_vfio_dev_exists(sysfs_root, bdf))
+		return -ENODEV;
+	rc = dev_path(sysfs_root, bdf, "iommu_group", path, sizeof path);
+	if (!rc)
+		rc = link_base(path, name, sizeof name);
+	if (rc)
+		return rc == -ENOENT ? -ENOENT : rc;
+	g = strtol(name, &end, 10);
+	if (end == name || *end || g < 0 || g > INT_MAX)
+		return -EINVAL;
+	return (int)g;
+}
+
+static int group_path(const char *sysfs_root, int group, const char *file, char *out, size_t n)
+{
+	int len = snprintf(out, n, "%s/kernel/iommu_groups/%d%s%s", root_or(sysfs_root, "/sys"),
+			   group, file ? "/" : "", file ? file : "");
+
+	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
+}
+
+int abb_vfio_group_noiommu(const char *sysfs_root, int group)
+{
+	char path[PATH_MAX], name[64] = "";
+	FILE *f;
+
+	if (group < 0 || group_path(sysfs_root, group, NULL, path, sizeof path))
+		return -EINVAL;
+	if (access(path, F_OK))
+		return -ENOENT;
+	group_path(sysfs_root, group, "name", path, sizeof path);
+	f = fopen(path, "r");
+	if (!f)
+		return 0; /* groups of an IOMMU driver may have no name */
+	if (!fgets(name, sizeof name, f))
+		name[0] = 0;
+	fclose(f);
+	return strncmp(name, "vfio-noiommu", 12) == 0;
+}
+
+int abb_vfio_group_node(const char *dev_root, int group, int noiommu, char *path, size_t n)
+{
+	int len = snprintf(path, n, "%s/vfio/%s%d", root_or(dev_root, "/dev"),
+			   noiommu ? "noiommu-" : "", group);
+
+	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
+}
+
+static int member_cmp(const void *a, const void *b)
+{
+	const struct abb_vfio_member *x = a, *y = b;
+	unsigned xd = 0, xb = 0, xs = 0, xf = 0, yd = 0, yb = 0, ys = 0, yf = 0;
+
+	sscanf(x->bdf, "%x:%x:%x.%u", &xd, &xb, &xs, &xf);
+	sscanf(y->bdf, "%x:%x:%x.%u", &yd, &yb, &ys, &yf);
+	if (xd != yd)
+		return xd < yd ? -1 : 1;
+	if (xb != yb)
+		return xb < yb ? -1 : 1;
+	if (xs != ys)
+		return xs < ys ? -1 : 1;
+	return xf < yf ? -1 : xf > yf;
+}
+
+int abb_vfio_group_members(const char *sysfs_root, int group, struct abb_vfio_member *out,
+			   size_t max)
+{
+	char path[PATH_MAX];
+	struct abb_vfio_member *all = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (group < 0 || group_path(sysfs_root, group, "devices", path, sizeof path))
+		return -EINVAL;
+	d = opendir(path);
+	if (!d)
+		return -ENOENT;
+	while ((e = readdir(d))) {
+		struct abb_vfio_member m = {0};
+
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof m.bdf)
+			continue;
+		memcpy(m.bdf, e->d_name, strlen(e->d_name) + 1);
+		if (abb_vfio_driver(sysfs_root, m.bdf, m.driver, sizeof m.driver) < 0)
+			m.driver[0] = 0;
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 8;
+			struct abb_vfio_member *na = realloc(all, ncap * sizeof *na);
+
+			if (!na) {
+				closedir(d);
+				free(all);
+				return -ENOMEM;
+			}
+			all = na;
+			cap = ncap;
+		}
+		all[n++] = m;
+	}
+	closedir(d);
+	if (n)
+		qsort(all, n, sizeof *all, member_cmp);
+	for (size_t i = 0; i < n && i < max; i++)
+		out[i] = all[i];
+	free(all);
+	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+int abb_vfio_driver_viable(const char *driver)
+{
+	static const char *const ok[] = {"", "vfio-pci", "pci-stub", "pcieport"};
+
+	if (!driver)
+		return 1;
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+		if (!strcmp(driver, ok[i]))
+			return 1;
+	return 0;
+}
+
+int abb_vfio_irqinfo(const char *sysfs_root, const char *bdf, struct abb_vfio_irqinfo *info)
+{
+	unsigned char cfg[256];
+	char path[PATH_MAX];
+	ssize_t len;
+	FILE *f;
+	int fd;
+
+	if (!info)
+		return -EINVAL;
+	*info = (struct abb_vfio_irqinfo){.pin = 0, .msi = -1, .msix = -1, .irq = -1};
+	if (abb_vfio_dev_exists(sysfs_root, bdf))
+		return -ENODEV;
+	if (dev_path(sysfs_root, bdf, "config", path, sizeof path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -EIO;
+	len = pread(fd, cfg, sizeof cfg, 0);
+	close(fd);
+	if (len < 64)
+		return -EIO;
+	info->pin = cfg[0x3d];
+	if (!(cfg[0x06] & 0x10)) { /* Status: no capability list */
+		info->msi = info->msix = 0;
+	} else {
+		unsigned pos = cfg[0x34] & 0xfc;
+		int known = 1;
+
+		info->msi = info->msix = 0;
+		/* at most 48 capabilities fit in 192 bytes: ends a loop */
+		for (int i = 0; pos && i < 48; i++) {
+			if (pos < 0x40 || pos + 1 >= (unsigned)len) {
+				known = pos < 0x40 ? known : 0;
+				break;
+			}
+			if (cfg[pos] == 0x05)
+				info->msi = 1;
+			else if (cfg[pos] == 0x11)
+				info->msix = 1;
+			pos = cfg[pos + 1] & 0xfc;
+		}
+		if (!known) { /* only the first 64 bytes readable (not root) */
+			info->msi = info->msi ? 1 : -1;
+			info->msix = info->msix ? 1 : -1;
+		}
+	}
+	if (dev_path(sysfs_root, bdf, "irq", path, sizeof path) == 0 && (f = fopen(path, "r"))) {
+		if (fscanf(f, "%d", &info->irq) != 1)
+			info->irq = -1;
+		fclose(f);
+	}
+	return 0;
+}

@@ -1,0 +1,291 @@
+/*
+ * tb_sysfs.c - generated /sys-like trees for the tests (see tb_sysfs.h).
+ */
+#define _GNU_SOURCE
+#include "tb_sysfs.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TB_SYSFS_PREFIX "/tmp/abb-tb-sysfs-"
+
+/* root + "/" + formatted relative path into out */
+static int at(char *out, size_t n, const char *root, const char *fmt, ...)
+{
+	va_list ap;
+	int len = snprintf(out, n, "%s/", root);
+
+	if (len < 0 || (size_t)len >= n)
+		return -1;
+	va_start(ap, fmt);
+	len += vsnprintf(out + len, n - (size_t)len, fmt, ap);
+	va_end(ap);
+	return (size_t)len >= n ? -1 : 0;
+}
+
+static int mkdirs(const char *path)
+{
+	char p[PATH_MAX];
+
+	if (strlen(path) >= sizeof p)
+		return -1;
+	strcpy(p, path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, 0755) && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* Writes len bytes to path (creating its directory), with mode. */
+static int put(const char *path, const void *data, size_t len, mode_t mode)
+{
+	char dir[PATH_MAX];
+	FILE *f;
+	int ok;
+
+	snprintf(dir, sizeof dir, "%s", path);
+	*strrchr(dir, '/') = 0;
+	if (mkdirs(dir))
+		return -1;
+	f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	ok = fwrite(data, 1, len, f) == len;
+	if (fclose(f))
+		ok = 0;
+	return ok && chmod(path, mode) == 0 ? 0 : -1;
+}
+
+static int puts_at(const char *root, const char *text, const char *fmt, ...)
+{
+	char rel[PATH_MAX], path[PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rel, sizeof rel, fmt, ap);
+	va_end(ap);
+	if (at(path, sizeof path, root, "%s", rel))
+		return -1;
+	return put(path, text, strlen(text), 0644);
+}
+
+/* A symbolic link root/<rel> -> target (relative), its directory made. */
+static int link_at(const char *root, const char *target, const char *fmt, ...)
+{
+	char rel[PATH_MAX], path[PATH_MAX], dir[PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rel, sizeof rel, fmt, ap);
+	va_end(ap);
+	if (at(path, sizeof path, root, "%s", rel))
+		return -1;
+	snprintf(dir, sizeof dir, "%s", path);
+	*strrchr(dir, '/') = 0;
+	if (mkdirs(dir))
+		return -1;
+	return symlink(target, path) && errno != EEXIST ? -1 : 0;
+}
+
+static void put16(uint8_t *c, unsigned off, unsigned v)
+{
+	c[off] = (uint8_t)v;
+	c[off + 1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *c, unsigned off, uint32_t v)
+{
+	put16(c, off, v & 0xffff);
+	put16(c, off + 2, v >> 16);
+}
+
+/* Type-0 header of an endpoint with two 32-bit memory BARs and a
+ * capability list: power management at 0x40, MSI (64-bit) at 0x50 if
+ * wanted, PCI Express (endpoint) at 0x70. */
+static void config_space(uint8_t *c, const struct tb_sysfs_dev *d, unsigned vendor,
+			 unsigned device, unsigned cls, uint32_t bar0, uint32_t bar1)
+{
+	memset(c, 0, 256);
+	put16(c, 0x00, vendor);
+	put16(c, 0x02, device);
+	put16(c, 0x04, 0x0006);   /* memory space, bus master */
+	put16(c, 0x06, 0x0010);   /* capability list */
+	c[0x08] = 0x00;           /* revision */
+	c[0x09] = (uint8_t)cls;   /* prog-if, subclass, class */
+	c[0x0a] = (uint8_t)(cls >> 8);
+	c[0x0b] = (uint8_t)(cls >> 16);
+	c[0x0e] = 0x00;           /* header type 0 */
+	put32(c, 0x10, bar0);     /* 32-bit memory, not prefetchable */
+	put32(c, 0x14, bar1);
+	put16(c, 0x2c, vendor);   /* subsystem */
+	put16(c, 0x2e, device);
+	c[0x34] = 0x40;
+	c[0x3c] = (uint8_t)d->irq;
+	c[0x3d] = (uint8_t)d->pin;
+	/* power management, version 2 */
+	c[0x40] = 0x01;
+	c[0x41] = d->msi ? 0x50 : 0x70;
+	put16(c, 0x42, 0x0002);
+	if (d->msi) {             /* MSI, 64-bit address, 1 vector, disabled */
+		c[0x50] = 0x05;
+		c[0x51] = 0x70;
+		put16(c, 0x52, 0x0080);
+	}
+	/* PCI Express v1 endpoint; x1 2.5 GT/s link; MaxPayload 128 */
+	c[0x70] = 0x10;
+	c[0x71] = 0x00;
+	put16(c, 0x72, 0x0001);
+	put32(c, 0x74, 0x00000000);
+	put32(c, 0x7c, 0x00000011); /* LnkCap: x1, 2.5 GT/s */
+	put16(c, 0x82, 0x0011);     /* LnkSta: x1, 2.5 GT/s */
+}
+
+int tb_sysfs_make(char *root, size_t rootlen, const struct tb_sysfs_dev *devs, size_t n,
+		  const struct tb_sysfs_opts *opts)
+{
+	static const struct tb_sysfs_opts none = {0};
+	const struct tb_sysfs_opts *o = opts ? opts : &none;
+	char path[PATH_MAX], text[512];
+	int ok = 0;
+
+	if (rootlen < sizeof TB_SYSFS_PREFIX + 7) {
+		fprintf(stderr, "tb_sysfs_make: root buffer too small\n");
+		return -1;
+	}
+	snprintf(root, rootlen, TB_SYSFS_PREFIX "XXXXXX");
+	if (!mkdtemp(root)) {
+		fprintf(stderr, "tb_sysfs_make: mkdtemp: %s\n", strerror(errno));
+		return -1;
+	}
+	/* the skeleton every /sys has */
+	for (const char *const *d = (const char *const[]){"sys/bus/pci/devices", "sys/bus/pci/drivers",
+		     "sys/kernel/iommu_groups", "sys/class/iommu", "sys/module", "sys/devices", "dev",
+		     "proc", NULL}; *d; d++)
+		ok |= at(path, sizeof path, root, "%s", *d) || mkdirs(path);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct tb_sysfs_dev *d = &devs[i];
+		unsigned vendor = d->vendor ? d->vendor : 0x10dc;
+		unsigned device = d->device ? d->device : 0x0153;
+		unsigned cls = d->class_code ? d->class_code : 0xff0000;
+		uint32_t bar0 = 0xf8000000u + (uint32_t)i * 0x00100000u;
+		uint32_t bar1 = 0xe0000000u + (uint32_t)i * 0x01000000u;
+		unsigned dom = 0, bus = 0;
+		char dir[128], tgt[192];
+		uint8_t cfg[256];
+
+		sscanf(d->bdf, "%x:%x", &dom, &bus);
+		snprintf(dir, sizeof dir, "sys/devices/pci%04x:%02x/%s", dom, bus, d->bdf);
+		config_space(cfg, d, vendor, device, cls, bar0, bar1);
+		ok |= at(path, sizeof path, root, "%s/config", dir) ||
+		      put(path, cfg, d->cfg_bytes > 0 && d->cfg_bytes < 256 ? (size_t)d->cfg_bytes : 256,
+			  0644);
+		snprintf(text, sizeof text, "0x%04x\n", vendor);
+		ok |= puts_at(root, text, "%s/vendor", dir) | puts_at(root, text, "%s/subsystem_vendor", dir);
+		snprintf(text, sizeof text, "0x%04x\n", device);
+		ok |= puts_at(root, text, "%s/device", dir) | puts_at(root, text, "%s/subsystem_device", dir);
+		snprintf(text, sizeof text, "0x%06x\n", cls);
+		ok |= puts_at(root, text, "%s/class", dir);
+		snprintf(text, sizeof text, "%d\n", d->irq);
+		ok |= puts_at(root, text, "%s/irq", dir);
+		/* resource: BAR0 64 KiB, BAR1 16 MiB, the rest unused (13 lines) */
+		{
+			int len = snprintf(text, sizeof text,
+					   "0x%016x 0x%016x 0x0000000000040200\n"
+					   "0x%016x 0x%016x 0x0000000000040200\n",
+					   bar0, bar0 + 0xffffu, bar1, bar1 + 0xffffffu);
+
+			for (int r = 2; r < 13; r++)
+				len += snprintf(text + len, sizeof text - (size_t)len,
+						"0x%016x 0x%016x 0x%016x\n", 0, 0, 0);
+			ok |= puts_at(root, text, "%s/resource", dir);
+		}
+		snprintf(tgt, sizeof tgt, "../../../devices/pci%04x:%02x/%s", dom, bus, d->bdf);
+		ok |= link_at(root, tgt, "sys/bus/pci/devices/%s", d->bdf);
+		if (d->driver) {
+			snprintf(tgt, sizeof tgt, "../../../bus/pci/drivers/%s", d->driver);
+			ok |= link_at(root, tgt, "%s/driver", dir);
+			snprintf(tgt, sizeof tgt, "../../../../devices/pci%04x:%02x/%s", dom, bus, d->bdf);
+			ok |= link_at(root, tgt, "sys/bus/pci/drivers/%s/%s", d->driver, d->bdf);
+		}
+		if (d->group >= 0) {
+			snprintf(tgt, sizeof tgt, "../../../kernel/iommu_groups/%d", d->group);
+			ok |= link_at(root, tgt, "%s/iommu_group", dir);
+			snprintf(tgt, sizeof tgt, "../../../../devices/pci%04x:%02x/%s", dom, bus, d->bdf);
+			ok |= link_at(root, tgt, "sys/kernel/iommu_groups/%d/devices/%s", d->group, d->bdf);
+			if (o->noiommu)
+				ok |= puts_at(root, "vfio-noiommu\n", "sys/kernel/iommu_groups/%d/name",
+					      d->group);
+			if (o->vfio_loaded) {
+				ok |= at(path, sizeof path, root, "dev/vfio/%s%d", o->noiommu ? "noiommu-" : "",
+					 d->group) || put(path, "", 0, 0600);
+			}
+		}
+	}
+	if (o->iommu && o->ir) { /* ecap bit 3: interrupt remapping supported */
+		ok |= puts_at(root, "d2008c40660462\n", "sys/class/iommu/dmar0/intel-iommu/cap");
+		ok |= puts_at(root, o->ir > 0 ? "f050da\n" : "f050d2\n",
+			      "sys/class/iommu/dmar0/intel-iommu/ecap");
+	} else if (o->iommu) {
+		ok |= at(path, sizeof path, root, "sys/class/iommu/dmar0") || mkdirs(path);
+	}
+	if (o->vfio_loaded) {
+		ok |= at(path, sizeof path, root, "sys/bus/pci/drivers/vfio-pci") || mkdirs(path);
+		ok |= at(path, sizeof path, root, "sys/module/vfio_pci") || mkdirs(path);
+		ok |= puts_at(root, o->unsafe ? "Y\n" : "N\n",
+			      "sys/module/vfio_iommu_type1/parameters/allow_unsafe_interrupts");
+		ok |= at(path, sizeof path, root, "dev/vfio/vfio") || put(path, "", 0, 0666);
+	}
+	if (o->ir) {
+		const char *ir = o->ir > 0 ? "IR-" : "";
+
+		snprintf(text, sizeof text,
+			 "           CPU0       CPU1\n"
+			 "  0:         40          0   %sIO-APIC    2-edge      timer\n"
+			 " 24:          0        118   %sPCI-MSI 524288-edge      nvme0q0\n", ir, ir);
+		ok |= puts_at(root, text, "proc/interrupts");
+	}
+	snprintf(text, sizeof text, "%s\n",
+		 o->cmdline ? o->cmdline : "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro");
+	ok |= puts_at(root, text, "proc/cmdline");
+	ok |= puts_at(root, "processor\t: 0\nvendor_id\t: GenuineIntel\n", "proc/cpuinfo");
+	if (ok) {
+		fprintf(stderr, "tb_sysfs_make: building %s failed: %s\n", root, strerror(errno));
+		tb_sysfs_remove(root);
+		return -1;
+	}
+	return 0;
+}
+
+const char *tb_sysfs_sys(const char *root)
+{
+	static char path[PATH_MAX];
+
+	snprintf(path, sizeof path, "%s/sys", root);
+	return path;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+void tb_sysfs_remove(const char *root)
+{
+	if (!root || strncmp(root, TB_SYSFS_PREFIX, strlen(TB_SYSFS_PREFIX)) || strstr(root, ".."))
+		return;
+	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
