@@ -18,7 +18,8 @@ MPR_SRCS     := $(wildcard $(MPR_DIR)/src/*.cpp)
 MPR_OBJS     := $(MPR_SRCS:$(MPR_DIR)/src/%.cpp=$(B)/mprace/%.o)
 MPR_HDRS     := $(wildcard $(MPR_DIR)/include/mprace/*.h)
 MPR_CXXFLAGS := -std=c++17 -fPIC $(WARN) $(CXXFLAGS) -MMD -MP
-MPR_CPPFLAGS := -I$(MPR_DIR)/include -I$(MPR_DIR)/src -Ihost/include
+# host/lib: abb_vfio.h (libabb's discovery, exported by libabb.so)
+MPR_CPPFLAGS := -I$(MPR_DIR)/include -I$(MPR_DIR)/src -Ihost/include -Ihost/lib
 MPR_TEST     := $(B)/mprace_tests
 MPR_BENCH    := $(B)/abb_bench_mprace
 # Devices the layer's tests run on (each a value of ABB_DEVICE)
@@ -77,8 +78,10 @@ $(B)/mprace/bench/%.o: $(MPR_DIR)/bench/%.cpp
 	@mkdir -p $(@D)
 	$(CXX) $(MPR_CPPFLAGS) $(MPR_CXXFLAGS) -c $< -o $@
 
-$(MPR_TEST): $(B)/mprace/test/test_mprace.o $(B)/libabb-mprace.so
-	$(CXX) $(CXXFLAGS) -o $@ $< -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
+# tb_sysfs.o: generated sysfs trees of the test bench (board numbers)
+$(B)/mprace/test/test_mprace.o: MPR_CPPFLAGS += -Itestbench
+$(MPR_TEST): $(B)/mprace/test/test_mprace.o $(B)/testbench/tb_sysfs.o $(B)/libabb-mprace.so
+	$(CXX) $(CXXFLAGS) -o $@ $< $(B)/testbench/tb_sysfs.o -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
 
 $(MPR_BENCH): $(B)/mprace/bench/abb_bench_mprace.o $(B)/libabb-mprace.so
 	$(CXX) $(CXXFLAGS) -o $@ $< -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread

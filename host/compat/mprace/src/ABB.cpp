@@ -28,8 +28,7 @@ static std::string board_uri(unsigned number)
 		return env ? env : "";
 	n = priv::find_board("/sys", number, bdf);
 	if (n < 0)
-		throw Exception(Exception::NOT_OPEN, -n,
-				"no ABB (10dc:0153) under /sys/bus/pci/devices");
+		fail(Exception::NOT_OPEN, n, "no ABB (10dc:0153) found");
 	if (bdf.empty())
 		throw Exception(Exception::NOT_OPEN, ENODEV,
 				"board number " + std::to_string(number) + " asked for, but only " +

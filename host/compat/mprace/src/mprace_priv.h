@@ -21,10 +21,10 @@ namespace priv {
 void clock_attach(abb_dev *dev);
 void clock_detach(abb_dev *dev);
 
-/* The number-th ABB (10dc:0153) under sysfs_root/bus/pci/devices in PCI
- * address order: its address ("0000:03:00.0") in bdf; returns how many
- * ABBs there are, or a negative errno (-ENODEV: none, -ENOENT: no such
- * directory). */
+/* The number-th ABB (10dc:0153) under sysfs_root in PCI address order
+ * (libabb's discovery): its address ("0000:03:00.0") in bdf if there are
+ * that many; returns how many ABBs there are, or a negative errno with
+ * libabb's message (-ENODEV: none, -EIO: libpci failed). */
 int find_board(const std::string &sysfs_root, unsigned number, std::string &bdf);
 
 } /* namespace priv */

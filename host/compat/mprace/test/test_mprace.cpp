@@ -15,7 +15,6 @@
 #include <cstring>
 #include <functional>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 #include <abb/abb.h>
@@ -28,6 +27,10 @@
 #include "mprace/InterruptGenerator.h"
 #include "mprace/util/Timer.h"
 #include "mprace_priv.h"
+
+extern "C" {
+#include "tb_sysfs.h"
+}
 
 using namespace mprace;
 using mprace::util::Timer;
@@ -519,45 +522,39 @@ static void test_no_board()
 	CHECK(t.asMillis() >= 0.5f);
 }
 
-static void put(const std::string &path, const char *text)
-{
-	FILE *f = std::fopen(path.c_str(), "w");
-
-	if (f) {
-		std::fputs(text, f);
-		std::fclose(f);
-	}
-}
-
-/* Board numbers: the N-th ABB in PCI address order, in a made-up sysfs. */
+/* Board numbers: the N-th ABB in PCI address order, in a generated sysfs
+ * tree (testbench/tb_sysfs.c), found through libabb's discovery. */
 static void test_board_numbers()
 {
-	char tmpl[] = "/tmp/mprace_sysfs_XXXXXX";
-	std::string root = mkdtemp(tmpl) ? tmpl : "", bdf;
-	const char *devs[][3] = {{"0000:05:00.0", "0x10dc", "0x0153"},
-				 {"0000:03:00.0", "0x10dc", "0x0153"},
-				 {"0000:04:00.0", "0x8086", "0x0153"},
-				 {"0001:01:00.0", "0x10dc", "0x0153"}};
+	const struct tb_sysfs_dev devs[] = {
+		{"0000:05:00.0", 0, 0, 0, nullptr, -1, 0, 1, 11, 0},
+		{"0000:03:00.0", 0, 0, 0, nullptr, -1, 0, 1, 10, 0},
+		{"0000:04:00.0", 0x8086, 0x1533, 0x020000, nullptr, -1, 0, 1, 12, 0},
+		{"0001:01:00.0", 0, 0, 0, nullptr, -1, 0, 1, 13, 0},
+	};
+	struct tb_sysfs_opts opts = {};
+	char root[256];
+	std::string sys, bdf;
 
-	CHECK(!root.empty());
-	CHECK(priv::find_board(root, 0, bdf) == -ENOENT);
-	mkdir((root + "/bus").c_str(), 0755);
-	mkdir((root + "/bus/pci").c_str(), 0755);
-	mkdir((root + "/bus/pci/devices").c_str(), 0755);
-	CHECK(priv::find_board(root, 0, bdf) == -ENODEV);
-	for (auto &d : devs) {
-		std::string dir = root + "/bus/pci/devices/" + d[0];
-		mkdir(dir.c_str(), 0755);
-		put(dir + "/vendor", d[1]);
-		put(dir + "/device", d[2]);
-	}
-	CHECK(priv::find_board(root, 0, bdf) == 3 && bdf == "0000:03:00.0");
-	CHECK(priv::find_board(root, 1, bdf) == 3 && bdf == "0000:05:00.0");
-	CHECK(priv::find_board(root, 2, bdf) == 3 && bdf == "0001:01:00.0");
+	/* two ABBs, at 05:00.0 and 03:00.0 */
+	CHECK(tb_sysfs_make(root, sizeof root, devs, 2, &opts) == 0);
+	sys = std::string(root) + "/sys";
+	CHECK(priv::find_board(sys, 0, bdf) == 2 && bdf == "0000:03:00.0");
+	tb_sysfs_remove(root);
+	/* three, and another device between them */
+	CHECK(tb_sysfs_make(root, sizeof root, devs, 4, &opts) == 0);
+	sys = std::string(root) + "/sys";
+	CHECK(priv::find_board(sys, 0, bdf) == 3 && bdf == "0000:03:00.0");
+	CHECK(priv::find_board(sys, 1, bdf) == 3 && bdf == "0000:05:00.0");
+	CHECK(priv::find_board(sys, 2, bdf) == 3 && bdf == "0001:01:00.0");
 	bdf.clear();
-	CHECK(priv::find_board(root, 3, bdf) == 3 && bdf.empty());
-	std::string rm = "rm -rf '" + root + "'";
-	CHECK(std::system(rm.c_str()) == 0);
+	CHECK(priv::find_board(sys, 3, bdf) == 3 && bdf.empty());
+	tb_sysfs_remove(root);
+	/* none */
+	CHECK(tb_sysfs_make(root, sizeof root, &devs[2], 1, &opts) == 0);
+	CHECK(priv::find_board(std::string(root) + "/sys", 0, bdf) == -ENODEV);
+	tb_sysfs_remove(root);
+	CHECK(std::strlen(abb_last_error()) > 0);
 }
 
 /* ---- runner -------------------------------------------------------------- */
