@@ -4,6 +4,7 @@
  * exception leaves this file).
  */
 #include "abbsim.h"
+#include "../host/lib/abb_options.h"
 
 #include "error.h"
 #include "platform.h"
@@ -47,21 +48,6 @@ int open_platform(const char *fn, Platform **pp, std::unique_lock<std::mutex> &l
 	return 0;
 }
 
-int env_u64(const char *name, uint64_t *out)
-{
-	const char *s = getenv(name);
-	if (!s || !*s)
-		return 0;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || *end || *s == '-')
-		return fail(-EINVAL, "%s=\"%s\" is invalid: accepted a cycle number (unsigned integer)",
-			    name, s);
-	*out = v;
-	return 0;
-}
-
 int check_bar(const char *fn, Platform *p, unsigned bar, uint64_t off, size_t len, const void *buf)
 {
 	if (bar > 1)
@@ -89,13 +75,19 @@ int abbsim_open(const struct abbsim_params *prm)
 			return rc;
 		OpenArgs a;
 		a.p = *prm;
-		if (const char *s = getenv("ABB_TRACE"))
-			a.trace_path = s;
-		if (const char *s = getenv("ABB_TLP_LOG"))
-			a.log_path = s;
-		if ((rc = env_u64("ABB_TRACE_FROM", &a.trace_from)) ||
-		    (rc = env_u64("ABB_TRACE_TO", &a.trace_to)))
-			return rc;
+		/* ABB_TRACE, ABB_TRACE_FROM/_TO, ABB_TLP_LOG: the option table's
+		 * parser, as every other variable */
+		struct abb_optvals v;
+		char msg[1024];
+		abb_opt_defaults(&v);
+		if ((rc = abb_opt_from_env(&v, ABB_OPT_SIM, ABB_OPTG_TRACE, msg, sizeof msg)))
+			return fail(rc, "%s", msg);
+		if (v.trace[0])
+			a.trace_path = v.trace;
+		if (v.tlp_log[0])
+			a.log_path = v.tlp_log;
+		a.trace_from = v.trace_from;
+		a.trace_to = v.trace_to;
 		Platform *p;
 		if ((rc = platform_get(&p)))
 			return rc;
@@ -260,6 +252,32 @@ int abbsim_iommu_unmap(void *ptr)
 	});
 }
 
+int abbsim_iommu_map_at(void *ptr, size_t len, uint64_t iova, unsigned flags)
+{
+	return guard(__func__, [&] {
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_iommu_map_at", &p, lk);
+		if (rc)
+			return rc;
+		lk.unlock();
+		return p->mmu.map_at(ptr, len, iova, flags);
+	});
+}
+
+int abbsim_iommu_unmap_iova(uint64_t iova, uint64_t len)
+{
+	return guard(__func__, [&] {
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_iommu_unmap_iova", &p, lk);
+		if (rc)
+			return rc;
+		lk.unlock();
+		return p->mmu.unmap_iova(iova, len);
+	});
+}
+
 int abbsim_faults(struct abbsim_fault *out, size_t max)
 {
 	return guard(__func__, [&] {
@@ -298,6 +316,14 @@ uint64_t abbsim_irq_count(void)
 	if (platform_get(&p))
 		return 0;
 	return p->irq_pub.load();
+}
+
+int abbsim_intx_asserted(void)
+{
+	Platform *p;
+	if (platform_get(&p))
+		return 0;
+	return p->intx_pub.load() ? 1 : 0;
 }
 
 int abbsim_advance(int64_t ns)

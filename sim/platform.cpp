@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <pthread.h>
@@ -156,7 +157,23 @@ void Platform::finish(Waiter &w, int result, const std::string &err)
 
 void Platform::register_waiter(const std::shared_ptr<Waiter> &w)
 {
-	if (w->timeout_ns >= 0) {
+	/* A timeout past the end of the 64-bit picosecond clock (above about
+	 * 1.8e16 ns from now, INT64_MAX included) is no device-time limit: only
+	 * the wall-clock watchdog bounds the wait (now_ + ns * 1000 wrapped and
+	 * set a deadline in the past before). An advance by such a span is
+	 * refused: time must not wrap (it went backwards before). */
+	if (w->kind == Waiter::Advance && w->timeout_ns >= 0 &&
+	    (uint64_t)w->timeout_ns > (UINT64_MAX - now_) / 1000) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "abbsim_advance: %lld ns would run device time past the "
+			 "end of its 64-bit picosecond clock: accepted at most %llu ns from now "
+			 "(device time %llu ns)", (long long)w->timeout_ns,
+			 (unsigned long long)((UINT64_MAX - now_) / 1000),
+			 (unsigned long long)((now_ - epoch_) / 1000));
+		finish(*w, -EINVAL, msg);
+		return;
+	}
+	if (w->timeout_ns >= 0 && (uint64_t)w->timeout_ns <= (UINT64_MAX - now_) / 1000) {
 		uint64_t when = now_ + (uint64_t)w->timeout_ns * 1000;
 		/* weak: a waiter that finished early is gone and its timer dropped */
 		std::weak_ptr<Waiter> weak = w;
@@ -197,14 +214,14 @@ void Platform::settle_waiters()
 			}
 			break;
 		case Waiter::Irq:
-			if (rc.msi_count > w.irq_seen) {
+			if (rc.irq_count > w.irq_seen) {
 				fin = true;
 			} else if (w.deadline_hit) {
 				fin = true;
 				res = -ETIMEDOUT;
 				err = "no interrupt within the device-time timeout";
 			}
-			w.irq_seen = rc.msi_count;
+			w.irq_seen = rc.irq_count;
 			break;
 		case Waiter::Advance:
 			fin = w.deadline_hit;
@@ -249,7 +266,8 @@ void Platform::publish()
 	violation_count_ = 0;
 	now_pub.store(now_ - epoch_);
 	cycles_pub.store(cycle_of(now_));
-	irq_pub.store(rc.msi_count);
+	irq_pub.store(rc.irq_count);
+	intx_pub.store(rc.intx_asserted);
 	if (tlp_log_)
 		fflush(tlp_log_);
 }
@@ -375,8 +393,9 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	rc.reset(params);
 	mmu.reset(params.iova_scatter, params.seed);
 	hip_.reset();
+	hip_.set_strict(params.strict != 0);
 	cfg.reset(params, DeviceBdf);
-	hip_.apply_cfg();
+	hip_.apply_cfg(now_);
 	hip_.half_ps = 500000u / clk_mhz_;
 	/* Hot reset on the new clock grid. */
 	epoch_ = now_;
@@ -502,7 +521,7 @@ void Platform::add_violation(const std::string &s)
 
 void Platform::cfg_changed()
 {
-	hip_.apply_cfg();
+	hip_.apply_cfg(now_);
 	rc.set_limits(code_size(cfg.mps_code()), code_size(cfg.mrrs_code()));
 }
 

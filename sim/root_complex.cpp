@@ -1,6 +1,6 @@
 /*
  * root_complex.cpp - host side of the link: PIO, DMA write landing, DMA read
- * completions, MSI, rule checks.
+ * completions, MSI and INTx messages, rule checks.
  */
 #include "root_complex.h"
 #include "rng.h"
@@ -20,6 +20,15 @@ void RootComplex::reset(const abbsim_params &p)
 	mrrs_ = p.mrrs;
 	rcb_ = p.rcb;
 	mem_latency_ps_ = (uint64_t)p.mem_latency_ns * 1000;
+	/* The completion timeout follows the parameters, so that every
+	 * accepted parameter set works: 50 us at 125 MHz and above, scaled up
+	 * for a slower user clock (a PIO read waits behind the downstream
+	 * traffic the RTL drains at 8 bytes per cycle), plus the round trip of
+	 * the link (request down, completion up). A link latency of 25 us or
+	 * more, or a clock of 10..15 MHz, made every read time out before. */
+	unsigned clk = abbsim_clk_mhz(&p);
+	pio_timeout_ps_ = (clk >= 125 ? PioTimeoutPs : PioTimeoutPs * 125 / clk) +
+			  2 * (uint64_t)p.link_latency_ns * 1000;
 	reorder_ = p.reorder;
 	rr_next_ = 0;
 	cpl_rcb_ = p.cpl_rcb;
@@ -31,7 +40,8 @@ void RootComplex::reset(const abbsim_params &p)
 		pt = PioTag{};
 	pio_next_ = pio_pending_ = 0;
 	pio_wait_.clear();
-	msi_count = 0;
+	irq_count = 0;
+	intx_asserted = false;
 }
 
 void RootComplex::bad(uint64_t now, const char *fmt, ...)
@@ -108,13 +118,14 @@ void RootComplex::pio_issue(uint64_t now)
 			     [this, tag, live](uint64_t start) {
 			if (!*live)
 				return;
-			q_.at(start + PioTimeoutPs, [this, tag](uint64_t t) {
+			q_.at(start + pio_timeout_ps_, [this, tag](uint64_t t) {
 				PioTag &p = pio_[tag];
 				if (p.busy) {
-					char why[120];
+					char why[160];
 					snprintf(why, sizeof why,
-						 "completion timeout: no completion for PIO read of %u bytes at 0x%llx within 50 us",
-						 p.n, (unsigned long long)p.addr);
+						 "completion timeout: no completion for PIO read of %u bytes at 0x%llx within %llu ns",
+						 p.n, (unsigned long long)p.addr,
+						 (unsigned long long)(pio_timeout_ps_ / 1000));
 					bad(t, "%s", why);
 					pio_finish(p, -EIO, why, t);
 				}
@@ -198,6 +209,9 @@ void RootComplex::on_upstream(Tlp &&t, uint64_t now)
 	case TlpKind::CplD:
 		pio_completion(t, now);
 		break;
+	case TlpKind::Msg:
+		message(t, now);
+		break;
 	default:
 		bad(now, "unsupported TLP from the device dropped: %s", t.describe().c_str());
 	}
@@ -208,7 +222,7 @@ void RootComplex::host_write(const Tlp &t, uint64_t now)
 	uint64_t a = t.addr();
 	unsigned bytes = 4 * t.len_dw();
 	if (a >= MsiLo && a < MsiHi) {
-		msi_count++;
+		irq_count++;
 		if (wake)
 			wake();
 		return;
@@ -248,6 +262,34 @@ void RootComplex::host_write(const Tlp &t, uint64_t now)
 			e = (e >= 4 && e < 4 * (n - 1)) ? 4 * (n - 1) : e + 1;
 		mmu_.dev_write(a + b, src + b, e - b, cyc);
 		b = e;
+	}
+}
+
+/* Legacy INTx: Assert_INTA / Deassert_INTA from the device (routed local:
+ * the root port takes them as the wire would). Each Assert is an interrupt
+ * event; the line state is checked against the protocol: a Deassert without
+ * Assert or a second Assert is an error (the state is taken as the message
+ * says). */
+void RootComplex::message(const Tlp &t, uint64_t now)
+{
+	unsigned code = t.msg_code();
+	if (code != MsgAssertIntA && code != MsgDeassertIntA) {
+		bad(now, "unsupported message from the device dropped: %s", t.describe().c_str());
+		return;
+	}
+	if (t.msg_route() != MsgRouteLocal || t.has_data())
+		bad(now, "INTx message must be routed local and carry no data: %s", t.describe().c_str());
+	if (code == MsgAssertIntA) {
+		if (intx_asserted)
+			bad(now, "Assert_INTA while INTA is already asserted: %s", t.describe().c_str());
+		intx_asserted = true;
+		irq_count++;
+		if (wake)
+			wake();
+	} else {
+		if (!intx_asserted)
+			bad(now, "Deassert_INTA while INTA is not asserted: %s", t.describe().c_str());
+		intx_asserted = false;
 	}
 }
 

@@ -4,7 +4,8 @@
  * device memory writes in host memory through the IOMMU; answers device
  * memory reads after the memory latency with completions split at the
  * read-completion boundary and MPS, optionally interleaved across tags;
- * counts MSIs; checks the PCIe rules a real root complex enforces.
+ * counts interrupt events (MSI writes and Assert_INTA messages) and tracks
+ * the INTx line; checks the PCIe rules a real root complex enforces.
  */
 #ifndef ABBSIM_ROOT_COMPLEX_H
 #define ABBSIM_ROOT_COMPLEX_H
@@ -38,7 +39,9 @@ class RootComplex {
 public:
 	static constexpr uint16_t RcId = 0x0000;
 	static constexpr uint64_t MsiLo = 0xfee00000, MsiHi = 0xfef00000;
-	static constexpr uint64_t PioTimeoutPs = 50ull * 1000 * 1000; /* 50 us */
+	/* The PIO completion timeout at the default clock and latency (50 us,
+	 * the low end of PCIe's default range A, 50 us..10 ms). */
+	static constexpr uint64_t PioTimeoutPs = 50ull * 1000 * 1000;
 
 	RootComplex(EventQueue &q, Link &down, Link &up, Iommu &mmu) : q_(q), down_(down), up_(up), mmu_(mmu) {}
 	void reset(const abbsim_params &p);
@@ -58,10 +61,11 @@ public:
 		return reads_.empty() && ready_.empty() && pio_pending_ == 0 && pio_wait_.empty();
 	}
 
-	std::function<void()> wake;                 /* a PIO read finished or an MSI came */
+	std::function<void()> wake;                 /* a PIO read finished or an interrupt came */
 	std::function<uint64_t(uint64_t)> cycle_of; /* time -> user-clock cycle */
 	std::function<void(const std::string &)> violation;
-	uint64_t msi_count = 0;
+	uint64_t irq_count = 0;  /* MSI writes + Assert_INTA messages */
+	bool intx_asserted = false; /* Assert_INTA received, Deassert_INTA not yet */
 
 private:
 	struct DmaRead {
@@ -83,6 +87,7 @@ private:
 		bool busy = false;
 	};
 	void host_write(const Tlp &t, uint64_t now);
+	void message(const Tlp &t, uint64_t now);
 	void dma_read(Tlp &&t, uint64_t now);
 	void pio_completion(const Tlp &t, uint64_t now);
 	void pio_finish(PioTag &pt, int result, const std::string &why, uint64_t now);
@@ -104,6 +109,7 @@ private:
 	Link &down_, &up_;
 	Iommu &mmu_;
 	unsigned mps_ = 128, mrrs_ = 512, rcb_ = 64;
+	uint64_t pio_timeout_ps_ = PioTimeoutPs; /* reset(): follows the clock and the link latency */
 	uint64_t mem_latency_ps_ = 0;
 	unsigned reorder_ = 0;   /* abbsim_params.reorder */
 	size_t rr_next_ = 0;     /* reorder 2: the ready read whose turn is next */

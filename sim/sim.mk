@@ -39,7 +39,7 @@ SIM_VOPT := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 
 SIM_SRCS := params.cpp tlp.cpp cfg_space.cpp enumerate.cpp iommu.cpp link.cpp \
             root_complex.cpp hard_ip.cpp platform.cpp rtl_hooks.cpp abbsim.cpp
-SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o))
+SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o)) $(SIM_B)/abb_options.o
 SIM_CXXFLAGS := -std=c++17 -fPIC -O2 -g $(WARN) -Isim -Ihost/include $(SIM_SC_CFLAGS) \
                 -I$(SIM_VDIR) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
                 -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL
@@ -63,6 +63,12 @@ $(SIM_VDIR)/.compiled: $(SIM_VDIR)/.verilated sim/verilated_lib.mk
 $(SIM_B)/%.o: sim/%.cpp $(SIM_VDIR)/.verilated
 	@mkdir -p $(SIM_B)
 	$(CXX) $(SIM_CXXFLAGS) -MMD -MP -c -o $@ $<
+
+# The option table (host/lib/abb_options.c), shared with libabb: one parser
+# of the environment and the URI.
+$(SIM_B)/abb_options.o: host/lib/abb_options.c
+	@mkdir -p $(SIM_B)
+	$(CC) -std=c11 -fPIC -O2 -g $(WARN) -Isim -MMD -MP -c -o $@ $<
 
 $(SIM_LIB): $(SIM_OBJS) $(SIM_VDIR)/.compiled
 	$(CXX) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so $(SIM_OBJS) \

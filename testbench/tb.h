@@ -41,9 +41,21 @@ int tb_suite_close(void);
 /* 1 if tb_dev runs on the simulator. */
 int tb_is_sim(void);
 /* 1 if transfers on tb_dev take device time (the simulator, the board);
- * 0 on the untimed functional model ("model"), where a transfer is done
+ * 0 on the untimed reference model ("model"), where a transfer is done
  * inside the CTRL write that starts it. */
 int tb_is_timed(void);
+
+/* 1 if the device runs in strict mode: ABB_SIM_STRICT=1 or strict=1 among
+ * the options of $ABB_DEVICE (the later wins, as the backends read them).
+ * Strict mode disables the model-defined side effects (ISR and GER
+ * write-1-to-clear, ISR bit and DONE cleared by a start). */
+int tb_is_strict(void);
+/* 1 if tb_dev is the simulator or the reference model without strict
+ * mode: the model-defined side effects are there to be tested. 0 on the
+ * board, where they are unknown. */
+int tb_is_lenient(void);
+/* 1 if tb_dev has the model-defined event source (simulator, model). */
+int tb_has_evsrc(void);
 
 #define TB_REQUIRE_SIM()                                                      \
 	do {                                                                  \
@@ -95,6 +107,7 @@ const char *tb_vector_path(const char *name, char *buf, size_t n);
 CU_ErrorCode tb_register_regs(void);
 CU_ErrorCode tb_register_dma_integrity(void);
 CU_ErrorCode tb_register_blocking(void);
+CU_ErrorCode tb_register_protocol(void);
 CU_ErrorCode tb_register_bad_input(void);
 CU_ErrorCode tb_register_determinism(void);
 CU_ErrorCode tb_register_discovery(void);
@@ -102,5 +115,8 @@ CU_ErrorCode tb_register_tlp_rules(void);
 CU_ErrorCode tb_register_cfgspace(void);
 CU_ErrorCode tb_register_link(void);
 CU_ErrorCode tb_register_vectors(void);
+CU_ErrorCode tb_register_intx(void);
+CU_ErrorCode tb_register_robust(void);
+CU_ErrorCode tb_register_scoreboard(void);
 
 #endif

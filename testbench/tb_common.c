@@ -83,6 +83,35 @@ int tb_is_timed(void)
 	return tb_dev && strcmp(abb_backend(tb_dev), "model") != 0;
 }
 
+int tb_is_strict(void)
+{
+	const char *env = getenv("ABB_SIM_STRICT"), *dev = getenv("ABB_DEVICE"), *p;
+	int strict = env && strcmp(env, "1") == 0;
+
+	p = dev ? strchr(dev, ':') : NULL;
+	while (p && *p) {
+		size_t n;
+
+		p++;
+		n = strcspn(p, ",");
+		if (strncmp(p, "strict=", 7) == 0 && n > 7)
+			strict = strtoul(p + 7, NULL, 0) != 0;
+		p += n;
+	}
+	return strict;
+}
+
+int tb_is_lenient(void)
+{
+	return tb_has_evsrc() && !tb_is_strict();
+}
+
+int tb_has_evsrc(void)
+{
+	return tb_dev && (strcmp(abb_backend(tb_dev), "sim") == 0 ||
+			  strcmp(abb_backend(tb_dev), "model") == 0);
+}
+
 void tb_fill(void *p, size_t n, uint32_t seed)
 {
 	uint8_t *b = p;

@@ -104,12 +104,12 @@ static void test_link_bad_options(void)
 		{ "credits=xy=1", "xy=1" },
 		{ "credits=ph", "ph" },
 		{ "cpl=foo", "cpl" },
-		{ "lanes=6", "lanes 6" },
-		{ "lanes=32", "lanes 32" },
-		{ "mps=8192", "mps 8192" },
-		{ "mrrs=64", "mrrs 64" },
-		{ "rcb=32", "rcb 32" },
-		{ "reorder=3", "reorder 3" },
+		{ "lanes=6", "lanes=\"6\"" },
+		{ "lanes=32", "lanes=\"32\"" },
+		{ "mps=8192", "mps=\"8192\"" },
+		{ "mrrs=64", "mrrs=\"64\"" },
+		{ "rcb=32", "rcb=\"32\"" },
+		{ "reorder=3", "reorder=\"3\"" },
 	};
 	size_t i;
 

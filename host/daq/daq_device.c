@@ -173,6 +173,10 @@ int daq_device_dmabuf(abb_daq_device *d, abb_daq_buf *b, abb_dmabuf **dmabuf)
 	return rc;
 }
 
+/* Unmaps every buffer of pm; frees pm when all are unmapped. Else (a
+ * buffer in a running DMA: -EBUSY) returns the first error and keeps pm
+ * with the buffers still mapped, so that nothing forgets them (the error
+ * was ignored and the table freed before). */
 static int poolmap_free(struct poolmap *pm)
 {
 	int rc = 0;
@@ -180,12 +184,16 @@ static int poolmap_free(struct poolmap *pm)
 	for (unsigned i = 0; i < pm->n; i++) {
 		int r = pm->map[i] ? abb_dmabuf_unmap(pm->map[i]) : 0;
 
-		if (r && !rc)
+		if (!r)
+			pm->map[i] = NULL;
+		else if (!rc)
 			rc = r;
 	}
+	if (rc)
+		return rc;
 	free(pm->map);
 	free(pm);
-	return rc;
+	return 0;
 }
 
 int abb_daq_device_unmap_pool(abb_daq_device *d, abb_daq_pool *pool)
@@ -198,8 +206,11 @@ int abb_daq_device_unmap_pool(abb_daq_device *d, abb_daq_pool *pool)
 	pthread_mutex_lock(&d->lock);
 	for (pp = &d->maps; (pm = *pp); pp = &pm->next) {
 		if (pm->pool == pool) {
-			*pp = pm->next;
+			struct poolmap *next = pm->next;
+
 			rc = poolmap_free(pm);
+			if (!rc)
+				*pp = next;
 			break;
 		}
 	}
@@ -212,11 +223,13 @@ void abb_daq_device_cleanup(abb_daq_device *d)
 	if (!d)
 		return;
 	pthread_mutex_lock(&d->lock);
-	while (d->maps) {
-		struct poolmap *pm = d->maps;
+	for (struct poolmap **pp = &d->maps, *pm; (pm = *pp);) {
+		struct poolmap *next = pm->next;
 
-		d->maps = pm->next;
-		poolmap_free(pm);
+		if (poolmap_free(pm) == 0)
+			*pp = next; /* else kept: still mapped */
+		else
+			pp = &pm->next;
 	}
 	atomic_store(&d->evcount, 0);
 	pthread_mutex_unlock(&d->lock);
@@ -228,7 +241,14 @@ void abb_daq_device_close(abb_daq_device *d)
 		return;
 	abb_daq_device_cleanup(d);
 	if (d->own)
-		abb_close(d->dev);
+		abb_close(d->dev); /* waits for running DMAs, unmaps what is left */
+	while (d->maps) { /* tables of buffers that were still busy */
+		struct poolmap *pm = d->maps;
+
+		d->maps = pm->next;
+		free(pm->map);
+		free(pm);
+	}
 	pthread_mutex_destroy(&d->lock);
 	free(d);
 }

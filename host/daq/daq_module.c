@@ -84,6 +84,15 @@ static void set_error(abb_daq_module *m, int err)
 	pthread_mutex_unlock(&m->lock);
 }
 
+/* How the transport loop ended; under the lock, as abb_daq_module_stats
+ * reads it (written without it before: a data race ThreadSanitizer found). */
+static void set_last(abb_daq_module *m, enum abb_daq_result r)
+{
+	pthread_mutex_lock(&m->lock);
+	m->last = r;
+	pthread_mutex_unlock(&m->lock);
+}
+
 static bool stopping(abb_daq_module *m)
 {
 	return atomic_load_explicit(&m->stop, memory_order_relaxed);
@@ -115,20 +124,41 @@ static void thread_done(abb_daq_module *m)
 	pthread_mutex_unlock(&m->lock);
 }
 
-/* Waits for the DMA of b; on a stop, aborts it. */
+/* Waits for the DMA of b; on a stop, aborts it. With Timeout < 0 (no
+ * limit) the wait still goes in slices of DAQ_STOP_SLICE_NS of device time
+ * (not counted as timeouts), so that a stop is seen within one slice: a
+ * DMA that never ends made module_stop wait for the simulator's watchdog
+ * and never return on the model. */
+#define DAQ_STOP_SLICE_NS 1000000 /* 1 ms of device time */
 static enum abb_daq_result complete(abb_daq_module *m, abb_daq_buf *b)
 {
+	int64_t slice = m->p.timeout_ns >= 0 ? m->p.timeout_ns : DAQ_STOP_SLICE_NS;
+
 	for (;;) {
-		enum abb_daq_result r = abb_daq_transport_complete(m->t, b, -1);
+		enum abb_daq_result r = abb_daq_transport_complete(m->t, b, slice);
 
 		if (r != ABB_DAQ_TIMEOUT)
 			return r;
-		atomic_fetch_add_explicit(&m->timeouts, 1, memory_order_relaxed);
+		if (m->p.timeout_ns >= 0)
+			atomic_fetch_add_explicit(&m->timeouts, 1, memory_order_relaxed);
 		if (stopping(m)) {
 			abb_daq_transport_abort(m->t);
 			return ABB_DAQ_TIMEOUT;
 		}
 	}
+}
+
+/* Gives up the module's reference to b after a failed or aborted DMA,
+ * unless the transport could not stop that DMA: then the buffer stays
+ * taken (never back in the pool, never freed) and the module reports an
+ * error. */
+static void drop(abb_daq_module *m, abb_daq_buf *b)
+{
+	if (daq_transport_stuck(m->t) == b) {
+		set_error(m, -EIO);
+		return;
+	}
+	abb_daq_buf_release(b);
 }
 
 /* ---- readout ------------------------------------------------------------ */
@@ -195,7 +225,7 @@ static void *readout_transport(void *arg)
 				break; /* a stop came while handing on */
 			continue;
 		}
-		abb_daq_buf_release(b);
+		drop(m, b);
 		if (r == ABB_DAQ_ERROR)
 			set_error(m, -EIO);
 		break;
@@ -206,7 +236,7 @@ static void *readout_transport(void *arg)
 		else
 			readout_hand_on(m, prev);
 	}
-	m->last = stopping(m) && r == ABB_DAQ_OK ? ABB_DAQ_EOS : r;
+	set_last(m, stopping(m) && r == ABB_DAQ_OK ? ABB_DAQ_EOS : r);
 	if (m->p.threads >= 2)
 		daq_spsc_close(m->inq);
 	else if (m->port)
@@ -297,10 +327,10 @@ static void *writer_transport(void *arg)
 		r = ABB_DAQ_EOS;
 	}
 	if (cur)
-		abb_daq_buf_release(cur);
+		drop(m, cur);
 	if (next)
 		abb_daq_buf_release(next);
-	m->last = r;
+	set_last(m, r);
 	if (m->p.threads >= 2) {
 		/* the module thread stops producing: its next push fails. The
 		 * buffers still queued go back to the pool, or a module thread
@@ -342,7 +372,12 @@ static int module_create(abb_daq_module **out, enum kind kind, abb_daq_device *d
 	if (!out || !d)
 		return -EINVAL;
 	*out = NULL;
-	if (p && (p->queue_length == 0 || p->threads < 1 || p->threads > 2))
+	if (p && (p->queue_length == 0 || p->threads < 1 || p->threads > 2 ||
+		  p->standalone < 0 || p->standalone > 1))
+		return -EINVAL;
+	/* double buffering: one buffer in the DMA while the previous one is
+	 * handed on (NumBuffers=1 was accepted and the module never finished) */
+	if ((pool ? abb_daq_pool_size(pool) : p ? p->num_buffers : 2) < 2)
 		return -EINVAL;
 	m = aligned_alloc(64, (sizeof *m + 63) / 64 * 64);
 	if (m)
@@ -433,8 +468,12 @@ int abb_daq_module_start(abb_daq_module *m)
 
 int abb_daq_module_wait(abb_daq_module *m, int64_t timeout_ms)
 {
-	uint64_t end = timeout_ms >= 0 ? daq_wall_ns() + (uint64_t)timeout_ms * 1000000u : 0;
+	uint64_t now = daq_wall_ns(), end = 0;
 	int rc = 0;
+
+	/* a timeout past the end of the clock (INT64_MAX ms wrapped) is none */
+	if (timeout_ms >= 0 && (uint64_t)timeout_ms <= (UINT64_MAX - now) / 1000000u)
+		end = now + (uint64_t)timeout_ms * 1000000u;
 
 	if (!m)
 		return -EINVAL;
@@ -481,16 +520,23 @@ int abb_daq_module_stop(abb_daq_module *m)
 
 void abb_daq_module_destroy(abb_daq_module *m)
 {
+	bool stuck;
+
 	if (!m)
 		return;
 	abb_daq_module_stop(m);
+	stuck = daq_transport_stuck(m->t) != NULL;
 	abb_daq_transport_destroy(m->t);
 	daq_spsc_destroy(m->inq);
 	abb_daq_queue_destroy(m->port);
-	if (m->own_pool) {
-		abb_daq_device_unmap_pool(m->d, m->pool);
-		abb_daq_pool_destroy(m->pool);
-	}
+	/* The own pool goes only when no DMA can write it any more: its
+	 * transfer was collected and every buffer unmapped (an unmap error was
+	 * ignored before and memory still mapped and targeted was freed). Its
+	 * memory is freed when the last buffer a consumer still holds comes
+	 * back (it leaked before). Otherwise it stays allocated: a leak, not
+	 * a DMA into freed memory. */
+	if (m->own_pool && !stuck && abb_daq_device_unmap_pool(m->d, m->pool) == 0)
+		daq_pool_destroy_late(m->pool);
 	pthread_mutex_destroy(&m->lock);
 	pthread_cond_destroy(&m->done);
 	free(m);

@@ -5,6 +5,8 @@
  * plus the few this implementation adds (see <abb/abb_daq.h>).
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,22 +49,43 @@ static const struct {
 #undef P
 };
 
-static int parse_num(const char *v, long long *out)
+/* A number: decimal or 0x hex, optional suffix K or M (x1024, x1048576),
+ * nothing else (no blanks, no second sign); signed kinds take a leading
+ * '-'. Every step overflow-checked: a value out of lo..hi is -ERANGE
+ * (Threads=4294967298 was taken as 2, BufferSize=9007199254740993K
+ * overflowed a long long). */
+static int parse_num(const char *v, int is_signed, long long lo, unsigned long long hi,
+		     unsigned long long *mag, int *neg)
 {
+	unsigned long long x, mul = 1;
+	const char *d = v;
 	char *end;
-	long long x;
 
+	*neg = 0;
+	if (*d == '-' && is_signed) {
+		*neg = 1;
+		d++;
+	}
+	if (*d < '0' || *d > '9')
+		return -EINVAL; /* empty, blank, '+', a second sign */
 	errno = 0;
-	x = strtoll(v, &end, 0);
-	if (errno || end == v)
+	x = strtoull(d, &end, 0);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno || end == d)
 		return -EINVAL;
 	if (*end == 'k' || *end == 'K')
-		x *= 1024, end++;
+		mul = 1024, end++;
 	else if (*end == 'm' || *end == 'M')
-		x *= 1024 * 1024, end++;
+		mul = 1024 * 1024, end++;
 	if (*end)
 		return -EINVAL;
-	*out = x;
+	if (x > ULLONG_MAX / mul)
+		return -ERANGE;
+	x *= mul;
+	if (*neg ? x > (unsigned long long)-(lo + 1) + 1 : x > hi)
+		return -ERANGE;
+	*mag = x;
 	return 0;
 }
 
@@ -72,7 +95,10 @@ int abb_daq_params_set(struct abb_daq_params *p, const char *name, const char *v
 		return -EINVAL;
 	for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
 		char *f = (char *)p + params[i].off;
-		long long x = 0;
+		unsigned long long x = 0;
+		int neg = 0, rc;
+		long long lo = 0;
+		unsigned long long hi;
 
 		if (strcasecmp(name, params[i].name) != 0)
 			continue;
@@ -82,34 +108,36 @@ int abb_daq_params_set(struct abb_daq_params *p, const char *name, const char *v
 			snprintf(f, params[i].len, "%s", value);
 			return 0;
 		}
-		if (parse_num(value, &x))
-			return -EINVAL;
+		switch (params[i].kind) {
+		case K_UINT: hi = UINT_MAX; break;
+		case K_U32: hi = UINT32_MAX; break;
+		case K_SIZE: hi = SIZE_MAX; break;
+		case K_INT: lo = INT_MIN; hi = INT_MAX; break;
+		case K_U64: hi = UINT64_MAX; break;
+		case K_I64: lo = INT64_MIN; hi = INT64_MAX; break;
+		default: return -EINVAL;
+		}
+		rc = parse_num(value, lo < 0, lo, hi, &x, &neg);
+		if (rc)
+			return rc == -ERANGE ? -EINVAL : rc;
 		switch (params[i].kind) {
 		case K_UINT:
-			if (x < 0 || x > 0xffffffffll)
-				return -EINVAL;
 			*(unsigned *)f = (unsigned)x;
 			break;
 		case K_U32:
-			if (x < 0 || x > 0xffffffffll)
-				return -EINVAL;
 			*(uint32_t *)f = (uint32_t)x;
 			break;
 		case K_SIZE:
-			if (x < 0)
-				return -EINVAL;
 			*(size_t *)f = (size_t)x;
 			break;
 		case K_INT:
-			*(int *)f = (int)x;
+			*(int *)f = neg ? (int)-(long long)(x - 1) - 1 : (int)x;
 			break;
 		case K_U64:
-			if (x < 0)
-				return -EINVAL;
 			*(uint64_t *)f = (uint64_t)x;
 			break;
 		case K_I64:
-			*(int64_t *)f = (int64_t)x;
+			*(int64_t *)f = neg ? -(int64_t)(x - 1) - 1 : (int64_t)x;
 			break;
 		default:
 			return -EINVAL;
@@ -122,12 +150,16 @@ int abb_daq_params_set(struct abb_daq_params *p, const char *name, const char *v
 int abb_daq_params_parse(struct abb_daq_params *p, const char *text)
 {
 	char buf[1024], *save = NULL;
+	struct abb_daq_params q;
 
 	if (!p || !text)
 		return -EINVAL;
 	if (strlen(text) >= sizeof buf)
 		return -E2BIG;
 	strcpy(buf, text);
+	/* all or nothing: the items go to a copy, which replaces *p only when
+	 * every item was good (the items before a bad one were applied) */
+	q = *p;
 	for (char *t = strtok_r(buf, ", \t\n", &save); t; t = strtok_r(NULL, ", \t\n", &save)) {
 		char *eq = strchr(t, '=');
 		int rc;
@@ -135,9 +167,10 @@ int abb_daq_params_parse(struct abb_daq_params *p, const char *text)
 		if (!eq)
 			return -EINVAL;
 		*eq = 0;
-		rc = abb_daq_params_set(p, t, eq + 1);
+		rc = abb_daq_params_set(&q, t, eq + 1);
 		if (rc)
 			return rc;
 	}
+	*p = q;
 	return 0;
 }

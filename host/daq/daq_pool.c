@@ -14,6 +14,8 @@
  * thread) and the taking thread (a transport) never contend for a lock.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,10 @@ struct abb_daq_pool {
 	 * the mutex and stack the taking thread works on */
 	_Alignas(64) _Atomic(abb_daq_buf *) returned; /* released, not yet on the stack */
 	atomic_uint waiters;             /* takers asleep on avail */
+	/* 1 for the owner (until abb_daq_pool_destroy or daq_pool_destroy_late)
+	 * + 1 per buffer out of the pool; who drops it to 0 frees the pool. A
+	 * releaser drops its hold as its very last access to the pool. */
+	atomic_uint holds;
 	_Alignas(64) char after_returned; /* ends that line */
 	abb_daq_buf **bufs;  /* by id */
 	unsigned n;
@@ -70,8 +76,18 @@ static size_t page_size(void)
  * shared). On failure nothing is added. */
 static int pool_add(abb_daq_pool *p, unsigned more)
 {
-	size_t pg = page_size(), bytes = (p->bufsize + pg - 1) / pg * pg;
-	unsigned n = p->n + more, i;
+	size_t pg = page_size(), bytes;
+	unsigned n, i;
+
+	/* overflow-checked: the count (UINT_MAX more wrapped to fewer buffers
+	 * and the memmove below ran past the tables; a wrap to 0 made realloc
+	 * free them), the tables' byte sizes and the page-rounded buffer size */
+	if (more > UINT_MAX - p->n || p->bufsize > SIZE_MAX - pg)
+		return -EOVERFLOW;
+	n = p->n + more;
+	if (__builtin_mul_overflow((size_t)n, sizeof(abb_daq_buf *), &bytes))
+		return -EOVERFLOW; /* 32-bit size_t */
+	bytes = (p->bufsize + pg - 1) / pg * pg;
 	abb_daq_buf **bufs = realloc(p->bufs, n * sizeof *bufs);
 
 	if (!bufs)
@@ -128,6 +144,7 @@ int abb_daq_pool_create(abb_daq_pool **pool, const char *name, size_t bufsize, u
 		return -ENOMEM;
 	snprintf(p->name, sizeof p->name, "%s", name ? name : "pool");
 	p->bufsize = bufsize;
+	atomic_init(&p->holds, 1);
 	daq_mutex_init(&p->lock);
 	daq_cond_init(&p->avail);
 	rc = pool_add(p, nbufs);
@@ -157,17 +174,8 @@ int abb_daq_pool_grow(abb_daq_pool *p, unsigned more)
 	return rc;
 }
 
-int abb_daq_pool_destroy(abb_daq_pool *p)
+static void pool_free(abb_daq_pool *p)
 {
-	if (!p)
-		return 0;
-	pthread_mutex_lock(&p->lock);
-	take_returned(p);
-	if (p->nfree != p->n) {
-		pthread_mutex_unlock(&p->lock);
-		return -EBUSY;
-	}
-	pthread_mutex_unlock(&p->lock);
 	for (unsigned i = 0; i < p->n; i++) {
 		free(p->bufs[i]->data);
 		free(p->bufs[i]);
@@ -177,7 +185,29 @@ int abb_daq_pool_destroy(abb_daq_pool *p)
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->avail);
 	free(p);
+}
+
+int abb_daq_pool_destroy(abb_daq_pool *p)
+{
+	if (!p)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	take_returned(p);
+	/* holds: a releaser that returned the last buffer may still be in
+	 * abb_daq_buf_release */
+	if (p->nfree != p->n || atomic_load(&p->holds) != 1) {
+		pthread_mutex_unlock(&p->lock);
+		return -EBUSY;
+	}
+	pthread_mutex_unlock(&p->lock);
+	pool_free(p);
 	return 0;
+}
+
+void daq_pool_destroy_late(abb_daq_pool *p)
+{
+	if (p && atomic_fetch_sub(&p->holds, 1) == 1)
+		pool_free(p);
 }
 
 static int any_free_cb(void *p)
@@ -220,6 +250,7 @@ int daq_pool_get(abb_daq_pool *p, abb_daq_buf **out, int64_t timeout_ns, const a
 		abb_daq_buf *b = p->free[p->nfree - 1];
 
 		__atomic_store_n(&p->nfree, p->nfree - 1, __ATOMIC_RELAXED);
+		atomic_fetch_add_explicit(&p->holds, 1, memory_order_relaxed);
 		b->refs = 1;
 		b->len = 0;
 		b->seq = 0;
@@ -238,6 +269,8 @@ int abb_daq_pool_get(abb_daq_pool *p, abb_daq_buf **b, int64_t timeout_ns)
 
 void abb_daq_buf_ref(abb_daq_buf *b)
 {
+	if (!b)
+		return; /* as abb_daq_buf_release(NULL) */
 	__atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
 }
 
@@ -259,6 +292,10 @@ void abb_daq_buf_release(abb_daq_buf *b)
 		pthread_cond_signal(&p->avail);
 		pthread_mutex_unlock(&p->lock);
 	}
+	/* the last access to p: a pool whose owner let go (a module destroyed
+	 * while a consumer held this buffer) is freed by its last buffer */
+	if (atomic_fetch_sub_explicit(&p->holds, 1, memory_order_acq_rel) == 1)
+		pool_free(p);
 }
 
 unsigned abb_daq_pool_size(const abb_daq_pool *p)

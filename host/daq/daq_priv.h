@@ -65,6 +65,14 @@ DAQ_HIDDEN int daq_queue_push(abb_daq_queue *q, abb_daq_buf *b, int64_t timeout_
 DAQ_HIDDEN int daq_queue_pop(abb_daq_queue *q, abb_daq_buf **b, int64_t timeout_ns,
 			     const atomic_int *stop, int64_t spin_ns);
 
+/* Lets go of the pool for its owner: freed now if every buffer is in it,
+ * else by the release of its last buffer out (a consumer may still hold
+ * buffers of a destroyed module). The caller must have unmapped it. */
+DAQ_HIDDEN void daq_pool_destroy_late(abb_daq_pool *p);
+/* The buffer whose DMA the transport could not stop (libabb still holds
+ * the channel: it may still write it), or NULL. */
+DAQ_HIDDEN abb_daq_buf *daq_transport_stuck(const abb_daq_transport *t);
+
 /* The single-producer single-consumer hand-over queue between a module's
  * transport and module thread (daq_spsc.c); same return values as the
  * queue above. pop after close still returns what was queued. */

@@ -145,6 +145,38 @@ int abb_daq_transport_start(abb_daq_transport *t, abb_daq_buf *b)
 	return 0;
 }
 
+/* The channel reset code, as libabb writes it. */
+#define DAQ_CTRL_RESET ((ABB_CTRL_RESET_CODE & ABB_CTRL_RESET) | ABB_CTRL_V | ABB_CTRL_BAR)
+
+/* Stops the transfer in flight and makes libabb let go of the channel:
+ * reset the channel, then collect the transfer with short waits until
+ * libabb reports it finished (0, done meanwhile), failed (-EIO: it reset
+ * and released the channel) or not in flight (-EINVAL: a failed wait
+ * released it already). A wait that fails otherwise (-ETIME, the
+ * simulator's watchdog) means the channel is still held: reset again, a
+ * few rounds. Returns 0 with t->busy cleared, or the last error with
+ * t->busy still set: the buffer must not be reused or freed. */
+static int transport_release(abb_daq_transport *t)
+{
+	uint32_t base = t->dir == ABB_DAQ_READ ? ABB_BLK_C2H : ABB_BLK_H2C;
+	int rc = -EIO;
+
+	for (int round = 0; round < 3; round++) {
+		(void)!abb_reg_write(t->dev, base + ABB_CH_CTRL, DAQ_CTRL_RESET);
+		for (int i = 0; i < 1000; i++) {
+			rc = t->dir == ABB_DAQ_READ ? abb_dma_read_wait(t->dev, 1000000)
+						    : abb_dma_write_wait(t->dev, 1000000);
+			if (rc == 0 || rc == -EIO || rc == -EINVAL) {
+				t->busy = NULL;
+				return 0;
+			}
+			if (rc != -ETIMEDOUT && rc != -EBUSY)
+				break; /* reset again */
+		}
+	}
+	return rc;
+}
+
 enum abb_daq_result abb_daq_transport_complete(abb_daq_transport *t, abb_daq_buf *b,
 					       int64_t timeout_ns)
 {
@@ -160,9 +192,16 @@ enum abb_daq_result abb_daq_transport_complete(abb_daq_transport *t, abb_daq_buf
 		rc = abb_dma_write_wait(t->dev, timeout_ns);
 	if (rc == -ETIMEDOUT)
 		return ABB_DAQ_TIMEOUT;
-	t->busy = NULL;
-	if (rc)
+	if (rc) {
+		/* Any other failure (the simulator's watchdog -ETIME, a failed
+		 * register read, a board error): the DMA may still run and
+		 * libabb may still hold the channel. Never forget it: stop
+		 * the channel and collect the transfer; if that fails too the
+		 * buffer stays busy (daq_transport_stuck) and is not reused. */
+		(void)transport_release(t);
 		return ABB_DAQ_ERROR;
+	}
+	t->busy = NULL;
 	if (t->dir == ABB_DAQ_READ) {
 		uint64_t ev = daq_device_next_event(t->d);
 
@@ -183,28 +222,16 @@ enum abb_daq_result abb_daq_transport_complete(abb_daq_transport *t, abb_daq_buf
 	return ABB_DAQ_OK;
 }
 
-/* The channel reset code, as libabb writes it. */
-#define DAQ_CTRL_RESET ((ABB_CTRL_RESET_CODE & ABB_CTRL_RESET) | ABB_CTRL_V | ABB_CTRL_BAR)
 
 void abb_daq_transport_abort(abb_daq_transport *t)
 {
-	uint32_t base;
+	if (t && t->busy)
+		(void)transport_release(t);
+}
 
-	if (!t || !t->busy)
-		return;
-	/* Reset the channel, then let libabb collect the transfer: its wait
-	 * sees DONE (finished meanwhile) or an idle channel (-EIO after a few
-	 * polls) and releases the channel and the buffer either way. */
-	base = t->dir == ABB_DAQ_READ ? ABB_BLK_C2H : ABB_BLK_H2C;
-	(void)!abb_reg_write(t->dev, base + ABB_CH_CTRL, DAQ_CTRL_RESET);
-	for (int i = 0; i < 1000; i++) {
-		int rc = t->dir == ABB_DAQ_READ ? abb_dma_read_wait(t->dev, 1000000)
-						: abb_dma_write_wait(t->dev, 1000000);
-
-		if (rc != -ETIMEDOUT)
-			break;
-	}
-	t->busy = NULL;
+abb_daq_buf *daq_transport_stuck(const abb_daq_transport *t)
+{
+	return t ? t->busy : NULL;
 }
 
 /* For the modules: header bytes in front of the data of a read buffer. */

@@ -4,10 +4,25 @@
  *
  * Every public function checks its arguments completely before the first
  * backend call, so a rejected call has touched no hardware.
+ *
+ * Device handles are never handed back to the allocator while the library
+ * is loaded: abb_close marks one dead and queues it, and a dead handle is
+ * used again only when more than ABB_DEV_DEAD_KEEP others are dead. So a
+ * second abb_close, or any call on a closed handle, is recognised and
+ * refused with a message instead of touching freed memory (unless that
+ * many devices were closed since).
+ *
+ * Interrupts (contract of the board's original driver): a source is
+ * enabled by setting its IER bit (read-modify-write of that bit only) and
+ * acknowledged by clearing it again, for the interrupt generator also by
+ * writing IGEN_ACK; then the backend's irq_unmask runs (VFIO INTx). ISR is
+ * only read: whether a write clears it is model-defined.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "abb_priv.h"
 
@@ -36,6 +51,157 @@ static int find_backend(const char *uri, const struct abb_backend **be, const ch
 	}
 	return abb_err(-EINVAL, "abb_open: unknown device URI \"%s\"; use " ABB_URI_FORMS
 		       " (or set ABB_DEVICE to one of them)", uri);
+}
+
+/* Closed devices kept before one is used again (see the top). */
+#define ABB_DEV_DEAD_KEEP 64
+/* Default wait limit without a wall-clock watchdog (device time). */
+#define ABB_WAIT_LIMIT_DEFAULT_NS 10000000000ull
+
+static pthread_mutex_t dev_registry = PTHREAD_MUTEX_INITIALIZER;
+static abb_dev *dead_head, *dead_tail;
+static size_t dead_count;
+
+static abb_dev *dev_alloc(void)
+{
+	abb_dev *dev = NULL;
+
+	pthread_mutex_lock(&dev_registry);
+	if (dead_count > ABB_DEV_DEAD_KEEP) {
+		dev = dead_head;
+		dead_head = dev->dead_next;
+		if (!dead_head)
+			dead_tail = NULL;
+		dead_count--;
+	}
+	pthread_mutex_unlock(&dev_registry);
+	if (dev)
+		memset(dev, 0, sizeof *dev);
+	else
+		dev = calloc(1, sizeof *dev);
+	return dev;
+}
+
+/* Marks dev dead and queues it (its mutexes are destroyed, nobody uses it). */
+static void dev_retire(abb_dev *dev)
+{
+	pthread_mutex_lock(&dev_registry);
+	dev->magic = ABB_DEV_DEAD;
+	dev->be_priv = NULL;
+	dev->dead_next = NULL;
+	if (dead_tail)
+		dead_tail->dead_next = dev;
+	else
+		dead_head = dev;
+	dead_tail = dev;
+	dead_count++;
+	pthread_mutex_unlock(&dev_registry);
+}
+
+/* Frees the dead handles when the library is unloaded (for leak checkers). */
+__attribute__((destructor)) static void dev_registry_free(void)
+{
+	while (dead_head) {
+		abb_dev *dev = dead_head;
+
+		dead_head = dev->dead_next;
+		free(dev);
+	}
+	dead_tail = NULL;
+	dead_count = 0;
+}
+
+int abb_dev_check(const char *fn, const abb_dev *dev)
+{
+	uint32_t magic;
+
+	if (!dev)
+		return abb_err(-EINVAL, "%s: dev is NULL", fn);
+	magic = __atomic_load_n(&dev->magic, __ATOMIC_ACQUIRE);
+	if (magic == ABB_DEV_LIVE)
+		return 0;
+	if (magic == ABB_DEV_CLOSING)
+		return abb_err(-EINVAL, "%s: dev %p is being closed (abb_close)", fn,
+			       (const void *)dev);
+	return abb_err(-EINVAL, "%s: dev %p is not an open device (closed already?); open it "
+		       "again with abb_open()", fn, (const void *)dev);
+}
+
+int abb_dev_enter(const char *fn, abb_dev *dev)
+{
+	int rc = abb_dev_check(fn, dev);
+
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&dev->life_lock);
+	if (dev->closing)
+		rc = abb_err(-EINVAL, "%s: dev %p is being closed (abb_close)", fn, (void *)dev);
+	else
+		dev->active++;
+	pthread_mutex_unlock(&dev->life_lock);
+	return rc;
+}
+
+void abb_dev_leave(abb_dev *dev)
+{
+	pthread_mutex_lock(&dev->life_lock);
+	if (--dev->active == 0)
+		pthread_cond_broadcast(&dev->life_cond);
+	pthread_mutex_unlock(&dev->life_lock);
+}
+
+int abb_dev_closing(abb_dev *dev)
+{
+	return __atomic_load_n(&dev->closing, __ATOMIC_ACQUIRE);
+}
+
+int abb_nap(abb_dev *dev, int64_t ns)
+{
+	struct timespec ts;
+
+	if (ns <= 0)
+		return 0;
+	if (dev->be->delay_ns)
+		return dev->be->delay_ns(dev, ns);
+	ts.tv_sec = (time_t)(ns / 1000000000);
+	ts.tv_nsec = (long)(ns % 1000000000);
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+	return 0;
+}
+
+uint64_t abb_deadline(uint64_t start, int64_t timeout_ns)
+{
+	if (timeout_ns < 0 || (uint64_t)timeout_ns > UINT64_MAX - start)
+		return UINT64_MAX;
+	return start + (uint64_t)timeout_ns;
+}
+
+void abb_irq_unmask(abb_dev *dev)
+{
+	if (dev->be->irq_unmask)
+		dev->be->irq_unmask(dev);
+}
+
+/* ABB_WAIT_LIMIT_MS: milliseconds of device time, 0 = no limit. */
+static int wait_limit(abb_dev *dev)
+{
+	const char *env = getenv("ABB_WAIT_LIMIT_MS");
+	unsigned long long ms = 0;
+	const char *p;
+
+	dev->wait_limit_ns = dev->watchdog_s ? 0 : ABB_WAIT_LIMIT_DEFAULT_NS;
+	if (!env || !*env)
+		return 0;
+	for (p = env; *p; p++) {
+		if (*p < '0' || *p > '9' || ms > (UINT64_MAX / 1000000 - 9) / 10)
+			return abb_err(-EINVAL, "ABB_WAIT_LIMIT_MS=\"%s\": use a number of "
+				       "milliseconds up to %llu (0: no limit)", env,
+				       (unsigned long long)(UINT64_MAX / 1000000 / 10));
+		ms = ms * 10 + (unsigned long long)(*p - '0');
+	}
+	dev->wait_limit_ns = (uint64_t)ms * 1000000u;
+	return 0;
 }
 
 int abb_rd(abb_dev *dev, uint32_t off, uint32_t *val)
@@ -68,11 +234,13 @@ int abb_open(abb_dev **devp, const char *uri)
 	if (rc)
 		return rc;
 
-	dev = calloc(1, sizeof *dev);
+	dev = dev_alloc();
 	if (!dev)
 		return abb_err(-ENOMEM, "abb_open: out of memory");
 	dev->be = be;
 	pthread_mutex_init(&dev->irq_lock, NULL);
+	pthread_mutex_init(&dev->life_lock, NULL);
+	pthread_cond_init(&dev->life_cond, NULL);
 	abb_dma_init(dev);
 
 	rc = be->open(dev, args);
@@ -95,11 +263,17 @@ int abb_open(abb_dev **devp, const char *uri)
 			     "ABB or an incompatible firmware", uri, version, ABB_VERSION_ID);
 		goto fail_close;
 	}
+	rc = wait_limit(dev);
+	if (rc) {
+		abb_err_prefix(rc, "abb_open");
+		goto fail_close;
+	}
 	rc = abb_dma_reset_all(dev);
 	if (rc) {
 		abb_err_prefix(rc, "abb_open: resetting the DMA channels");
 		goto fail_close;
 	}
+	__atomic_store_n(&dev->magic, ABB_DEV_LIVE, __ATOMIC_RELEASE);
 	*devp = dev;
 	return 0;
 
@@ -111,19 +285,46 @@ fail_free:
 	abb_dma_fini(dev);
 fail_destroy:
 	pthread_mutex_destroy(&dev->irq_lock);
-	free(dev);
+	pthread_mutex_destroy(&dev->life_lock);
+	pthread_cond_destroy(&dev->life_cond);
+	dev_retire(dev);
 	return rc;
 }
 
 void abb_close(abb_dev *dev)
 {
+	uint32_t live = ABB_DEV_LIVE;
+
 	if (!dev)
 		return;
+	/* Exactly one caller moves LIVE to CLOSING; a second close (or one
+	 * racing the first) only gets a message. */
+	if (!__atomic_compare_exchange_n(&dev->magic, &live, ABB_DEV_CLOSING, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		abb_err(-EINVAL, "abb_close: dev %p is %s; nothing done", (void *)dev,
+			live == ABB_DEV_CLOSING ? "being closed by another thread" :
+						  "not an open device (closed already?)");
+		return;
+	}
+	pthread_mutex_lock(&dev->life_lock);
+	__atomic_store_n(&dev->closing, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&dev->life_lock);
+	/* Stop what threads wait for, then let them leave: every wait looks
+	 * at dev->closing after each status read (polling) or slice
+	 * (ABB_IRQ_SLICE_NS, interrupts), so this ends. */
+	abb_dma_stop_waiters(dev);
+	pthread_mutex_lock(&dev->life_lock);
+	while (dev->active)
+		pthread_cond_wait(&dev->life_cond, &dev->life_lock);
+	pthread_mutex_unlock(&dev->life_lock);
+
 	abb_dma_fini(dev);
 	abb_dmabuf_close_all(dev);
 	dev->be->close(dev);
 	pthread_mutex_destroy(&dev->irq_lock);
-	free(dev);
+	pthread_mutex_destroy(&dev->life_lock);
+	pthread_cond_destroy(&dev->life_cond);
+	dev_retire(dev);
 }
 
 const char *abb_backend(const abb_dev *dev)
@@ -133,8 +334,12 @@ const char *abb_backend(const abb_dev *dev)
 
 int abb_reg_read(abb_dev *dev, uint32_t off, uint32_t *val)
 {
-	if (!dev || !val)
-		return abb_err(-EINVAL, "abb_reg_read: %s is NULL", dev ? "val" : "dev");
+	int rc = abb_dev_check("abb_reg_read", dev);
+
+	if (rc)
+		return rc;
+	if (!val)
+		return abb_err(-EINVAL, "abb_reg_read: val is NULL");
 	if (off % 4)
 		return abb_err(-EINVAL, "abb_reg_read: offset 0x%x is not a multiple of 4; "
 			       "registers are 32-bit words", off);
@@ -146,8 +351,10 @@ int abb_reg_read(abb_dev *dev, uint32_t off, uint32_t *val)
 
 int abb_reg_write(abb_dev *dev, uint32_t off, uint32_t val)
 {
-	if (!dev)
-		return abb_err(-EINVAL, "abb_reg_write: dev is NULL");
+	int rc = abb_dev_check("abb_reg_write", dev);
+
+	if (rc)
+		return rc;
 	if (off % 4)
 		return abb_err(-EINVAL, "abb_reg_write: offset 0x%x is not a multiple of 4; "
 			       "registers are 32-bit words", off);
@@ -159,8 +366,12 @@ int abb_reg_write(abb_dev *dev, uint32_t off, uint32_t val)
 
 static int check_pio(const char *fn, abb_dev *dev, uint32_t off, const void *buf, size_t len)
 {
-	if (!dev || !buf)
-		return abb_err(-EINVAL, "%s: %s is NULL", fn, dev ? "buf" : "dev");
+	int rc = abb_dev_check(fn, dev);
+
+	if (rc)
+		return rc;
+	if (!buf)
+		return abb_err(-EINVAL, "%s: buf is NULL", fn);
 	if (len == 0)
 		return abb_err(-EINVAL, "%s: len is 0", fn);
 	if (off >= dev->bar1_size || len > dev->bar1_size - off)
@@ -185,20 +396,29 @@ int abb_mem_write(abb_dev *dev, uint32_t off, const void *buf, size_t len)
 
 int abb_mem_size(abb_dev *dev, size_t *size)
 {
-	if (!dev || !size)
-		return abb_err(-EINVAL, "abb_mem_size: %s is NULL", dev ? "size" : "dev");
+	int rc = abb_dev_check("abb_mem_size", dev);
+
+	if (rc)
+		return rc;
+	if (!size)
+		return abb_err(-EINVAL, "abb_mem_size: size is NULL");
 	*size = dev->bar1_size;
 	return 0;
 }
 
 int abb_time_ns(abb_dev *dev, uint64_t *ns)
 {
-	if (!dev || !ns)
-		return abb_err(-EINVAL, "abb_time_ns: %s is NULL", dev ? "ns" : "dev");
+	int rc = abb_dev_check("abb_time_ns", dev);
+
+	if (rc)
+		return rc;
+	if (!ns)
+		return abb_err(-EINVAL, "abb_time_ns: ns is NULL");
 	return dev->be->now_ns(dev, ns);
 }
 
-/* IER read-modify-write of the given bits only; *was gets the old value. */
+/* IER read-modify-write of the given bits only; *was gets the old value.
+ * The write is skipped when no bit changes. */
 static int ier_update(abb_dev *dev, uint32_t set, uint32_t clear, uint32_t *was)
 {
 	uint32_t ier;
@@ -209,7 +429,8 @@ static int ier_update(abb_dev *dev, uint32_t set, uint32_t clear, uint32_t *was)
 	if (!rc) {
 		if (was)
 			*was = ier;
-		rc = abb_wr(dev, ABB_REG_IER, (ier | set) & ~clear);
+		if (((ier | set) & ~clear) != ier)
+			rc = abb_wr(dev, ABB_REG_IER, (ier | set) & ~clear);
 	}
 	pthread_mutex_unlock(&dev->irq_lock);
 	return rc;
@@ -225,60 +446,131 @@ int abb_ier_clear(abb_dev *dev, uint32_t bits)
 	return ier_update(dev, 0, bits, NULL);
 }
 
+/* Acknowledges the sources in fired: IER bits cleared, the generator
+ * acknowledged (IGEN_ACK), then the backend unmasks the line. */
+static int irq_ack(abb_dev *dev, uint32_t fired)
+{
+	int rc = abb_ier_clear(dev, fired);
+
+	if (!rc && (fired & ABB_ISR_IGEN))
+		rc = abb_wr(dev, ABB_REG_IGEN_CTRL, ABB_IGEN_ACK);
+	abb_irq_unmask(dev);
+	return rc;
+}
+
+/* Before a waiter sleeps on the interrupt count (first sleep, or after a
+ * wake that was not for keep): acknowledges every other source that is
+ * pending (ISR & IER), as the original driver's handler did for whatever
+ * fired. Otherwise an interrupt nobody collected yet would hold the level
+ * line high (INTx; on VFIO also masked) and the waiter's own interrupt
+ * would be no new edge. The other sources' waiters read their status
+ * (STA, or ISR, which keeps the bit) and still see them. */
+int abb_irq_ack_others(abb_dev *dev, uint32_t keep)
+{
+	uint32_t isr, ier, other = 0;
+	int rc;
+
+	pthread_mutex_lock(&dev->irq_lock);
+	rc = abb_rd(dev, ABB_REG_ISR, &isr);
+	if (!rc && (isr & ~keep))
+		rc = abb_rd(dev, ABB_REG_IER, &ier);
+	else
+		ier = 0;
+	if (!rc) {
+		other = isr & ier & ~keep;
+		if (other)
+			rc = abb_wr(dev, ABB_REG_IER, ier & ~other);
+	}
+	pthread_mutex_unlock(&dev->irq_lock);
+	if (!rc && other)
+		abb_irq_unmask(dev);
+	return rc;
+}
+
 int abb_irq_wait(abb_dev *dev, unsigned source, int64_t timeout_ns)
 {
 	const uint32_t all = ABB_ISR_C2H | ABB_ISR_H2C | ABB_ISR_IGEN;
-	uint64_t seen, start, now;
-	uint32_t was, isr, fired;
-	int rc;
+	uint64_t seen, start, now, end, limit_end;
+	uint32_t was = 0, isr, fired;
+	int rc = abb_dev_check("abb_irq_wait", dev);
 
-	if (!dev)
-		return abb_err(-EINVAL, "abb_irq_wait: dev is NULL");
+	if (rc)
+		return rc;
 	if (source == 0 || (source & ~all))
 		return abb_err(-EINVAL, "abb_irq_wait: source 0x%x is not a non-empty set of "
 			       "ABB_IRQ_DMA_READ|ABB_IRQ_DMA_WRITE|ABB_IRQ_GEN", source);
 	if (dev->be->irq_check && (rc = dev->be->irq_check(dev)) != 0)
 		return abb_err_prefix(rc, "abb_irq_wait");
+	rc = abb_dev_enter("abb_irq_wait", dev);
+	if (rc)
+		return rc;
 
-	/* Count first, then enable: an MSI for the enabled bits after this
-	 * point always ends the wait below. */
+	/* Count first, then enable: an interrupt for the enabled bits after
+	 * this point always ends a slice below. */
 	seen = dev->be->irq_count(dev);
 	rc = dev->be->now_ns(dev, &start);
-	if (rc)
-		return rc;
-	rc = abb_ier_set(dev, source, &was);
-	if (rc)
-		return rc;
-	for (;;) {
-		int64_t left = -1;
+	if (!rc)
+		rc = abb_ier_set(dev, source, &was);
+	if (rc) {
+		abb_err_prefix(rc, "abb_irq_wait");
+		goto out;
+	}
+	end = abb_deadline(start, timeout_ns);
+	limit_end = dev->wait_limit_ns ? abb_deadline(start, (int64_t)dev->wait_limit_ns) :
+					 UINT64_MAX;
+	for (bool woke = true;; woke = rc == 0) {
+		uint64_t stop = end < limit_end ? end : limit_end;
+		int64_t slice = ABB_IRQ_SLICE_NS;
 
 		rc = abb_rd(dev, ABB_REG_ISR, &isr);
 		if (rc)
 			break;
 		fired = isr & source;
+		if (!fired && woke && (rc = abb_irq_ack_others(dev, source)) != 0)
+			break;
 		if (fired) {
-			rc = abb_wr(dev, ABB_REG_ISR, fired);
+			rc = irq_ack(dev, fired);
+			/* give back the other enable bits this call set */
 			if (!rc)
-				rc = abb_ier_clear(dev, fired);
-			return rc ? rc : (int)fired;
-		}
-		if (timeout_ns >= 0) {
-			rc = dev->be->now_ns(dev, &now);
+				rc = abb_ier_clear(dev, source & ~was & ~fired);
 			if (rc)
-				break;
-			left = timeout_ns - (int64_t)(now - start);
-			if (left <= 0) {
-				rc = abb_err(-ETIMEDOUT, "abb_irq_wait: no interrupt from source 0x%x "
-					     "within %lld ns (device time)", source,
-					     (long long)timeout_ns);
-				break;
-			}
+				abb_err_prefix(rc, "abb_irq_wait: acknowledging");
+			else
+				rc = (int)fired;
+			goto out;
 		}
-		rc = dev->be->irq_wait(dev, &seen, left);
+		if (abb_dev_closing(dev)) {
+			rc = abb_err(-ECANCELED, "abb_irq_wait: abb_close() was called while "
+				     "waiting");
+			break;
+		}
+		rc = dev->be->now_ns(dev, &now);
+		if (rc)
+			break;
+		if (now >= stop) {
+			if (stop == end)
+				rc = abb_err(-ETIMEDOUT, "abb_irq_wait: no interrupt from source "
+					     "0x%x within %lld ns (device time)", source,
+					     (long long)timeout_ns);
+			else
+				rc = abb_err(-ETIMEDOUT, "abb_irq_wait: no interrupt from source "
+					     "0x%x within the wait limit of %llu ms (device time; "
+					     "ABB_WAIT_LIMIT_MS)", source,
+					     (unsigned long long)(dev->wait_limit_ns / 1000000));
+			break;
+		}
+		if (stop - now < (uint64_t)slice)
+			slice = (int64_t)(stop - now);
+		rc = dev->be->irq_wait(dev, &seen, slice);
 		if (rc && rc != -ETIMEDOUT)
 			break;
 	}
 	/* Give back the enable bits this call set. */
-	abb_ier_clear(dev, source & ~was);
+	if (abb_ier_clear(dev, source & ~was) == 0)
+		abb_irq_unmask(dev);
+	if (rc != -ETIMEDOUT && rc != -ECANCELED)
+		abb_err_prefix(rc, "abb_irq_wait");
+out:
+	abb_dev_leave(dev);
 	return rc;
 }

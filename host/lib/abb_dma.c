@@ -6,18 +6,37 @@
  *
  * A transfer gets a fresh chain built from the IOVA pieces of the buffer
  * range: one descriptor per contiguous piece. The first descriptor goes
- * straight into the channel's register block (PAH .. LENG, then CTRL with
- * V last: that write starts the channel); descriptors 2..n live in a
+ * straight into the channel's register block; descriptors 2..n live in a
  * per-channel area of host memory that the library allocates page aligned
  * and maps for the device. Slot i of the area is at page i/64, byte
  * 64*(i%64): 64-byte aligned, never crossing 4 KiB. Nothing is patched in
  * place and restored afterwards (a defect of the original library).
  *
- * Completion: STA DONE without BUSY = done; DONE with BUSY = error (the
- * channel is reset with CTRL = RESET_CODE|V|BAR and the call fails with
- * -EIO). With ABB_DMA_IRQ the descriptors carry EDI|EEI, the channel's IER
- * bit is set by read-modify-write and the wait sleeps on the backend's MSI
- * count, then reads ISR, clears the bit (write 1) and the IER bit.
+ * The protocol is the one the board's original stack used (evidence
+ * "board" in REGISTERS.md); nothing here needs a model-defined effect
+ * (ISR or GER write-1-to-clear, DONE or ISR cleared by a start):
+ *  - start: CTRL = RESET_CODE|V|BAR, then STA read until BUSY is clear
+ *    (this clears DONE and the channel's ISR bit); the channel's IER bit
+ *    set (ABB_DMA_IRQ, descriptors with EDI|EEI) or cleared (polling) by a
+ *    read-modify-write of that bit; PAH, PAL, HAH, HAL, BDAH, BDAL, LENG;
+ *    CTRL last (V set: the channel starts).
+ *  - completion: STA read until BUSY is clear. DONE without BUSY = done;
+ *    DONE with BUSY = error (-EIO, channel reset); neither = the channel
+ *    was stopped (reset, GCR.SOFT_RESET, hot reset: -EIO, channel reset).
+ *    Polling: the first read after 7/8 of the expected time (poll_delay),
+ *    then a few reads back to back, then reads spaced 1 us growing to
+ *    100 us (the backend's delay_ns). Interrupts: the wait sleeps on the
+ *    backend's interrupt count in slices of at most ABB_IRQ_SLICE_NS and
+ *    reads STA after every wake or slice, so it does not matter who
+ *    acknowledged the interrupt; at the end the channel's IER bit is
+ *    cleared (the acknowledge: the INTx level falls) and the backend
+ *    unmasks the line.
+ *  - a wait that fails for any reason other than the caller's own timeout
+ *    (a failed register read, the simulator's watchdog, the device's wait
+ *    limit, abb_close) resets the channel and releases it, so libabb never
+ *    treats a channel as free while its STA says BUSY. If even the reset
+ *    fails, the channel stays claimed (its buffer cannot be unmapped) and
+ *    the message says so.
  *
  * Locking: a channel's lock guards its bookkeeping only; it is never held
  * while waiting for the board, and every path that takes it releases it.
@@ -35,8 +54,11 @@
 #define ABB_DESC_PER_PAGE (ABB_PAGE / ABB_DESC_ALIGN)
 /* Largest piece per descriptor (LENG is 32 bits; BAR1 is far smaller). */
 #define ABB_PIECE_MAX (1u << 30)
-/* Consecutive idle STA reads after a start that count as a lost transfer. */
-#define ABB_IDLE_POLLS 64
+/* Polled waits: STA reads back to back before backing off, and the
+ * first and largest pause between reads (device time, ns). */
+#define ABB_POLL_SPIN 8
+#define ABB_POLL_NAP_MIN 1000
+#define ABB_POLL_NAP_MAX 100000
 /* abb_close waits this long (device time) for running DMAs. */
 #define ABB_CLOSE_WAIT_NS 10000000
 /* STA reads after a channel reset before giving up on it becoming idle. */
@@ -76,7 +98,8 @@ void abb_dma_init(abb_dev *dev)
 	wr->irq_bit = ABB_ISR_H2C;
 }
 
-/* Resets one channel and waits until STA shows it idle. */
+/* Resets one channel (this clears its STA and its ISR bit) and waits
+ * until STA shows it not busy. */
 static int chan_reset(abb_dev *dev, struct abb_chan *ch)
 {
 	uint32_t sta = 0;
@@ -91,8 +114,12 @@ static int chan_reset(abb_dev *dev, struct abb_chan *ch)
 				 ch->what, sta);
 }
 
+/* Channel resets clear the channels' ISR bits; ISR is not written (a
+ * write-1-to-clear ISR is model-defined). GER gets back what it holds:
+ * clears it where it is write-1-to-clear, changes nothing elsewhere. */
 int abb_dma_reset_all(abb_dev *dev)
 {
+	uint32_t ger = 0;
 	int rc = chan_reset(dev, &dev->chan[ABB_CH_C2H]);
 
 	if (!rc)
@@ -100,9 +127,9 @@ int abb_dma_reset_all(abb_dev *dev)
 	if (!rc)
 		rc = abb_wr(dev, ABB_REG_IER, 0);
 	if (!rc)
-		rc = abb_wr(dev, ABB_REG_ISR, ABB_ISR_C2H | ABB_ISR_H2C | ABB_ISR_IGEN);
-	if (!rc)
-		rc = abb_wr(dev, ABB_REG_GER, ~0u);
+		rc = abb_rd(dev, ABB_REG_GER, &ger);
+	if (!rc && ger)
+		rc = abb_wr(dev, ABB_REG_GER, ger);
 	return rc;
 }
 
@@ -292,10 +319,46 @@ static void chan_release(struct abb_chan *ch)
 	abb_registry_unlock();
 }
 
+/* Ends the transfer on a channel: resets the channel if asked,
+ * acknowledges its interrupt (ABB_DMA_IRQ: IER bit cleared, line
+ * unmasked) and releases it. If the reset fails the transfer may still
+ * run: the channel then stays claimed (its buffer pinned) and the
+ * negative errno of the reset is returned. */
+static int chan_end(abb_dev *dev, struct abb_chan *ch, bool reset)
+{
+	int rc = reset ? chan_reset(dev, ch) : 0;
+
+	if ((ch->flags & ABB_DMA_IRQ) && abb_ier_clear(dev, ch->irq_bit) == 0)
+		abb_irq_unmask(dev);
+	if (rc) {
+		pthread_mutex_lock(&ch->lock);
+		ch->waiting = false;
+		pthread_mutex_unlock(&ch->lock);
+		return rc;
+	}
+	chan_release(ch);
+	return 0;
+}
+
+/* A wait or start failed with err (message set): stops the transfer
+ * (chan_end with a reset) and says what became of the channel. */
+static int chan_fail(const char *fn, abb_dev *dev, struct abb_chan *ch, int err)
+{
+	char why[384];
+	int rc;
+
+	snprintf(why, sizeof why, "%s", abb_last_error());
+	rc = chan_end(dev, ch, true);
+	if (rc)
+		return abb_err(err, "%s: %s; the %s could NOT be stopped (channel reset failed: "
+			       "%s): the channel stays claimed, wait again or reopen the device",
+			       fn, why, ch->what, abb_last_error());
+	return abb_err(err, "%s: %s; the %s was stopped, the channel is reset and free", fn,
+		       why, ch->what);
+}
+
 static int check_args(const char *fn, abb_dev *dev, const struct xfer *x)
 {
-	if (!dev)
-		return abb_err(-EINVAL, "%s: dev is NULL", fn);
 	if (x->flags & ~(ABB_DMA_FIXED | ABB_DMA_IRQ))
 		return abb_err(-EINVAL, "%s: unknown flags 0x%x; use ABB_DMA_FIXED and ABB_DMA_IRQ",
 			       fn, x->flags & ~(ABB_DMA_FIXED | ABB_DMA_IRQ));
@@ -324,7 +387,8 @@ static int check_args(const char *fn, abb_dev *dev, const struct xfer *x)
 	return 0;
 }
 
-static int dma_start(const char *fn, abb_dev *dev, int chn, const struct xfer *x)
+/* The start; the caller holds an abb_dev_enter. */
+static int do_start(const char *fn, abb_dev *dev, int chn, const struct xfer *x)
 {
 	uint32_t first[ABB_DESC_WORDS];
 	struct abb_chan *ch;
@@ -349,6 +413,8 @@ static int dma_start(const char *fn, abb_dev *dev, int chn, const struct xfer *x
 			     "4-byte aligned buffer", fn, x->buf->ptr, x->off);
 		goto out_registry;
 	}
+	if ((rc = abb_dmabuf_can(fn, x->buf, chn == ABB_CH_C2H)))
+		goto out_registry;
 	pthread_mutex_lock(&ch->lock);
 	if (ch->busy) {
 		rc = abb_err(-EBUSY, "%s: a %s is in flight on this channel; collect it with "
@@ -384,23 +450,29 @@ out_registry:
 
 	/* The descriptors in memory must be visible before the CTRL write. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (x->flags & ABB_DMA_IRQ) {
-		rc = abb_wr(dev, ABB_REG_ISR, ch->irq_bit);
-		if (!rc)
-			rc = abb_ier_set(dev, ch->irq_bit, NULL);
-	}
+	rc = chan_reset(dev, ch);
+	if (!rc)
+		rc = (x->flags & ABB_DMA_IRQ) ? abb_ier_set(dev, ch->irq_bit, NULL) :
+						abb_ier_clear(dev, ch->irq_bit);
 	for (int j = 0; !rc && j < ABB_DW_CTRL; j++)
 		rc = abb_wr(dev, ch->base + 4 * j, first[j]);
 	if (!rc)
 		rc = abb_wr(dev, ch->base + ABB_CH_CTRL, first[ABB_DW_CTRL]);
 	if (!rc)
 		rc = dev->be->now_ns(dev, &ch->t_start_ns);
-	if (rc) {
-		abb_err_prefix(rc, fn);
-		if (x->flags & ABB_DMA_IRQ)
-			abb_ier_clear(dev, ch->irq_bit);
-		chan_release(ch);
-	}
+	if (rc)
+		rc = chan_fail(fn, dev, ch, rc);
+	return rc;
+}
+
+static int dma_start(const char *fn, abb_dev *dev, int chn, const struct xfer *x)
+{
+	int rc = abb_dev_enter(fn, dev);
+
+	if (rc)
+		return rc;
+	rc = do_start(fn, dev, chn, x);
+	abb_dev_leave(dev);
 	return rc;
 }
 
@@ -428,7 +500,9 @@ static const char *ger_text(uint32_t ger, char *s, size_t n)
 	return s;
 }
 
-/* Collects an error: reads GER for the message, resets the channel. */
+/* Collects an error (STA DONE|BUSY): reads GER for the message (and
+ * writes back what it read: clears it where GER is write-1-to-clear,
+ * changes nothing elsewhere), resets and releases the channel. */
 static int chan_error(const char *fn, abb_dev *dev, struct abb_chan *ch, uint32_t sta)
 {
 	uint32_t ger = 0;
@@ -439,46 +513,53 @@ static int chan_error(const char *fn, abb_dev *dev, struct abb_chan *ch, uint32_
 	if (!abb_rd(dev, ABB_REG_GER, &ger) && ger)
 		abb_wr(dev, ABB_REG_GER, ger);
 	pthread_mutex_unlock(&dev->irq_lock);
-	rc = chan_reset(dev, ch);
+	rc = chan_end(dev, ch, true);
 	return abb_err(-EIO, "%s: the board reported an error (STA 0x%08x, GER 0x%08x: %s); the "
 		       "channel was %s", fn, sta, ger, ger_text(ger, why, sizeof why),
-		       rc ? "NOT reset: reopen the device" : "reset and can be used again");
+		       rc ? "NOT reset and stays claimed: reopen the device" :
+			    "reset and can be used again");
 }
 
 /* Transfers from this size on learn and use the expected duration. */
 #define ABB_POLL_LEARN (64u * 1024)
 
 /* Before the first STA read of a polled wait: lets 7/8 of the expected
- * duration pass (at the fastest rate seen on this channel), never past the
- * caller's timeout. Status reads before that would only cost link bandwidth. */
-static int poll_delay(abb_dev *dev, const struct abb_chan *ch, uint64_t now, int64_t timeout_ns)
+ * duration pass (at the fastest rate seen on this channel), never past
+ * stop (device time). Status reads before that would only cost link
+ * bandwidth. */
+static int poll_delay(abb_dev *dev, const struct abb_chan *ch, uint64_t now, uint64_t stop)
 {
 	uint64_t expect, target;
-	int64_t wait;
 
-	if (!dev->be->delay_ns || !ch->ps_per_byte || ch->len < ABB_POLL_LEARN)
+	if (!ch->ps_per_byte || ch->len < ABB_POLL_LEARN)
 		return 0;
 	expect = ch->ps_per_byte * ch->len / 1000;
 	target = ch->t_start_ns + expect - expect / 8;
+	if (target > stop)
+		target = stop;
 	if (target <= now)
 		return 0;
-	wait = (int64_t)(target - now);
-	if (timeout_ns >= 0 && wait > timeout_ns)
-		wait = timeout_ns;
-	return dev->be->delay_ns(dev, wait);
+	return abb_nap(dev, (int64_t)(target - now));
 }
 
-static int dma_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns)
+static uint64_t min_u64(uint64_t a, uint64_t b)
 {
-	struct abb_chan *ch;
-	uint64_t start, now, seen;
-	unsigned flags, idle = 0, polls = 0;
+	return a < b ? a : b;
+}
+
+/* The wait; the caller holds an abb_dev_enter, or is abb_close (closer:
+ * dev->closing does not end the wait, no wait limit). */
+static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bool closer)
+{
+	struct abb_chan *ch = &dev->chan[chn];
+	uint64_t start, now, end, limit_end, stop, seen;
+	int64_t nap = ABB_POLL_NAP_MIN;
+	unsigned flags, reads = 0;
+	bool saw_busy = false, by_limit;
 	double wall_start = wall_s();
+	uint32_t sta = 0;
 	int rc;
 
-	if (!dev)
-		return abb_err(-EINVAL, "%s: dev is NULL", fn);
-	ch = &dev->chan[chn];
 	pthread_mutex_lock(&ch->lock);
 	if (!ch->busy)
 		rc = abb_err(-EINVAL, "%s: no %s in flight; start one with abb_dma_%s_start()", fn,
@@ -496,101 +577,120 @@ static int dma_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns)
 		return rc;
 
 	rc = dev->be->now_ns(dev, &start);
-	if (!rc && !(flags & ABB_DMA_IRQ))
-		rc = poll_delay(dev, ch, start, timeout_ns);
-	while (!rc) {
-		uint32_t sta, isr;
-		int64_t left = -1;
-		bool look = true;
-
-		if (flags & ABB_DMA_IRQ) {
-			rc = abb_rd(dev, ABB_REG_ISR, &isr);
-			if (rc)
-				break;
-			look = isr & ch->irq_bit;
-			/* Clear before reading STA: a done after this read sets
-			 * the bit again and sends a new MSI, so none is lost. */
-			if (look)
-				rc = abb_wr(dev, ABB_REG_ISR, ch->irq_bit);
-			if (rc)
-				break;
-		} else if (dev->watchdog_s && ++polls % 256 == 0 &&
-			   wall_s() - wall_start > dev->watchdog_s) {
-			rc = abb_err(-ETIME, "%s: the %s is still running after %u s of wall-clock "
-				     "time (simulation watchdog)", fn, ch->what, dev->watchdog_s);
-			break;
-		}
-		if (look) {
-			rc = abb_rd(dev, ch->base + ABB_CH_STA, &sta);
-			if (rc)
-				break;
-			if ((sta & ABB_STA_DONE) && !(sta & ABB_STA_BUSY)) {
-				rc = 1;
-				break;
-			}
-			if ((sta & ABB_STA_DONE) && (sta & ABB_STA_BUSY)) {
-				rc = chan_error(fn, dev, ch, sta);
-				break;
-			}
-			if (!(sta & (ABB_STA_DONE | ABB_STA_BUSY)) && ++idle >= ABB_IDLE_POLLS) {
-				rc = abb_err(-EIO, "%s: the channel went idle without reporting done "
-					     "(STA 0x%08x)", fn, sta);
-				chan_reset(dev, ch);
-				break;
-			}
-		}
-		if (timeout_ns >= 0) {
-			rc = dev->be->now_ns(dev, &now);
-			if (rc)
-				break;
-			left = timeout_ns - (int64_t)(now - start);
-			if (left <= 0) {
-				rc = -ETIMEDOUT;
-				break;
-			}
-		}
-		if (flags & ABB_DMA_IRQ) {
-			rc = dev->be->irq_wait(dev, &seen, left);
-			if (rc == -ETIMEDOUT)
-				rc = 0; /* look once more, then the clock decides */
-		}
+	if (rc)
+		return chan_fail(fn, dev, ch, rc);
+	end = abb_deadline(start, timeout_ns);
+	limit_end = closer || !dev->wait_limit_ns ? UINT64_MAX :
+		    abb_deadline(start, (int64_t)min_u64(dev->wait_limit_ns, INT64_MAX));
+	/* the limit ends the wait when it comes no later than the caller's */
+	by_limit = limit_end <= end && limit_end != UINT64_MAX;
+	stop = min_u64(end, limit_end);
+	if (!(flags & ABB_DMA_IRQ)) {
+		rc = poll_delay(dev, ch, start, stop);
+		if (rc)
+			return chan_fail(fn, dev, ch, rc);
 	}
-
-	if (rc == -ETIMEDOUT || (rc < 0 && rc != -EIO)) {
-		/* Still running as far as we know: the caller may wait again. */
-		pthread_mutex_lock(&ch->lock);
-		ch->waiting = false;
-		ch->irq_seen = seen;
-		pthread_mutex_unlock(&ch->lock);
-		if (rc == -ETIMEDOUT)
+	for (bool woke = flags & ABB_DMA_IRQ;; woke = rc == 0 && (flags & ABB_DMA_IRQ)) {
+		if (!closer && abb_dev_closing(dev))
+			return chan_fail(fn, dev, ch, abb_err(-ECANCELED, "abb_close() was called "
+							      "while waiting"));
+		rc = abb_rd(dev, ch->base + ABB_CH_STA, &sta);
+		if (rc)
+			return chan_fail(fn, dev, ch, rc);
+		if (!(sta & ABB_STA_BUSY) || (sta & ABB_STA_DONE))
+			break; /* finished, with or without an error */
+		saw_busy = true;
+		/* before the first sleep, and when woken by someone else's
+		 * interrupt: acknowledge the others, so that ours is a new
+		 * edge of the line */
+		if (woke && (rc = abb_irq_ack_others(dev, ch->irq_bit)) != 0)
+			return chan_fail(fn, dev, ch, rc);
+		if (dev->watchdog_s && wall_s() - wall_start > dev->watchdog_s)
+			return chan_fail(fn, dev, ch, abb_err(-ETIME, "the %s is still running after "
+							      "%u s of wall-clock time (simulation "
+							      "watchdog)", ch->what,
+							      dev->watchdog_s));
+		rc = dev->be->now_ns(dev, &now);
+		if (rc)
+			return chan_fail(fn, dev, ch, rc);
+		if (now >= stop) {
+			if (by_limit)
+				return chan_fail(fn, dev, ch,
+						 abb_err(-ETIMEDOUT, "the %s did not finish within "
+							 "the wait limit of %llu ms (device time; "
+							 "ABB_WAIT_LIMIT_MS)", ch->what,
+							 (unsigned long long)(dev->wait_limit_ns /
+									      1000000)));
+			/* The caller's timeout: still running, the caller may
+			 * wait again. */
+			pthread_mutex_lock(&ch->lock);
+			ch->waiting = false;
+			ch->irq_seen = seen;
+			pthread_mutex_unlock(&ch->lock);
 			return abb_err(-ETIMEDOUT, "%s: the %s did not finish within %lld ns (device "
 				       "time); it keeps running: wait again", fn, ch->what,
 				       (long long)timeout_ns);
-		return abb_err_prefix(rc, fn);
+		}
+		if (flags & ABB_DMA_IRQ) {
+			rc = dev->be->irq_wait(dev, &seen,
+					       (int64_t)min_u64(stop - now, ABB_IRQ_SLICE_NS));
+			if (rc && rc != -ETIMEDOUT)
+				return chan_fail(fn, dev, ch, rc);
+		} else if (++reads > ABB_POLL_SPIN) {
+			rc = abb_nap(dev, (int64_t)min_u64(stop - now, (uint64_t)nap));
+			if (rc)
+				return chan_fail(fn, dev, ch, rc);
+			nap += nap / 4;
+			if (nap > ABB_POLL_NAP_MAX)
+				nap = ABB_POLL_NAP_MAX;
+		}
 	}
-	if (flags & ABB_DMA_IRQ) {
-		abb_wr(dev, ABB_REG_ISR, ch->irq_bit);
-		abb_ier_clear(dev, ch->irq_bit);
+
+	if (sta & ABB_STA_BUSY) /* with DONE */
+		return chan_error(fn, dev, ch, sta);
+	if (!(sta & ABB_STA_DONE)) {
+		rc = chan_end(dev, ch, true);
+		return abb_err(-EIO, "%s: the %s was stopped before it was done (STA 0x%08x: "
+			       "neither DONE nor BUSY; a channel reset, GCR.SOFT_RESET or a hot "
+			       "reset?); the channel %s", fn, ch->what, sta,
+			       rc ? "could NOT be reset and stays claimed: reopen the device" :
+				    "is reset and free");
 	}
-	if (rc == 1 && ch->len >= ABB_POLL_LEARN && dev->be->now_ns(dev, &now) == 0 &&
+	/* done; learn the rate from transfers that were seen running */
+	if (saw_busy && ch->len >= ABB_POLL_LEARN && dev->be->now_ns(dev, &now) == 0 &&
 	    now > ch->t_start_ns) {
 		uint64_t ps = (now - ch->t_start_ns) * 1000 / ch->len;
+
 		if (!ch->ps_per_byte || ps < ch->ps_per_byte)
 			ch->ps_per_byte = ps;
 	}
-	chan_release(ch);
-	return rc == 1 ? 0 : rc;
+	chan_end(dev, ch, false);
+	return 0;
 }
 
-/* Stops a channel whatever state it is in (abb_close, failed blocking call). */
-static void chan_abort(abb_dev *dev, struct abb_chan *ch)
+static int dma_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns)
 {
-	chan_reset(dev, ch);
-	if (ch->flags & ABB_DMA_IRQ) {
-		abb_wr(dev, ABB_REG_ISR, ch->irq_bit);
-		abb_ier_clear(dev, ch->irq_bit);
+	int rc = abb_dev_enter(fn, dev);
+
+	if (rc)
+		return rc;
+	rc = do_wait(fn, dev, chn, timeout_ns, false);
+	abb_dev_leave(dev);
+	return rc;
+}
+
+void abb_dma_stop_waiters(abb_dev *dev)
+{
+	for (int chn = 0; chn < 2; chn++) {
+		struct abb_chan *ch = &dev->chan[chn];
+		bool waited;
+
+		pthread_mutex_lock(&ch->lock);
+		waited = ch->waiting;
+		pthread_mutex_unlock(&ch->lock);
+		if (waited)
+			abb_wr(dev, ch->base + ABB_CH_CTRL, ctrl_reset);
 	}
-	chan_release(ch);
 }
 
 void abb_dma_fini(abb_dev *dev)
@@ -599,8 +699,11 @@ void abb_dma_fini(abb_dev *dev)
 		struct abb_chan *ch = &dev->chan[chn];
 		const char *fn = chn == ABB_CH_C2H ? "abb_close (DMA read)" : "abb_close (DMA write)";
 
-		if (ch->busy && dma_wait(fn, dev, chn, ABB_CLOSE_WAIT_NS) != 0 && ch->busy)
-			chan_abort(dev, ch);
+		if (ch->busy && do_wait(fn, dev, chn, ABB_CLOSE_WAIT_NS, true) == -ETIMEDOUT &&
+		    ch->busy)
+			chan_end(dev, ch, true);
+		if (ch->busy) /* not even a reset worked: the buffers go anyway */
+			chan_release(ch);
 		desc_area_free(dev, ch);
 		pthread_mutex_destroy(&ch->lock);
 	}
@@ -608,16 +711,16 @@ void abb_dma_fini(abb_dev *dev)
 
 static int dma_blocking(const char *fn, abb_dev *dev, int chn, const struct xfer *x)
 {
-	int rc = dma_start(fn, dev, chn, x);
+	int rc = abb_dev_enter(fn, dev);
 
 	if (rc)
 		return rc;
-	rc = dma_wait(fn, dev, chn, ABB_WAIT_FOREVER);
-	if (rc && dev->chan[chn].busy) {
-		/* The wait failed without an answer from the board (e.g. the
-		 * simulator's watchdog): do not leave the channel claimed. */
-		chan_abort(dev, &dev->chan[chn]);
-	}
+	rc = do_start(fn, dev, chn, x);
+	/* Every wait failure but the caller's own timeout (there is none
+	 * here) ends with the channel reset and free. */
+	if (!rc)
+		rc = do_wait(fn, dev, chn, ABB_WAIT_FOREVER, false);
+	abb_dev_leave(dev);
 	return rc;
 }
 

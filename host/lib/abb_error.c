@@ -6,6 +6,7 @@
  * the generic meaning of a negative errno in the words of this library.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 #define ABB_MSG_MAX 1024
 
 static _Thread_local char abb_msg[ABB_MSG_MAX];
-static _Thread_local char abb_unknown[48];
+static _Thread_local char abb_unknown[96];
 
 int abb_err(int err, const char *fmt, ...)
 {
@@ -33,6 +34,10 @@ int abb_err_prefix(int err, const char *what)
 	size_t w = strlen(what) + 2, m = strlen(abb_msg);
 
 	if (w >= sizeof abb_msg)
+		return err;
+	/* once: a message that starts with the prefix already keeps it (the
+	 * watchdog's read "abb_dma_read_wait: abb_dma_read_wait: ...") */
+	if (strncmp(abb_msg, what, w - 2) == 0 && abb_msg[w - 2] == ':')
 		return err;
 	if (w + m >= sizeof abb_msg)
 		m = sizeof abb_msg - 1 - w;
@@ -94,10 +99,37 @@ const char *abb_strerror(int err)
 		return "function not implemented";
 	case -ELIBBAD:
 		return "incompatible simulator library";
-	default:
-		snprintf(abb_unknown, sizeof abb_unknown, "unknown error %d", err);
-		return abb_unknown;
+	case -EPIPE:
+		return "closed (end of stream: the queue was closed)";
+	case -ECANCELED:
+		return "cancelled (the module was stopped)";
+	case -EAGAIN:
+		return "nothing available now (try again)";
+	case -EMSGSIZE:
+		return "buffer too small for the transfer";
+	case -ENAMETOOLONG:
+		return "name or path too long";
+	case -EALREADY:
+		return "already running";
+	case -E2BIG:
+		return "argument list too long";
+	case -ECHILD:
+		return "the device belongs to another process (opened before fork())";
+	case -ESRCH:
+		return "no such process";
 	}
+	/* any other errno (a system call's, passed on by the vfio backend):
+	 * the C library's name for it */
+	if (err < 0 && err > -4096) {
+		const char *s = strerrorname_np(-err);
+
+		if (s) {
+			snprintf(abb_unknown, sizeof abb_unknown, "%s (%s)", strerror(-err), s);
+			return abb_unknown;
+		}
+	}
+	snprintf(abb_unknown, sizeof abb_unknown, "unknown error %d", err);
+	return abb_unknown;
 }
 
 int abb_opt_each(const char *backend, const char *args, size_t maxlen,
@@ -132,15 +164,20 @@ int abb_opt_number(const char *backend, const char *key, const char *val, unsign
 	char *end;
 	unsigned long long v;
 
+	unsigned shift = 0;
+
 	errno = 0;
 	v = strtoull(val, &end, 0);
 	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
+		shift = 10, end++;
 	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
-	if (errno || end == val || *end)
+		shift = 20, end++;
+	/* no sign or blank (strtoull takes " -1" as 2^64-1), no overflow of
+	 * the suffix */
+	if (errno || end == val || *end || *val < '0' || *val > '9' ||
+	    (shift && v > ULLONG_MAX >> shift))
 		return abb_err(-EINVAL, "%s option %s=%s: not a number (decimal, 0x hex, K or M "
 			       "suffix)", backend, key, val);
-	*out = v;
+	*out = v << shift;
 	return 0;
 }

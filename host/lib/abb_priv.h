@@ -4,6 +4,13 @@
  * Locking: the buffer registry lock (abb_dmabuf.c) is taken before a
  * channel lock, never the other way round. Locks are held only for short
  * bookkeeping, never while waiting for the board.
+ *
+ * Lifetime of a device: the threads inside a DMA start, a DMA wait or
+ * abb_irq_wait are counted (abb_dev_enter / abb_dev_leave). abb_close marks
+ * the device closing (new calls are refused, running waits end within one
+ * slice), stops the channels, waits until the count is 0, then frees the
+ * backend. The abb_dev itself is never returned to the allocator: it is
+ * marked dead and kept (abb_core.c), so a closed handle is recognised.
  */
 #ifndef ABB_PRIV_H
 #define ABB_PRIV_H
@@ -72,15 +79,34 @@ struct abb_chan {
 };
 
 struct abb_dev {
+	uint32_t magic;           /* ABB_DEV_LIVE, ABB_DEV_CLOSING or ABB_DEV_DEAD */
 	const struct abb_backend *be;
 	void *be_priv;
 	size_t bar0_size;
 	size_t bar1_size;
-	unsigned watchdog_s;      /* wall-clock limit of a polled wait, 0: none (sim) */
+	unsigned watchdog_s;      /* wall-clock limit of a wait, 0: none (set by the sim backend) */
+	/* Longest wait for a DMA or an interrupt, device time in ns (0: none):
+	 * ABB_WAIT_LIMIT_MS, else 10 s without a wall-clock watchdog. A DMA
+	 * wait that reaches it stops the transfer (-ETIMEDOUT, channel reset). */
+	uint64_t wait_limit_ns;
 	pthread_mutex_t irq_lock; /* IER read-modify-write, GER clearing */
+	pthread_mutex_t life_lock;/* active, closing */
+	pthread_cond_t life_cond; /* broadcast when active drops to 0 */
+	unsigned active;          /* threads inside a start, a wait or abb_irq_wait */
+	int closing;              /* abb_close began (read with abb_dev_closing) */
 	struct abb_chan chan[2];
 	struct abb_dmabuf *bufs;  /* live buffers; registry lock */
+	struct abb_dev *dead_next;/* FIFO of closed devices (abb_core.c) */
 };
+
+#define ABB_DEV_LIVE 0x56454441u    /* "ADEV" */
+#define ABB_DEV_CLOSING 0x534f4c43u /* "CLOS" */
+#define ABB_DEV_DEAD 0x44414544u    /* "DEAD" */
+
+/* Interrupt-mode waits re-read the status at least this often (device
+ * time), whether or not an interrupt came: an interrupt taken by another
+ * thread, a soft reset or abb_close cannot make them sleep for ever. */
+#define ABB_IRQ_SLICE_NS 1000000
 
 /* A mapped buffer. Handles live in slabs that are never returned to the
  * allocator while the library is loaded, so a stale handle can be checked
@@ -93,9 +119,21 @@ struct abb_dmabuf {
 	struct abb_seg *segs;
 	size_t nsegs;
 	unsigned users;          /* running DMAs using it */
-	struct abb_dmabuf *next; /* device list (live) or dead FIFO */
+	unsigned access;         /* ABB_ACCESS_*: what the device may do with it */
+	struct abb_dmabuf *next; /* device list (live) */
 	struct abb_dmabuf *prev;
 };
+
+/* What a mapped buffer's memory allows (abb_dmabuf_map looks at the
+ * process's mappings): the device may read it (host-to-board DMA, "DMA
+ * write") if readable, write it (board-to-host, "DMA read") if also
+ * writable. */
+#define ABB_ACCESS_DEV_READ  0x1u
+#define ABB_ACCESS_DEV_WRITE 0x2u
+/* abb_dmabuf.c: 0 if the device may write buf (dev_writes: a DMA read into
+ * it) or read it; else -EACCES with a message (a read-only buffer). Called
+ * with the registry lock held, after abb_dmabuf_check_locked. */
+ABB_HIDDEN int abb_dmabuf_can(const char *fn, const abb_dmabuf *buf, bool dev_writes);
 
 /* abb_error.c: sets the calling thread's message, returns err. */
 ABB_HIDDEN int abb_err(int err, const char *fmt, ...) ABB_PRINTF(2, 3);
@@ -130,9 +168,36 @@ ABB_HIDDEN int abb_seg_iova(const struct abb_seg *segs, size_t nsegs, uint64_t o
 ABB_HIDDEN void abb_dma_init(abb_dev *dev);
 /* Resets both channels (abb_open). */
 ABB_HIDDEN int abb_dma_reset_all(abb_dev *dev);
-/* Waits (bounded) for running DMAs, resets busy channels, frees the
- * descriptor areas (abb_close). */
+/* abb_close, with dev->closing set: resets the channels a thread waits
+ * on, so that the waiters end at once (polling) or within a slice. */
+ABB_HIDDEN void abb_dma_stop_waiters(abb_dev *dev);
+/* Waits (bounded) for running DMAs nobody waits for, resets busy
+ * channels, frees the descriptor areas (abb_close, after every waiter
+ * left). */
 ABB_HIDDEN void abb_dma_fini(abb_dev *dev);
+
+/* abb_core.c: device lifetime (see the top of this file). abb_dev_check:
+ * 0 if dev is an open device, else -EINVAL with a message naming fn (NULL,
+ * closed, or being closed). abb_dev_enter: the same check, then counts the
+ * calling thread as active; every 0 return is paired with abb_dev_leave. */
+ABB_HIDDEN int abb_dev_check(const char *fn, const abb_dev *dev);
+ABB_HIDDEN int abb_dev_enter(const char *fn, abb_dev *dev);
+ABB_HIDDEN void abb_dev_leave(abb_dev *dev);
+/* 1 once abb_close began: waits end (-ECANCELED). */
+ABB_HIDDEN int abb_dev_closing(abb_dev *dev);
+/* Lets ns of device time pass: the backend's delay_ns, else a sleep
+ * (backends whose device time is the host's clock). */
+ABB_HIDDEN int abb_nap(abb_dev *dev, int64_t ns);
+/* Saturating start + timeout (timeout < 0: UINT64_MAX, no end). */
+ABB_HIDDEN uint64_t abb_deadline(uint64_t start, int64_t timeout_ns);
+/* After an interrupt source was cleared (IER bit): the backend's
+ * irq_unmask, if it has one. */
+ABB_HIDDEN void abb_irq_unmask(abb_dev *dev);
+/* Before a wait for the sources in keep sleeps (first time, or after a
+ * wake that was not for keep): clears the IER bits of the other pending
+ * sources (ISR & IER) and unmasks, so that the shared level line can rise
+ * again for keep. */
+ABB_HIDDEN int abb_irq_ack_others(abb_dev *dev, uint32_t keep);
 
 /* abb_core.c: register access without argument checks (for library code). */
 ABB_HIDDEN int abb_rd(abb_dev *dev, uint32_t off, uint32_t *val);

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 
+#include "abb_options.h"
 #include "abb_priv.h"
 #include <abb/abb_sim.h>
 
@@ -98,7 +99,7 @@ int abb_sim_cfg_read(abb_dev *dev, unsigned off, unsigned size, uint32_t *val)
 		return rc;
 	if (!val)
 		return abb_err(-EINVAL, "abb_sim_cfg_read: val is NULL");
-	if ((size != 1 && size != 2 && size != 4) || off % size || off + size > 4096)
+	if ((size != 1 && size != 2 && size != 4) || off % size || off >= 4096 || size > 4096 - off)
 		return abb_err(-EINVAL, "abb_sim_cfg_read: offset 0x%x size %u: accepted size 1, 2 "
 			       "or 4, naturally aligned, below 4096", off, size);
 	return dev->be->sim_cfg_read(dev, off, size, val);
@@ -110,7 +111,7 @@ int abb_sim_cfg_write(abb_dev *dev, unsigned off, unsigned size, uint32_t val)
 
 	if (rc)
 		return rc;
-	if ((size != 1 && size != 2 && size != 4) || off % size || off + size > 4096)
+	if ((size != 1 && size != 2 && size != 4) || off % size || off >= 4096 || size > 4096 - off)
 		return abb_err(-EINVAL, "abb_sim_cfg_write: offset 0x%x size %u: accepted size 1, 2 "
 			       "or 4, naturally aligned, below 4096", off, size);
 	return dev->be->sim_cfg_write(dev, off, size, val);
@@ -141,4 +142,12 @@ int abb_sim_protocol_errors(abb_dev *dev, char *buf, size_t len)
 	if (rc)
 		return rc;
 	return dev->be->sim_protocol_errors(dev, buf, len);
+}
+
+int abb_sim_options(FILE *f, int markdown)
+{
+	if (!f)
+		return abb_err(-EINVAL, "abb_sim_options: f is NULL");
+	abb_opt_print(f, markdown);
+	return 0;
 }

@@ -54,20 +54,30 @@ struct abb_backend {
 	/* Undoes map for the same ptr and len. */
 	int (*unmap)(abb_dev *dev, void *ptr, size_t len);
 
-	/* Interrupts (MSI) are counted by the backend. Blocks until the count
-	 * exceeds *seen or timeout_ns of device time passed (-ETIMEDOUT);
-	 * timeout_ns < 0: no device-time limit. On return *seen is the count. */
+	/* Interrupts (INTx asserts or MSI writes) are counted by the backend.
+	 * Blocks until the count exceeds *seen or timeout_ns of device time
+	 * passed (-ETIMEDOUT); timeout_ns < 0: no device-time limit. On return
+	 * *seen is the count. The core passes only short slices
+	 * (ABB_IRQ_SLICE_NS at most): it re-reads the device's status after
+	 * each, so a backend need not be exact about who an interrupt was for. */
 	int (*irq_wait)(abb_dev *dev, uint64_t *seen, int64_t timeout_ns);
 	/* The current interrupt count (does not wait). */
 	uint64_t (*irq_count)(abb_dev *dev);
+	/* Optional: called by the core after it cleared the source of an
+	 * interrupt (the source's IER bit, for the generator also IGEN_ACK).
+	 * VFIO INTx: the kernel masks the line when it fires; this unmasks it.
+	 * NULL: nothing to do (sim, model, MSI). */
+	int (*irq_unmask)(abb_dev *dev);
 	/* Optional: 0 if interrupts can be delivered, else a negative errno
 	 * with a message (checked before any interrupt-driven operation).
 	 * NULL: always available. */
 	int (*irq_check)(abb_dev *dev);
 	/* Device time in ns. */
 	int (*now_ns)(abb_dev *dev, uint64_t *ns);
-	/* Lets ns of device time pass (simulator: time advances; board: a
-	 * busy wait on the clock). NULL: the backend has no time to wait for. */
+	/* Lets ns of device time pass (simulator: time advances; board, model:
+	 * a sleep on the clock). The core uses it for the first status read of
+	 * a polled wait and for the back-off between status reads (1 us ..
+	 * 100 us). NULL: the core sleeps on the host's clock (nanosleep). */
 	int (*delay_ns)(abb_dev *dev, int64_t ns);
 
 	/* Simulation-only extras (NULL elsewhere: -ENOTSUP). */

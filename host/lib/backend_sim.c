@@ -10,12 +10,13 @@
  *   3. the build directory this copy of libabb was built in (ABB_BUILD_DIR);
  *   4. the default loader path ("libabbsim.so").
  *
- * URI options ("sim:mem_size=4194304,mps=256") override ABB_SIM_* variables:
- *   mem_size gen lanes mps mrrs rcb clk_mhz link_ns mem_ns reorder seed
- *   iova=scatter|contig watchdog_s hosttime=0|1 cpl=rcb|mps
- *   credits=LIST (flow-control credit limits; LIST as ABB_SIM_CREDITS, its
- *   items separated by ':' or '/', or by ',' as further options:
- *   "sim:credits=ph=1,pd=8,cpl=mps" and "sim:credits=ph=1:pd=8" are the same)
+ * URI options ("sim:mem_size=4M,mps=256") override ABB_SIM_* variables;
+ * both are the option table of abb_options.c (`abb_tool options` lists it)
+ * with one parser. credits=LIST (flow-control credit limits; LIST as
+ * ABB_SIM_CREDITS, its items separated by ':' or '/', or by ',' as further
+ * options: "sim:credits=ph=1,pd=8,cpl=mps" and "sim:credits=ph=1:pd=8" are
+ * the same). trace=, trace_from=, trace_to=, tlp_log= start tracing after
+ * the open (ABB_TRACE* and ABB_TLP_LOG at it).
  *
  * Host-time coupling (opt-in: ABB_SIM_HOSTTIME=1 or hosttime=1): at the
  * entry of every backend operation the simulator advances by the CPU time
@@ -38,6 +39,7 @@
 #include <time.h>
 
 #include "abb_priv.h"
+#include "abb_options.h"
 #include "abbsim.h"
 #include <abb/abb_sim.h>
 
@@ -46,8 +48,9 @@
 #endif
 
 #define SIM_LIB "libabbsim.so"
-/* BAR0 size if config-space sizing gives no plausible answer. */
-#define SIM_BAR0_FALLBACK 0x8000u
+/* BAR0 size if config-space sizing gives no plausible answer: the 64 KiB
+ * the simulator's config space advertises (and the model uses). */
+#define SIM_BAR0_FALLBACK 0x10000u
 
 /* The simulator's C interface, resolved with dlsym. */
 static struct {
@@ -89,6 +92,24 @@ static int sim_err(int rc, const char *what)
 	const char *m = sim.last_error ? sim.last_error() : NULL;
 
 	return abb_err(rc, "simulator: %s: %s", what, m && *m ? m : abb_strerror(rc));
+}
+
+/* fork(): the simulated board (the SystemC kernel, its thread, the
+ * simulator's locks) lives in the process that loaded it; a child has a
+ * copy of the memory but no simulation thread, and every call blocked for
+ * the whole watchdog before. In a child every call fails at once. */
+static volatile int sim_in_child;
+
+static void sim_atfork_child(void)
+{
+	sim_in_child = 1;
+}
+
+static int forked(const char *what)
+{
+	return abb_err(-ECHILD, "simulator: %s: the simulated board belongs to the parent "
+		       "process (this process was forked after libabbsim was loaded): open "
+		       "the board in the process that uses it", what);
 }
 
 static int resolve(void *h)
@@ -186,6 +207,7 @@ static int load_sim(void)
 		memset(&sim, 0, sizeof sim);
 	} else {
 		sim_handle = h;
+		pthread_atfork(NULL, NULL, sim_atfork_child);
 	}
 	pthread_mutex_unlock(&sim_load_lock);
 	return rc;
@@ -208,28 +230,16 @@ static bool credit_key(const char *k)
 }
 
 struct sim_opts {
-	struct abbsim_params *p;
-	int *hosttime;
-	char credits[512]; /* the credit items, handed to the simulator as one list */
+	struct abb_optvals *v;
+	char credits[512]; /* the credit items, handed to the parser as one list */
 };
 
-/* One URI option of the simulator. */
+/* One URI option of the simulator: the option table's parser (the same as
+ * for the ABB_SIM_* variables, abb_options.c). */
 static int sim_opt(void *ctx, const char *opt, const char *eq)
 {
-	static const struct {
-		const char *key;
-		size_t off;
-	} keys[] = {
-#define KEY(k, f) {k, offsetof(struct abbsim_params, f)}
-		KEY("mem_size", mem_bytes), KEY("gen", gen), KEY("lanes", lanes),
-		KEY("mps", mps), KEY("mrrs", mrrs), KEY("rcb", rcb), KEY("clk_mhz", clk_mhz),
-		KEY("link_ns", link_latency_ns), KEY("mem_ns", mem_latency_ns),
-		KEY("reorder", reorder), KEY("watchdog_s", watchdog_s),
-#undef KEY
-	};
 	struct sim_opts *o = ctx;
-	struct abbsim_params *p = o->p;
-	unsigned long long v;
+	char msg[1024];
 	int rc;
 
 	if (strcmp(opt, "credits") == 0 || credit_key(opt)) {
@@ -239,54 +249,21 @@ static int sim_opt(void *ctx, const char *opt, const char *eq)
 			 strcmp(opt, "credits") ? opt : "", strcmp(opt, "credits") ? "=" : "", eq);
 		return 0;
 	}
-	if (strcmp(opt, "cpl") == 0) {
-		rc = sim.params_set(p, "cpl", eq);
-		return rc ? sim_err(rc, "sim option cpl") : 0;
-	}
-	if (strcmp(opt, "iova") == 0) {
-		if (strcmp(eq, "scatter") == 0 || strcmp(eq, "1") == 0)
-			p->iova_scatter = 1;
-		else if (strcmp(eq, "contig") == 0 || strcmp(eq, "0") == 0)
-			p->iova_scatter = 0;
-		else
-			return abb_err(-EINVAL, "sim option iova=%s: use iova=scatter or "
-				       "iova=contig", eq);
-		return 0;
-	}
-	rc = abb_opt_number("sim", opt, eq, &v);
-	if (rc)
-		return rc;
-	if (strcmp(opt, "seed") == 0) {
-		p->seed = v;
-		return 0;
-	}
-	if (strcmp(opt, "hosttime") == 0) {
-		*o->hosttime = v != 0;
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		if (strcmp(opt, keys[i].key) == 0) {
-			if (v > UINT_MAX)
-				return abb_err(-EINVAL, "sim option %s=%s: too large", opt, eq);
-			*(unsigned *)((char *)p + keys[i].off) = (unsigned)v;
-			return 0;
-		}
-	}
-	return abb_err(-EINVAL, "unknown sim option \"%s\"; known: mem_size gen lanes "
-		       "mps mrrs rcb clk_mhz link_ns mem_ns reorder seed iova "
-		       "watchdog_s hosttime cpl credits", opt);
+	rc = abb_opt_set(o->v, ABB_OPT_SIM, "sim option", opt, eq, msg, sizeof msg);
+	return rc ? abb_err(rc, "%s", msg) : 0;
 }
 
-/* Applies "key=val,key=val" to p and *hosttime. */
-static int parse_options(const char *args, struct abbsim_params *p, int *hosttime)
+/* Applies "key=val,key=val" to v. */
+static int parse_options(const char *args, struct abb_optvals *v)
 {
-	struct sim_opts o = {.p = p, .hosttime = hosttime};
+	struct sim_opts o = {.v = v};
+	char msg[1024];
 	int rc = abb_opt_each("sim", args, 512, sim_opt, &o);
 
 	if (!rc && *o.credits) {
-		rc = sim.params_set(p, "credits", o.credits);
+		rc = abb_opt_set(v, ABB_OPT_SIM, "sim option", "credits", o.credits, msg, sizeof msg);
 		if (rc)
-			return sim_err(rc, "sim option credits");
+			return abb_err(rc, "%s", msg);
 	}
 	return rc;
 }
@@ -318,21 +295,30 @@ static void ht_setup(abb_dev *dev);
 
 static int sim_open(abb_dev *dev, const char *args)
 {
+	struct abb_optvals v;
 	struct abbsim_params p;
-	const char *ht_env = getenv("ABB_SIM_HOSTTIME");
-	int hosttime = ht_env && *ht_env && strcmp(ht_env, "0") != 0;
+	char msg[1024];
+	int hosttime;
 	size_t bar0;
-	int rc = load_sim();
+	int rc = sim_in_child ? forked("open") : load_sim();
 
 	if (rc)
 		return rc;
-	sim.params_default(&p);
-	rc = sim.params_from_env(&p);
+	/* the parameters: defaults and ABB_SIM_* by the simulator (the same
+	 * table and parser as here), libabb's own variables, then the URI */
+	abb_opt_defaults(&v);
+	sim.params_default(&v.p);
+	rc = sim.params_from_env(&v.p);
 	if (rc)
 		return sim_err(rc, "ABB_SIM_* environment");
-	rc = parse_options(args, &p, &hosttime);
+	rc = abb_opt_from_env(&v, ABB_OPT_SIM, ABB_OPTG_LIBABB, msg, sizeof msg);
+	if (rc)
+		return abb_err(rc, "%s", msg);
+	rc = parse_options(args, &v);
 	if (rc)
 		return rc;
+	p = v.p;
+	hosttime = (int)v.hosttime;
 	rc = sim.params_check(&p);
 	if (rc)
 		return sim_err(rc, "parameters");
@@ -342,6 +328,15 @@ static int sim_open(abb_dev *dev, const char *args)
 			       "abb_close() it first");
 	if (rc)
 		return sim_err(rc, "open");
+	/* tracing given in the URI (the variables are read by abbsim_open) */
+	if (v.trace[0] && (rc = sim.trace_fst(v.trace, v.trace_from, v.trace_to)))
+		rc = sim_err(rc, "sim option trace");
+	if (!rc && v.tlp_log[0] && (rc = sim.tlp_log(v.tlp_log)))
+		rc = sim_err(rc, "sim option tlp_log");
+	if (rc) {
+		sim.close();
+		return rc;
+	}
 	bar0 = size_bar0();
 	dev->bar0_size = bar0 >= 0x1000 && bar0 <= (1u << 30) ? bar0 : SIM_BAR0_FALLBACK;
 	dev->bar1_size = p.mem_bytes;
@@ -356,7 +351,8 @@ static int sim_open(abb_dev *dev, const char *args)
 
 static void sim_close(abb_dev *dev)
 {
-	sim.close();
+	if (!sim_in_child)
+		sim.close();
 }
 
 static int sim_reg_read(abb_dev *dev, uint32_t off, uint32_t *val)
@@ -567,30 +563,71 @@ static int sim_protocol_errors(abb_dev *dev, char *buf, size_t len)
 	return rc < 0 ? sim_err(rc, "protocol errors") : rc;
 }
 
+/* The operations as the tables use them: refused at once in a forked
+ * child (see sim_atfork_child). */
+#define GUARD_OP(name, what, params, args)                                         \
+	static int g_##name params                                                 \
+	{                                                                          \
+		return sim_in_child ? forked(what) : sim_##name args;              \
+	}
+GUARD_OP(reg_read, "register read", (abb_dev *dev, uint32_t off, uint32_t *val), (dev, off, val))
+GUARD_OP(reg_write, "register write", (abb_dev *dev, uint32_t off, uint32_t val), (dev, off, val))
+GUARD_OP(mem_read, "BAR1 read", (abb_dev *dev, uint32_t off, void *buf, size_t len),
+	 (dev, off, buf, len))
+GUARD_OP(mem_write, "BAR1 write", (abb_dev *dev, uint32_t off, const void *buf, size_t len),
+	 (dev, off, buf, len))
+GUARD_OP(map, "IOMMU map",
+	 (abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, size_t *nsegs),
+	 (dev, ptr, len, segs, nsegs))
+GUARD_OP(unmap, "IOMMU unmap", (abb_dev *dev, void *ptr, size_t len), (dev, ptr, len))
+GUARD_OP(irq_wait, "waiting for an interrupt", (abb_dev *dev, uint64_t *seen, int64_t timeout_ns),
+	 (dev, seen, timeout_ns))
+GUARD_OP(now_ns, "device time", (abb_dev *dev, uint64_t *ns), (dev, ns))
+GUARD_OP(cycles, "cycles", (abb_dev *dev, uint64_t *cycles), (dev, cycles))
+GUARD_OP(advance, "advance", (abb_dev *dev, int64_t ns), (dev, ns))
+GUARD_OP(trace, "FST trace", (abb_dev *dev, const char *path, uint64_t from, uint64_t to),
+	 (dev, path, from, to))
+GUARD_OP(tlp_log, "TLP log", (abb_dev *dev, const char *path), (dev, path))
+GUARD_OP(faults, "IOMMU faults", (abb_dev *dev, struct abb_sim_fault *out, size_t max),
+	 (dev, out, max))
+GUARD_OP(cfg_dump, "config-space dump", (abb_dev *dev, const char *path), (dev, path))
+GUARD_OP(cfg_read, "config read", (abb_dev *dev, unsigned off, unsigned size, uint32_t *val),
+	 (dev, off, size, val))
+GUARD_OP(cfg_write, "config write", (abb_dev *dev, unsigned off, unsigned size, uint32_t val),
+	 (dev, off, size, val))
+GUARD_OP(link_params, "link parameters", (abb_dev *dev, struct abb_sim_link *out), (dev, out))
+GUARD_OP(protocol_errors, "protocol errors", (abb_dev *dev, char *buf, size_t len), (dev, buf, len))
+#undef GUARD_OP
+
+static uint64_t g_irq_count(abb_dev *dev)
+{
+	return sim_in_child ? 0 : sim_irq_count(dev);
+}
+
 const struct abb_backend abb_backend_sim = {
 	.name = "sim",
 	.open = sim_open,
 	.close = sim_close,
-	.reg_read = sim_reg_read,
-	.reg_write = sim_reg_write,
-	.mem_read = sim_mem_read,
-	.mem_write = sim_mem_write,
-	.map = sim_map,
-	.unmap = sim_unmap,
-	.irq_wait = sim_irq_wait,
-	.irq_count = sim_irq_count,
-	.now_ns = sim_now_ns,
-	.delay_ns = sim_advance,
-	.sim_cycles = sim_cycles,
-	.sim_advance = sim_advance,
-	.sim_trace = sim_trace,
-	.sim_tlp_log = sim_tlp_log,
-	.sim_faults = sim_faults,
-	.sim_cfg_dump = sim_cfg_dump,
-	.sim_cfg_read = sim_cfg_read,
-	.sim_cfg_write = sim_cfg_write,
-	.sim_link_params = sim_link_params,
-	.sim_protocol_errors = sim_protocol_errors,
+	.reg_read = g_reg_read,
+	.reg_write = g_reg_write,
+	.mem_read = g_mem_read,
+	.mem_write = g_mem_write,
+	.map = g_map,
+	.unmap = g_unmap,
+	.irq_wait = g_irq_wait,
+	.irq_count = g_irq_count,
+	.now_ns = g_now_ns,
+	.delay_ns = g_advance,
+	.sim_cycles = g_cycles,
+	.sim_advance = g_advance,
+	.sim_trace = g_trace,
+	.sim_tlp_log = g_tlp_log,
+	.sim_faults = g_faults,
+	.sim_cfg_dump = g_cfg_dump,
+	.sim_cfg_read = g_cfg_read,
+	.sim_cfg_write = g_cfg_write,
+	.sim_link_params = g_link_params,
+	.sim_protocol_errors = g_protocol_errors,
 };
 
 /* ---- host-time coupling (opt-in, see the top of the file) ---- */
@@ -650,7 +687,7 @@ static void ht_enter(void)
 {
 	uint64_t now = thread_cpu_ns(), target, dev;
 
-	if (ht_mark != __atomic_load_n(&ht_epoch, __ATOMIC_RELAXED))
+	if (ht_mark != __atomic_load_n(&ht_epoch, __ATOMIC_RELAXED) || sim_in_child)
 		return;
 	if (ht_calibrating) {
 		if (ht_cal_n < HT_CAL_CALLS)
@@ -678,7 +715,7 @@ static void ht_leave(void)
 		type rc;                                                           \
                                                                                    \
 		ht_enter();                                                        \
-		rc = sim_##name args;                                              \
+		rc = g_##name args;                                                \
 		ht_leave();                                                        \
 		return rc;                                                         \
 	}

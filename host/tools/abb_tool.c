@@ -11,6 +11,8 @@
  *                                    check this machine for the board through VFIO
  *                                    and print the command that fixes each problem
  *                                    (doctor.c)
+ *   abb_tool options [--markdown]    the simulator's and the model's options (variables,
+ *                                    URI names, ranges, defaults)
  * URI as for abb_open(); default $ABB_DEVICE, else "sim". Numbers in C syntax.
  */
 #include <inttypes.h>
@@ -21,6 +23,7 @@
 
 #include <abb/abb.h>
 #include <abb/abb_regs.h>
+#include <abb/abb_sim.h>
 
 #include "abb_vfio.h"
 #include "doctor.h"
@@ -29,7 +32,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: abb_tool [-d URI] info | reg OFF [VAL] | mem OFF LEN\n"
 			"       abb_tool find [LSPCI_X_DUMP | --root DIR]\n"
-			"       abb_tool doctor [URI] [--root DIR] [--buffer SIZE]\n");
+			"       abb_tool doctor [URI] [--root DIR] [--buffer SIZE]\n"
+			"       abb_tool options [--markdown]\n");
 	return 2;
 }
 
@@ -128,6 +132,14 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[i], "doctor"))
 		return abb_doctor(argc - i - 1, argv + i + 1, uri);
+
+	if (!strcmp(argv[i], "options")) {
+		int md = i + 1 < argc && !strcmp(argv[i + 1], "--markdown");
+
+		if (argc > i + 1 + md)
+			return usage();
+		return abb_sim_options(stdout, md) ? 1 : 0;
+	}
 
 	rc = abb_open(&dev, uri);
 	if (rc)

@@ -47,7 +47,17 @@ typedef struct abb_dmabuf abb_dmabuf; /* host memory mapped for DMA */
 #define ABB_IRQ_GEN       0x4u /* interrupt generator */
 
 /* Timeouts are device time in ns: simulated ns on the simulator, real ns
- * on the board. A negative timeout waits without limit. */
+ * on the board. A negative timeout waits without a limit of its own; any
+ * value up to INT64_MAX is valid.
+ *
+ * Wait limit: no wait for a DMA or an interrupt lasts longer than the
+ * device's wait limit, ABB_WAIT_LIMIT_MS milliseconds of device time
+ * (environment, read by abb_open; 0 = none). Default: 10000 (10 s) on the
+ * board ("vfio") and the reference model ("model"); none on the
+ * simulator, whose wall-clock watchdog (ABB_SIM_WATCHDOG_S) ends a hung
+ * wait with -ETIME instead. A DMA wait (or blocking call) that reaches the
+ * limit returns -ETIMEDOUT with the transfer stopped: the channel is reset
+ * and free, unlike a wait that reached its own, shorter timeout. */
 #define ABB_WAIT_FOREVER ((int64_t)-1)
 
 /* Opens a board. uri: see above; NULL: $ABB_DEVICE. -ENODEV: no such board;
@@ -55,8 +65,14 @@ typedef struct abb_dmabuf abb_dmabuf; /* host memory mapped for DMA */
  * simulated board is open already. Checks VERSION (-ENXIO if it is not
  * 0x00020003) and resets both DMA channels. */
 ABB_MUST_USE int abb_open(abb_dev **dev, const char *uri);
-/* Waits for running DMAs (bounded), unmaps buffers still mapped, frees dev.
- * NULL is ignored. */
+/* Waits (at most 10 ms of device time) for running DMAs nobody waits for,
+ * stops them after that, unmaps buffers still mapped, frees dev. A thread
+ * blocked in a DMA wait or abb_irq_wait on dev is woken first: its
+ * transfer is stopped, the call returns -ECANCELED (or -EIO), and
+ * abb_close returns after every such thread left the library. NULL is
+ * ignored. A closed handle is recognised (as long as fewer than 64 other
+ * devices were closed since): a second abb_close, or any other call on
+ * it, changes nothing and leaves a message (calls: -EINVAL). */
 void abb_close(abb_dev *dev);
 /* "sim", "vfio" */
 const char *abb_backend(const abb_dev *dev);
@@ -77,7 +93,10 @@ ABB_MUST_USE int abb_mem_size(abb_dev *dev, size_t *size);
 
 /* Maps [ptr, ptr+len) for DMA (ptr need not be page aligned; the memory
  * must stay allocated until unmapped). A buffer may not overlap another
- * mapped buffer of the same device (-EEXIST). */
+ * mapped buffer of the same device (-EEXIST). Memory that is not mapped or
+ * not readable (PROT_NONE) is refused (-EFAULT); read-only memory maps for
+ * DMA writes only (a DMA read into it: -EACCES at its start). An unmapped
+ * handle stays invalid (-EINVAL): its address is never handed out again. */
 ABB_MUST_USE int abb_dmabuf_map(abb_dev *dev, void *ptr, size_t len, abb_dmabuf **buf);
 /* -EBUSY while a DMA into or out of it runs; -EINVAL for NULL or a buffer
  * already unmapped. */
@@ -90,10 +109,33 @@ int abb_dmabuf_unmap(abb_dmabuf *buf);
  * the 4 bytes at board_addr need to be inside BAR1).
  * The blocking forms return when the data is in its destination (DMA read:
  * visible in the user buffer). _start returns at once; _wait then blocks
- * until done (0), -ETIMEDOUT (the DMA keeps running: wait again), or -EIO
- * (the board reported an error; the channel is reset and usable again).
+ * until done (0), or:
+ *  -ETIMEDOUT  its own timeout passed: the DMA keeps running, wait again;
+ *              or the device's wait limit was reached (see Timeouts): the
+ *              DMA was stopped, the channel is reset and free;
+ *  -EIO        the board reported an error, or the transfer was stopped
+ *              from outside (a channel reset, GCR.SOFT_RESET, a hot reset);
+ *  -ECANCELED  abb_close was called meanwhile;
+ *  -ETIME      the simulator's wall-clock watchdog;
+ *  any other   a backend call failed.
+ * Every outcome but "keeps running" leaves the channel reset and free: a
+ * new start is accepted and the buffer can be unmapped. (Only if even the
+ * channel reset fails does the channel stay claimed, with a message.)
  * -EBUSY: that channel already has a DMA in flight. One DMA read and one
  * DMA write may be in flight at the same time.
+ *
+ * How the board is driven (its original driver's protocol): before each
+ * start the channel is reset and its IER bit set (ABB_DMA_IRQ) or cleared
+ * (polling); completion is STA.BUSY clear, with DONE = success. With
+ * ABB_DMA_IRQ the wait sleeps until an interrupt or for at most 1 ms of
+ * device time, then reads STA again, so it ends even if another thread
+ * acknowledged the interrupt (abb_irq_wait); at the end the channel's IER
+ * bit is cleared (the acknowledge). Before it sleeps, a wait by interrupt
+ * (and abb_irq_wait) acknowledges any other pending source (clears the IER
+ * bit of each ISR & IER bit not its own), as the original driver's
+ * interrupt handler did: an interrupt nobody collected yet would hold the
+ * level (INTx) line high. Polled waits read STA a few times back to back,
+ * then at intervals growing from 1 us to 100 us.
  */
 ABB_MUST_USE int abb_dma_read(abb_dev *dev, abb_dmabuf *buf, size_t off,
 			      uint32_t board_addr, size_t len, unsigned flags);
@@ -107,8 +149,16 @@ ABB_MUST_USE int abb_dma_write_start(abb_dev *dev, abb_dmabuf *buf, size_t off,
 ABB_MUST_USE int abb_dma_write_wait(abb_dev *dev, int64_t timeout_ns);
 
 /* Waits for interrupt source(s) (ABB_IRQ_*): enables them in IER (leaving
- * other bits alone), waits until ISR shows one, clears those ISR bits and
- * their IER bits, and returns the bits that fired; -ETIMEDOUT. */
+ * other bits alone), waits until ISR shows one, acknowledges those that
+ * fired (clears their IER bits; the generator also gets IGEN_ACK, which
+ * clears its ISR bit) and returns the bits that fired. ISR is not
+ * written: a DMA channel's ISR bit stays set after its transfer ended
+ * until the channel's next reset, i.e. the next DMA start on it (on a
+ * board without the model's write-1-to-clear ISR, strict mode). So after
+ * a DMA by interrupt, abb_irq_wait on that channel returns at once.
+ * Enable bits this call set for sources that did not fire are cleared
+ * again. -ETIMEDOUT after timeout_ns or the device's wait limit;
+ * -ECANCELED when abb_close was called meanwhile. */
 ABB_MUST_USE int abb_irq_wait(abb_dev *dev, unsigned source, int64_t timeout_ns);
 
 /* Device time in ns (simulated time on the simulator, CLOCK_MONOTONIC on

@@ -52,7 +52,8 @@ typedef struct abb_daq_module abb_daq_module;
  *   Region       0       bytes of board memory walked through: buffer i goes
  *                        to Address + (i * Length) % Region; 0 = Length
  *   BufferSize   65536   bytes of a pool buffer (header included)
- *   NumBuffers   8       buffers in the pool the module creates
+ *   NumBuffers   8       buffers in the pool the module creates (at least 2:
+ *                        one in the DMA while the previous is handed on)
  *   QueueLength  4       capacity of the module's queues
  *   Standalone   1       1: readout releases, writer takes from the pool;
  *                        0: readout forwards to its output, writer sends
@@ -95,7 +96,9 @@ void abb_daq_params_default(struct abb_daq_params *p);
  * -EINVAL: unknown name or bad value (nothing changed). */
 ABB_MUST_USE int abb_daq_params_set(struct abb_daq_params *p, const char *name,
 				    const char *value);
-/* "Name=value,Name=value,..." (also whitespace separated). */
+/* "Name=value,Name=value,..." (also whitespace separated). All or nothing:
+ * on an error (the first bad item's) p is unchanged. Numbers are checked
+ * against their field's range after the suffix (no wrap). */
 ABB_MUST_USE int abb_daq_params_parse(struct abb_daq_params *p, const char *text);
 
 /* ---- buffers and pools -------------------------------------------------- */
@@ -122,11 +125,15 @@ struct abb_daq_buf {
 };
 typedef struct abb_daq_buf abb_daq_buf;
 
-/* nbufs buffers of bufsize bytes (multiple of 4). */
+/* nbufs buffers of bufsize bytes (multiple of 4). -EINVAL for 0 or not a
+ * multiple of 4, -EOVERFLOW when the sizes do not fit size_t or the count
+ * unsigned, -ENOMEM when the memory is not there. */
 ABB_MUST_USE int abb_daq_pool_create(abb_daq_pool **pool, const char *name, size_t bufsize,
 				     unsigned nbufs);
 /* Adds more buffers (ids continue); existing buffers stay where they are.
- * Devices map the new buffers at their next use of the pool. */
+ * Devices map the new buffers at their next use of the pool. On failure
+ * (-EINVAL, -EOVERFLOW past UINT_MAX buffers, -ENOMEM) the pool is
+ * unchanged. */
 ABB_MUST_USE int abb_daq_pool_grow(abb_daq_pool *pool, unsigned more);
 /* -EBUSY (and nothing freed) while buffers are taken. NULL is ignored. */
 int abb_daq_pool_destroy(abb_daq_pool *pool);
@@ -142,8 +149,10 @@ unsigned abb_daq_pool_generation(abb_daq_pool *pool);
 /* Buffer by id (NULL if out of range). */
 abb_daq_buf *abb_daq_pool_buf(abb_daq_pool *pool, uint32_t id);
 
+/* Adds one reference. NULL is ignored (as by release). */
 void abb_daq_buf_ref(abb_daq_buf *buf);
-/* Drops one reference; the last one returns the buffer to its pool. */
+/* Drops one reference; the last one returns the buffer to its pool. NULL
+ * is ignored. */
 void abb_daq_buf_release(abb_daq_buf *buf);
 
 /* ---- queues ------------------------------------------------------------- */

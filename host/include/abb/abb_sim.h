@@ -10,6 +10,8 @@
 #ifndef ABB_ABB_SIM_H
 #define ABB_ABB_SIM_H
 
+#include <stdio.h>
+
 #include <abb/abb.h>
 
 #ifdef __cplusplus
@@ -81,6 +83,12 @@ ABB_MUST_USE int abb_sim_hosttime(abb_dev *dev);
  * per line into buf (NUL terminated, truncated to len; buf may be NULL)
  * and clears the record. */
 ABB_MUST_USE int abb_sim_protocol_errors(abb_dev *dev, char *buf, size_t len);
+
+/* Prints the options of the simulator and the model (one table: variable,
+ * URI name, backends, default, accepted values, meaning) to f: markdown 0
+ * for a terminal, 1 the Markdown table of README.md. Needs no device.
+ * -EINVAL if f is NULL. */
+int abb_sim_options(FILE *f, int markdown);
 
 #ifdef __cplusplus
 }

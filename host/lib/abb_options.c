@@ -1,0 +1,475 @@
+/*
+ * abb_options.c - the one table of the simulator's and the model's options
+ * and their parser (see abb_options.h). C, without libabb's error state:
+ * messages go to the caller's buffer, so libabbsim links it too.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "abb_options.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum opt_type {
+	OT_UINT,    /* unsigned field, lo..hi, optionally a list of choices */
+	OT_U64,     /* uint64_t field, lo..hi */
+	OT_BOOL,    /* unsigned field, 0/1 */
+	OT_WORD,    /* unsigned field, a word of a list */
+	OT_TEXT,    /* char array */
+	OT_CREDITS, /* the credit list of struct abbsim_params */
+};
+
+#define F_KM    0x1u /* K / M suffixes (x1024, x1048576) */
+#define F_POW2  0x2u /* a power of two */
+#define F_ZERO  0x4u /* 0 accepted besides lo..hi ("auto") */
+
+struct opt {
+	const char *name, *env;
+	enum opt_type type;
+	unsigned backends, group, flags;
+	uint64_t lo, hi;
+	const char *choices; /* OT_UINT: "128,256,..."; OT_WORD: "rcb=1,mps=0,..." */
+	size_t off, size;    /* field in struct abb_optvals */
+	const char *def;     /* default, parsed by abb_opt_defaults */
+	const char *unit;    /* shown in the table */
+	const char *help;
+};
+
+#define S ABB_OPT_SIM
+#define M ABB_OPT_MODEL
+#define GP ABB_OPTG_PARAMS
+#define GT ABB_OPTG_TRACE
+#define GL ABB_OPTG_LIBABB
+#define PF(f) offsetof(struct abb_optvals, p.f), sizeof(((struct abb_optvals *)0)->p.f)
+#define VF(f) offsetof(struct abb_optvals, f), sizeof(((struct abb_optvals *)0)->f)
+
+static const struct opt table[] = {
+	{"gen", "ABB_SIM_GEN", OT_UINT, S, GP, 0, 1, 3, NULL, PF(gen), "1", "",
+	 "PCIe generation 1..3"},
+	{"lanes", "ABB_SIM_LANES", OT_UINT, S, GP, 0, 1, 16, "1,2,4,8,12,16", PF(lanes), "4", "",
+	 "lanes 1, 2, 4, 8, 12, 16"},
+	{"mps", "ABB_SIM_MPS", OT_UINT, S, GP, 0, 128, 4096, "128,256,512,1024,2048,4096", PF(mps),
+	 "128", "bytes", "max payload size (the device advertises 4096 in Device Capabilities)"},
+	{"mrrs", "ABB_SIM_MRRS", OT_UINT, S, GP, 0, 128, 4096, "128,256,512,1024,2048,4096",
+	 PF(mrrs), "512", "bytes", "max read request size"},
+	{"rcb", "ABB_SIM_RCB", OT_UINT, S, GP, 0, 64, 128, "64,128", PF(rcb), "64", "bytes",
+	 "read completion boundary of the root complex"},
+	{"cpl", "ABB_SIM_CPL", OT_WORD, S, GP, 0, 0, 0, "rcb=1,mps=0", PF(cpl_rcb), "rcb", "",
+	 "completion size: `rcb`: every read completion ends at an RCB boundary (64-byte "
+	 "completions with RCB 64, as Intel root complexes answer); `mps`: coalesced up to MPS"},
+	{"credits", "ABB_SIM_CREDITS", OT_CREDITS, S, GP, 0, 0, 0, NULL, 0, 0, "default", "",
+	 "flow-control credit limits as a list, for example `ph=8,pd=64,nph=4` (items `ph pd nph "
+	 "npd cplh cpld`; header credits count TLPs 1..127, data credits 16-byte units 1..2047, "
+	 "0 = infinite); `up.` / `down.` before an item for one direction (up: device to root "
+	 "complex, the root port's limits, default 64/1024 P, 64/64 NP; down: root complex to "
+	 "device, the hard block's, default 32/256 P, 16/16 NP; completions infinite), else both; "
+	 "`default` resets; in a URI the items may follow as options of their own or be "
+	 "separated by `:` or `/`"},
+	{"clk_mhz", "ABB_SIM_CLK_MHZ", OT_UINT, S, GP, F_ZERO, 10, 1000, NULL, PF(clk_mhz), "0",
+	 "MHz", "user clock of the RTL (64-bit beats); 0 = auto: 125 MHz up to 1 GB/s of raw link "
+	 "bandwidth (Gen1 x4), 250 MHz above (Gen1 x8, Gen2 x4), as Xilinx endpoint blocks do. The "
+	 "interrupt generator counts 4-ns units assuming 125 MHz"},
+	{"link_ns", "ABB_SIM_LINK_NS", OT_UINT, S, GP, 0, 0, 1000000, NULL, PF(link_latency_ns),
+	 "200", "ns", "one-way link latency"},
+	{"mem_ns", "ABB_SIM_MEM_NS", OT_UINT, S, GP, 0, 0, 10000000, NULL, PF(mem_latency_ns),
+	 "300", "ns", "host memory read latency"},
+	{"reorder", "ABB_SIM_REORDER", OT_UINT, S, GP, 0, 0, 2, NULL, PF(reorder), "0", "",
+	 "order of the completions of the reads the root complex has ready: 0 the oldest read "
+	 "first, whole; 1 a completion of a read picked at random at a time (seed below); 2 a "
+	 "completion of each in turn (round robin: a small read, such as a descriptor fetch, "
+	 "does not wait behind kilobytes of others)"},
+	{"seed", "ABB_SIM_SEED", OT_U64, S, GP, 0, 0, UINT64_MAX, NULL, PF(seed), "1", "",
+	 "seed of that randomness"},
+	{"mem_size", "ABB_SIM_MEM_SIZE", OT_UINT, S | M, GP, F_KM | F_POW2, 64u << 10, 16u << 20,
+	 NULL, PF(mem_bytes), "1M", "bytes", "BAR1 board memory, power of two, 64K..16M"},
+	{"iova", "ABB_SIM_IOVA", OT_WORD, S, GP, 0, 0, 0, "contiguous=0,contig=0,scatter=1,0=0,1=1",
+	 PF(iova_scatter), "contiguous", "",
+	 "`scatter`: every mapped page gets its own IOVA (scatter-gather lists, chained "
+	 "descriptors); `contiguous` (or `contig`): one IOVA range per buffer"},
+	{"watchdog_s", "ABB_SIM_WATCHDOG_S", OT_UINT, S, GP, 0, 1, 86400, NULL, PF(watchdog_s),
+	 "120", "s", "wall-clock seconds a single wait may take before it fails (a hung "
+	 "simulation becomes an error)"},
+	{"strict", "ABB_SIM_STRICT", OT_BOOL, S | M, GP, 0, 0, 1, NULL, PF(strict), "0", "",
+	 "strict mode: none of the model-defined side effects the host could lean on (ISR and "
+	 "GER writes ignored, DONE and ISR cleared only by a channel reset)"},
+	{"msi", "ABB_SIM_MSI", OT_BOOL, S, GP, 0, 0, 1, NULL, PF(msi), "0", "",
+	 "interrupts as MSI (the capability in config space) instead of legacy INTx"},
+	{"hosttime", "ABB_SIM_HOSTTIME", OT_BOOL, S, GL, 0, 0, 1, NULL, VF(hosttime), "0", "",
+	 "host-time coupling: device time also advances by the CPU time the host software "
+	 "spends between device calls"},
+	{"shared_engine", "ABB_MODEL_SHARED_ENGINE", OT_BOOL, M, GL, 0, 0, 1, NULL,
+	 VF(shared_engine), "0", "", "the model's GCR.SHARED_ENGINE after reset (the two "
+	 "channels share one engine)"},
+	{"trace", "ABB_TRACE", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(trace), "", "file",
+	 "write the waveform of the RTL (FST) to this file"},
+	{"trace_from", "ABB_TRACE_FROM", OT_U64, S, GT, 0, 0, UINT64_MAX, NULL, VF(trace_from),
+	 "0", "cycles", "first cycle of the waveform (tracing is 30-40x slower: trace windows)"},
+	{"trace_to", "ABB_TRACE_TO", OT_U64, S, GT, 0, 0, UINT64_MAX, NULL, VF(trace_to), "0",
+	 "cycles", "end of the waveform, exclusive (0: until close)"},
+	{"tlp_log", "ABB_TLP_LOG", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(tlp_log), "", "file",
+	 "a decoded line per TLP: cycle, direction, type, address, tag, length"},
+};
+#define NOPT (sizeof table / sizeof table[0])
+
+#undef S
+#undef M
+
+static int say(char *msg, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (msg && n) {
+		va_start(ap, fmt);
+		vsnprintf(msg, n, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* ---- values ---- */
+
+/* A number: decimal or 0x hex digits, optional K/M (km), nothing else. */
+static bool parse_u64(const char *s, bool km, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return false; /* empty, blank, sign */
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return false;
+	if (km && (*end == 'K' || *end == 'k'))
+		shift = 10, end++;
+	else if (km && (*end == 'M' || *end == 'm'))
+		shift = 20, end++;
+	if (*end)
+		return false;
+	if (shift && v > (UINT64_MAX >> shift))
+		return false; /* 17592186044417M became 1 MiB */
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+static bool parse_bool(const char *s, unsigned *out)
+{
+	static const char *const on[] = {"1", "yes", "true", "on"};
+	static const char *const off[] = {"0", "no", "false", "off"};
+
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(s, on[i])) {
+			*out = 1;
+			return true;
+		}
+		if (!strcasecmp(s, off[i])) {
+			*out = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* In a list "a,b,c" (OT_UINT choices) or "w=1,x=0" (OT_WORD: *val gets
+ * the number). */
+static bool in_list(const char *list, const char *word, uint64_t num, bool words, unsigned *val)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		const char *eq = memchr(p, '=', len);
+
+		if (words) {
+			if (eq && (size_t)(eq - p) == strlen(word) && !strncmp(p, word, eq - p)) {
+				*val = (unsigned)strtoul(eq + 1, NULL, 10);
+				return true;
+			}
+		} else if (strtoull(p, NULL, 10) == num) {
+			return true;
+		}
+		p += len;
+		if (*p)
+			p++;
+	}
+	return false;
+}
+
+/* x as text, with a K or M suffix when km and x is a multiple. */
+static const char *num_text(uint64_t x, bool km, char *buf, size_t n)
+{
+	if (km && x && x % (1u << 20) == 0)
+		snprintf(buf, n, "%lluM", (unsigned long long)(x >> 20));
+	else if (km && x && x % 1024 == 0)
+		snprintf(buf, n, "%lluK", (unsigned long long)(x >> 10));
+	else
+		snprintf(buf, n, "%llu", (unsigned long long)x);
+	return buf;
+}
+
+/* What the option accepts, for messages and the table. */
+static const char *accepted(const struct opt *o, char *buf, size_t n)
+{
+	switch (o->type) {
+	case OT_UINT:
+	case OT_U64:
+		if (o->choices)
+			snprintf(buf, n, "one of %s", o->choices);
+		else if (o->hi == UINT64_MAX)
+			snprintf(buf, n, "an unsigned 64-bit integer");
+		else
+		{
+			char lo[32], hi[32];
+
+			snprintf(buf, n, "%s%s%s..%s%s", o->flags & F_ZERO ? "0 or " : "",
+				 o->flags & F_POW2 ? "a power of 2 in " : "",
+				 num_text(o->lo, o->flags & F_KM, lo, sizeof lo),
+				 num_text(o->hi, o->flags & F_KM, hi, sizeof hi),
+				 o->flags & F_KM ? " (suffix K or M allowed)" : "");
+		}
+		break;
+	case OT_BOOL:
+		snprintf(buf, n, "0/1, no/yes, false/true, off/on");
+		break;
+	case OT_WORD: {
+		size_t w = 0;
+		const char *p = o->choices;
+
+		buf[0] = 0;
+		while (*p && w + 1 < n) {
+			size_t len = strcspn(p, "=");
+
+			w += (size_t)snprintf(buf + w, n - w, "%s%.*s", w ? " or " : "", (int)len, p);
+			p += strcspn(p, ",");
+			if (*p)
+				p++;
+		}
+		break;
+	}
+	case OT_TEXT:
+		snprintf(buf, n, "a file name (at most %zu characters)", o->size - 1);
+		break;
+	case OT_CREDITS:
+		snprintf(buf, n, "a list like \"ph=8,pd=64,nph=4,npd=0,cplh=0,cpld=0\" (items "
+			 "separated by ',' ':' or '/'; \"up.\" or \"down.\" before an item for one "
+			 "direction; header credits 0 (infinite) or 1..127, data credits in 16-byte "
+			 "units 0 (infinite) or 1..2047; \"default\" resets both directions)");
+		break;
+	}
+	return buf;
+}
+
+static void default_credits(struct abbsim_params *p)
+{
+	p->credits_up = (struct abbsim_credits){64, 1024, 64, 64, 0, 0};
+	p->credits_down = (struct abbsim_credits){32, 256, 16, 16, 0, 0};
+}
+
+int abb_opt_credits(struct abbsim_params *p, const char *what, const char *value, char *msg,
+		    size_t n)
+{
+	static const char *const names[6] = {"ph", "pd", "nph", "npd", "cplh", "cpld"};
+	struct abbsim_params q = *p;
+	char acc[400], buf[512], *save = NULL;
+
+	for (size_t i = 0; i < NOPT; i++)
+		if (table[i].type == OT_CREDITS)
+			accepted(&table[i], acc, sizeof acc);
+	if (!value || !*value)
+		return say(msg, n, "%s=\"\" is invalid: accepted %s", what, acc);
+	if (strlen(value) >= sizeof buf)
+		return say(msg, n, "%s=\"%.40s...\" is too long", what, value);
+	strcpy(buf, value);
+	for (char *item = strtok_r(buf, ",:/", &save); item; item = strtok_r(NULL, ",:/", &save)) {
+		bool up = true, down = true, ok;
+		char *key = item, *eq;
+		unsigned idx = 6;
+		uint64_t v = 0;
+
+		if (!strcmp(item, "default")) {
+			default_credits(&q);
+			continue;
+		}
+		if (!strncmp(key, "up.", 3))
+			down = false, key += 3;
+		else if (!strncmp(key, "down.", 5))
+			up = false, key += 5;
+		eq = strchr(key, '=');
+		for (unsigned i = 0; i < 6; i++)
+			if (eq && (size_t)(eq - key) == strlen(names[i]) &&
+			    !strncmp(key, names[i], eq - key))
+				idx = i;
+		ok = idx < 6;
+		if (ok && (!strcmp(eq + 1, "inf") || !strcmp(eq + 1, "infinite")))
+			v = 0;
+		else if (ok)
+			ok = parse_u64(eq + 1, false, &v) && v <= (idx % 2 ? 2047u : 127u);
+		if (!ok) {
+			/* the item as given (strtok_r cut it out of a copy) */
+			return say(msg, n, "%s=\"%s\" is invalid at \"%s\": accepted %s", what, value,
+				   item, acc);
+		}
+		{
+			unsigned *fu[6] = {&q.credits_up.ph, &q.credits_up.pd, &q.credits_up.nph,
+					   &q.credits_up.npd, &q.credits_up.cplh, &q.credits_up.cpld};
+			unsigned *fd[6] = {&q.credits_down.ph, &q.credits_down.pd, &q.credits_down.nph,
+					   &q.credits_down.npd, &q.credits_down.cplh,
+					   &q.credits_down.cpld};
+
+			if (up)
+				*fu[idx] = (unsigned)v;
+			if (down)
+				*fd[idx] = (unsigned)v;
+		}
+	}
+	*p = q;
+	return 0;
+}
+
+/* Parses value into option o of v. who: how the message names the option
+ * ("ABB_SIM_MPS", "sim option mps"). */
+static int set_one(struct abb_optvals *v, const struct opt *o, const char *who, const char *value,
+		   char *msg, size_t n)
+{
+	char *f = (char *)v + o->off, acc[400];
+	uint64_t x = 0;
+	unsigned w = 0;
+	bool ok;
+
+	switch (o->type) {
+	case OT_UINT:
+	case OT_U64:
+		ok = parse_u64(value, o->flags & F_KM, &x) &&
+		     ((x >= o->lo && x <= o->hi) || (x == 0 && (o->flags & F_ZERO))) &&
+		     (!(o->flags & F_POW2) || !(x & (x - 1))) &&
+		     (!o->choices || in_list(o->choices, NULL, x, false, NULL));
+		if (ok && o->type == OT_UINT)
+			*(unsigned *)f = (unsigned)x;
+		else if (ok)
+			*(uint64_t *)f = x;
+		break;
+	case OT_BOOL:
+		ok = parse_bool(value, &w);
+		if (ok)
+			*(unsigned *)f = w;
+		break;
+	case OT_WORD:
+		ok = in_list(o->choices, value, 0, true, &w);
+		if (ok)
+			*(unsigned *)f = w;
+		break;
+	case OT_TEXT:
+		ok = strlen(value) < o->size;
+		if (ok)
+			snprintf(f, o->size, "%s", value);
+		break;
+	case OT_CREDITS:
+		return abb_opt_credits(&v->p, who, value, msg, n);
+	default:
+		ok = false;
+	}
+	if (!ok)
+		return say(msg, n, "%s=\"%s\" is invalid: accepted %s", who, value,
+			   accepted(o, acc, sizeof acc));
+	v->set |= o->group;
+	v->set_rows |= 1ull << (o - table);
+	return 0;
+}
+
+void abb_opt_defaults(struct abb_optvals *v)
+{
+	memset(v, 0, sizeof *v);
+	for (size_t i = 0; i < NOPT; i++)
+		(void)set_one(v, &table[i], table[i].name, table[i].def, NULL, 0);
+	v->set = 0;
+	v->set_rows = 0;
+}
+
+int abb_opt_from_env(struct abb_optvals *v, unsigned backend, unsigned groups, char *msg,
+		     size_t n)
+{
+	struct abb_optvals q = *v;
+
+	for (size_t i = 0; i < NOPT; i++) {
+		const char *s;
+		int rc;
+
+		if (!(table[i].backends & backend) || !(table[i].group & groups))
+			continue;
+		s = getenv(table[i].env);
+		if (!s || !*s)
+			continue;
+		rc = set_one(&q, &table[i], table[i].env, s, msg, n);
+		if (rc)
+			return rc;
+	}
+	*v = q;
+	return 0;
+}
+
+int abb_opt_set(struct abb_optvals *v, unsigned backend, const char *what, const char *name,
+		const char *value, char *msg, size_t n)
+{
+	char who[96];
+
+	for (size_t i = 0; i < NOPT; i++) {
+		struct abb_optvals q;
+		int rc;
+
+		if (strcmp(name, table[i].name))
+			continue;
+		if (!(table[i].backends & backend))
+			break; /* another backend's: listed as unknown below */
+		q = *v;
+		if (what)
+			snprintf(who, sizeof who, "%s %s", what, name);
+		else
+			snprintf(who, sizeof who, "%s", name);
+		rc = set_one(&q, &table[i], who, value ? value : "", msg, n);
+		if (!rc)
+			*v = q;
+		return rc;
+	}
+	{
+		size_t w = (size_t)snprintf(msg, n, "unknown %s \"%s\"; known:",
+					    what ? what : "option", name);
+
+		for (size_t i = 0; i < NOPT && w < n; i++)
+			if (table[i].backends & backend)
+				w += (size_t)snprintf(msg + w, n - w, " %s", table[i].name);
+	}
+	return -EINVAL;
+}
+
+void abb_opt_print(FILE *f, int markdown)
+{
+	char acc[400];
+
+	if (markdown) {
+		fprintf(f, "| variable | URI option | backends | default | accepted | meaning |\n");
+		fprintf(f, "|---|---|---|---|---|---|\n");
+	}
+	for (size_t i = 0; i < NOPT; i++) {
+		const struct opt *o = &table[i];
+		const char *be = o->backends == (ABB_OPT_SIM | ABB_OPT_MODEL) ? "sim, model"
+				 : o->backends == ABB_OPT_MODEL ? "model" : "sim";
+
+		accepted(o, acc, sizeof acc);
+		if (o->type == OT_CREDITS)
+			snprintf(acc, sizeof acc, "a credit list (see meaning)");
+		if (markdown)
+			fprintf(f, "| `%s` | `%s` | %s | %s%s%s | %s%s%s | %s |\n", o->env, o->name, be,
+				o->def[0] ? "`" : "", o->def[0] ? o->def : "none",
+				o->def[0] ? "`" : "", acc, o->unit[0] ? " " : "", o->unit, o->help);
+		else
+			fprintf(f, "%-24s %-14s %-10s default %s\n    accepted: %s%s%s\n    %s\n",
+				o->env, o->name, be, o->def[0] ? o->def : "none", acc,
+				o->unit[0] ? " " : "", o->unit, o->help);
+	}
+}

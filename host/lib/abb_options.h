@@ -1,0 +1,87 @@
+/*
+ * abb_options.h - the one table of the simulator's and the model's options
+ * (abb_options.c), and the one parser of their values.
+ *
+ * Every option has a name (the URI key: "sim:mem_size=4M"), an environment
+ * variable (ABB_SIM_MEM_SIZE=4M), a type, a range, its unit suffixes, the
+ * backends that take it, a default and a help text. The environment and
+ * the URI go through the same parser: numbers are decimal or 0x hex, no
+ * sign, no blanks, overflow-checked (also after a K or M suffix, where the
+ * option takes one); booleans are 0/1, yes/no, true/false, on/off (any
+ * case), nothing else; words are from the option's list. The URI overrides
+ * the environment; an empty variable counts as unset.
+ *
+ * Compiled into libabb (the sim and model backends, abb_sim_options_print)
+ * and into libabbsim (abbsim_params_default/_from_env/_set, the trace
+ * variables at abbsim_open), hidden in both.
+ *
+ * `abb_tool options` prints the table; `make options` writes it into
+ * README.md between the markers, `make options-check` fails when README.md
+ * is stale.
+ */
+#ifndef ABB_OPTIONS_H
+#define ABB_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "abbsim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define ABB_OPT_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define ABB_OPT_HIDDEN
+#endif
+
+/* Backends (bit mask) */
+#define ABB_OPT_SIM   0x1u
+#define ABB_OPT_MODEL 0x2u
+
+/* Groups: who applies an option (bit mask) */
+#define ABB_OPTG_PARAMS 0x1u /* struct abbsim_params: libabbsim, at abbsim_params_* */
+#define ABB_OPTG_TRACE  0x2u /* tracing: libabbsim at abbsim_open, libabb after it */
+#define ABB_OPTG_LIBABB 0x4u /* libabb's own (host-time coupling, the model's) */
+#define ABB_OPTG_ALL    0x7u
+
+/* Every option's value. */
+struct abb_optvals {
+	struct abbsim_params p;  /* the simulator's parameters (and the model's mem_size, strict) */
+	unsigned hosttime;       /* libabb: host-time coupling */
+	unsigned shared_engine;  /* model: GCR.SHARED_ENGINE after reset */
+	char trace[256];         /* FST file ("" none) */
+	uint64_t trace_from, trace_to;
+	char tlp_log[256];       /* TLP log file ("" none) */
+	unsigned set;            /* groups an option was set in (ABB_OPTG_*) */
+	uint64_t set_rows;       /* bit per table row: given (environment or URI) */
+};
+
+/* The defaults of every option (the table's default column). */
+ABB_OPT_HIDDEN void abb_opt_defaults(struct abb_optvals *v);
+/* Applies the environment variables of the options of backend (ABB_OPT_*)
+ * in groups (ABB_OPTG_*). All or nothing: on an error v is unchanged and
+ * msg says which variable and what is accepted. -EINVAL. */
+ABB_OPT_HIDDEN int abb_opt_from_env(struct abb_optvals *v, unsigned backend, unsigned groups,
+				    char *msg, size_t n);
+/* Sets one option by its URI name. what: how the message names the source
+ * ("sim option" gives "sim option mps=..."; NULL: the name alone). -EINVAL
+ * with msg (v unchanged): unknown name (the message lists the known ones),
+ * an option of another backend, a bad value. */
+ABB_OPT_HIDDEN int abb_opt_set(struct abb_optvals *v, unsigned backend, const char *what,
+			       const char *name, const char *value, char *msg, size_t n);
+/* The table as text: markdown 0 a plain list for a terminal, 1 the
+ * Markdown table of README.md. */
+ABB_OPT_HIDDEN void abb_opt_print(FILE *f, int markdown);
+/* The credit list parser ("ph=8,pd=64,up.nph=4,default"), shared with
+ * abbsim_params_set("credits"); what names the source in msg. */
+ABB_OPT_HIDDEN int abb_opt_credits(struct abbsim_params *p, const char *what, const char *value,
+				   char *msg, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
