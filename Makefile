@@ -10,6 +10,8 @@
 #   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools,
 #                 the mprace layer (include/mprace/, libabb-mprace, abb-mprace.pc)
 #   make mprace-check MPRACE_TESTS=DIR   build and run old mprace programs (README)
+#   make sanitize ASan+UBSan and TSan builds (build-asan/, build-tsan/) and their suite runs
+#   make fuzz     libFuzzer targets of testbench/fuzz/ for FUZZ_SECONDS each
 #   make clean
 #
 # Each directory contributes a fragment (rtl-model/rtl.mk, sim/sim.mk,
@@ -55,6 +57,8 @@ deps:
 -include host/daq/daq.mk
 -include host/compat/mprace/mprace.mk
 -include testbench/testbench.mk
+-include testbench/sanitize.mk
+-include testbench/fuzz/fuzz.mk
 
 # The example program, built exactly as README.md tells users to build
 # theirs: only <abb/abb.h>, flags from pkg-config (build/abb.pc).
