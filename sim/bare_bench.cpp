@@ -105,6 +105,8 @@ int main(int argc, char **argv)
 	b.top.cfg_mem_bits_i = 24;
 	b.top.tx_ready_i = 1;
 	b.top.tx_buf_av_i = 63; // a sink that never backs up
+	b.top.clk_i = 1; // the first clock-low eval() is a falling edge (sim/abb_sim_top.sv)
+	b.top.eval();
 	b.top.rst_ni = 0;
 	for (int i = 0; i < 4; i++)
 		b.edge();

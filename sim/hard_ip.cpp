@@ -18,7 +18,9 @@ HardIp::HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg)
 	ctx_.reset(new VerilatedContext);
 	ctx_->traceEverOn(true);
 	top_.reset(new Vabb_top(ctx_.get(), "abb_top"));
-	top_->clk_i = 0;
+	// clock high: the first cycle's clock-low eval() is then a falling edge,
+	// which samples the inputs (sim/abb_sim_top.sv)
+	top_->clk_i = 1;
 	top_->rst_ni = 0;
 	top_->rx_valid_i = 0;
 	top_->tx_ready_i = 0;

@@ -27,7 +27,7 @@ SIM_VFLAGS += -O3#                           all Verilator optimisations
 SIM_VFLAGS += --x-assign fast#               X assignments take the fastest value
 SIM_VFLAGS += --x-initial fast#              uninitialised state: fastest value (reset defines it)
 SIM_VFLAGS += --trace-fst#                   FST tracing compiled in, switched on at run time
-SIM_VFLAGS += --top-module $(RTL_TOP)#       the RTL / hard-IP boundary (rtl-model/TLP-STREAM.md)
+SIM_VFLAGS += --top-module abb_sim_top#      $(RTL_TOP) with its inputs sampled on the falling edge (speed: sim/abb_sim_top.sv)
 SIM_VFLAGS += --prefix Vabb_top#             model class name the wrapper includes
 SIM_VFLAGS += --Mdir $(SIM_VDIR)#            generated files below build/
 SIM_VFLAGS += -CFLAGS -fPIC#                 the model goes into a shared library
@@ -58,9 +58,9 @@ SIM_CXXFLAGS := -std=c++17 -fPIC $(CXXFLAGS) $(WARN) -Isim -Ihost/include $(SIM_
 all: sim
 sim: $(SIM_LIB)
 
-$(SIM_VDIR)/.verilated: $(RTL_SRCS) sim/sim.mk
+$(SIM_VDIR)/.verilated: $(RTL_SRCS) sim/abb_sim_top.sv sim/sim.mk
 	@mkdir -p $(SIM_VDIR)
-	$(VERILATOR) $(SIM_VFLAGS) $(RTL_SRCS)
+	$(VERILATOR) $(SIM_VFLAGS) $(RTL_SRCS) sim/abb_sim_top.sv
 	@touch $@
 
 $(SIM_VDIR)/.compiled: $(SIM_VDIR)/.verilated sim/verilated_lib.mk
