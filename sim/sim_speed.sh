@@ -37,7 +37,11 @@ if [ -n "$base" ]; then
 		echo "sim-speed: note: the two RTLs take different cycle counts for the same DMA" \
 		     "($(sort -u "$tmp/basecyc" | tr '\n' ' ')vs $(sort -u "$tmp/curcyc" | tr '\n' ' '))"
 	fi
-	echo "sim-speed: bare current / baseline = $(awk "BEGIN{printf \"%.2f\", $cmed/$bmed}") (medians)"
+	# each run of the current model against the baseline run just before it
+	paste "$tmp/base" "$tmp/cur" | awk '{print $2 / $1}' > "$tmp/ratio"
+	set -- $(sort -g "$tmp/ratio" | awk '{v[NR]=$1} END{m=(NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1])/2; printf "%.2f %.2f %.2f", v[1], m, v[NR]}')
+	echo "sim-speed: bare current / baseline = $(awk "BEGIN{printf \"%.2f\", $cmed/$bmed}") (medians);" \
+	     "per pair: min $1 median $2 max $3"
 fi
 echo "sim-speed: platform:      min $pmin median $pmed cycles/s ($runs runs)"
 echo "sim-speed: platform / bare = $(awk "BEGIN{printf \"%.2f\", $pmed/$cmed}") (medians; target >= 0.5)"
