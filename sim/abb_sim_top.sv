@@ -83,7 +83,7 @@ module abb_sim_top #(
   abb_top #(
     .MemBitsMax(MemBitsMax), .NumTags(NumTags), .ClkNs(ClkNs),
     .SharedEngine(SharedEngine), .TxPostedMinAv(TxPostedMinAv)
-  ) u_top (
+  ) u_abb (
     .clk_i, .rst_ni,
     .cfg_bus_master_en_i(bm_q), .cfg_max_payload_i(mps_q), .cfg_max_read_req_i(mrrs_q),
     .cfg_req_id_i(req_id_q), .cfg_msi_en_i(msi_q), .cfg_mem_bits_i(mem_bits_q),
