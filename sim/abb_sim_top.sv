@@ -1,23 +1,23 @@
 // abb_sim_top.sv - the simulator's top: abb_top with its data and
-// configuration inputs sampled on the falling clock edge (speed only; the
-// RTL is unchanged).
+// configuration inputs held in registers that the cycle loop loads only when
+// an input changed (smp_i; speed only, the RTL is unchanged).
 //
 // Why: Verilator evaluates all logic that depends combinationally on a top
 // input in its "input combinational" region on EVERY eval(), and the
 // platform (sim/hard_ip.cpp) and the bare loop (sim/bare_bench.cpp) call
-// eval() twice per cycle (clock low, clock high). With the inputs of abb_top
+// eval() twice per cycle (clock low, clock high). With abb_top's inputs
 // driven straight from ports nearly the whole design is such logic: it ran
 // three times per cycle (both evals plus after the rising edge). Driven from
-// these falling-edge registers it runs twice.
+// these registers it runs once per cycle (after the rising edge), plus once
+// in a cycle whose inputs changed.
 //
-// Why identical: the C++ side changes inputs only before the clock-low
-// eval() of a cycle and holds them through the clock-high eval(); so the
-// value abb_top sees from the falling edge to the rising edge, the only
-// time any of its logic samples or observes them, is the value the C++
-// wrote. rst_ni stays direct (synchronous reset, no combinational fan-out).
-// The first eval() after construction must run with clk_i = 1 so that the
-// first cycle's clock-low eval() is a falling edge (hard_ip.cpp does).
-// The golden vectors (make vectors, abb_tests vectors) check it.
+// Why identical: the loop sets a cycle's inputs before its clock-low eval(),
+// raises smp_i for that eval() when any differs from the values last loaded
+// (sim/model_inputs.h) and holds them through the clock-high eval(); so
+// from the clock-low eval() to the rising clock edge, the only time any of
+// abb_top's logic samples or observes them, abb_top sees exactly the values
+// the loop set. rst_ni stays direct (synchronous reset, no combinational
+// fan-out). The golden vectors (make vectors, abb_tests vectors) check it.
 //
 // The parameters repeat abb_top's (same defaults) so that -G works on this
 // top as it did on abb_top.
@@ -51,7 +51,8 @@ module abb_sim_top #(
   output logic [63:0] tx_data_o,
   output logic        irq_o,
   output logic        idle_o,
-  input  logic [31:0] skip_cycles_i
+  input  logic [31:0] skip_cycles_i,
+  input  logic        smp_i          // rising: load the inputs (sim/model_inputs.h)
 );
 
   logic        bm_q, msi_q, strict_q, rx_valid_q, rx_sop_q, rx_eop_q, rx_bar_q, tx_ready_q;
@@ -62,7 +63,7 @@ module abb_sim_top #(
   logic [5:0]  tx_buf_av_q;
   logic [31:0] skip_q;
 
-  always_ff @(negedge clk_i) begin
+  always_ff @(posedge smp_i) begin
     bm_q        <= cfg_bus_master_en_i;
     mps_q       <= cfg_max_payload_i;
     mrrs_q      <= cfg_max_read_req_i;

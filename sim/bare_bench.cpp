@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "Vabb_top.h"
+#include "model_inputs.h"
 #include "verilated.h"
 
 #include <abb/abb_regs.h>
@@ -30,13 +31,16 @@ struct Bench {
 	std::vector<uint8_t> host;
 	std::vector<uint64_t> tlp; // TX beats of the TLP being received
 	uint64_t cycles = 0;
+	abbsim::ModelInputs inputs;
 
 	explicit Bench(size_t bytes) : host(bytes) {}
 
 	void edge()
 	{
+		abbsim::model_sample(top, inputs); // sim/model_inputs.h
 		top.clk_i = 0;
 		top.eval();
+		abbsim::model_sample_done(top);
 		bool tx = top.tx_valid_o && top.tx_ready_i;
 		uint64_t data = top.tx_data_o;
 		bool eop = top.tx_eop_o;
@@ -105,8 +109,6 @@ int main(int argc, char **argv)
 	b.top.cfg_mem_bits_i = 24;
 	b.top.tx_ready_i = 1;
 	b.top.tx_buf_av_i = 63; // a sink that never backs up
-	b.top.clk_i = 1; // the first clock-low eval() is a falling edge (sim/abb_sim_top.sv)
-	b.top.eval();
 	b.top.rst_ni = 0;
 	for (int i = 0; i < 4; i++)
 		b.edge();

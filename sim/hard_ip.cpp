@@ -7,6 +7,7 @@
 #include "hard_ip.h"
 
 #include "Vabb_top.h"
+#include "model_inputs.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
@@ -18,9 +19,7 @@ HardIp::HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg)
 	ctx_.reset(new VerilatedContext);
 	ctx_->traceEverOn(true);
 	top_.reset(new Vabb_top(ctx_.get(), "abb_top"));
-	// clock high: the first cycle's clock-low eval() is then a falling edge,
-	// which samples the inputs (sim/abb_sim_top.sv)
-	top_->clk_i = 1;
+	top_->clk_i = 0;
 	top_->rst_ni = 0;
 	top_->rx_valid_i = 0;
 	top_->tx_ready_i = 0;
@@ -146,8 +145,10 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 	m.tx_ready_i = ready;
 	m.tx_buf_av_i = tx_buf_av();
 	m.skip_cycles_i = skip;
+	model_sample(m, inputs_); // sim/model_inputs.h
 	m.clk_i = 0;
 	m.eval();
+	model_sample_done(m);
 	if (tfp_)
 		tfp_->dump(t - epoch - half_ps);
 	bool rx_fire = rx && m.rx_ready_o;

@@ -24,6 +24,7 @@
 #include "cfg_space.h"
 #include "event_queue.h"
 #include "link.h"
+#include "model_inputs.h"
 #include "tlp.h"
 
 class Vabb_top;
@@ -90,6 +91,7 @@ private:
 	CfgSpace &cfg_;
 	std::unique_ptr<VerilatedContext> ctx_;
 	std::unique_ptr<Vabb_top> top_;
+	ModelInputs inputs_; // the inputs abb_sim_top holds (model_inputs.h)
 	VerilatedFstC *tfp_ = nullptr;
 
 	std::deque<Tlp> rx_; /* bar set: the BAR hit */
