@@ -18,6 +18,7 @@
 #define ABBSIM_MODEL_INPUTS_H
 
 #include <cstdint>
+#include <cstring>
 
 namespace abbsim {
 
@@ -35,12 +36,12 @@ template <class M> auto sample_impl(M &m, ModelInputs &last, int) -> decltype(m.
 		m.cfg_msi_en_i, m.cfg_mem_bits_i, m.strict_i, m.rx_valid_i, m.rx_sop_i, m.rx_eop_i,
 		m.rx_data_i, m.rx_bar_i, m.tx_ready_i, m.tx_buf_av_i, m.skip_cycles_i,
 	};
-	bool same = last.valid;
-	for (int i = 0; i < ModelInputs::N; i++) {
-		same = same && now[i] == last.v[i];
-		last.v[i] = now[i];
+	// compare first, copy only on a change (this runs every cycle)
+	bool same = last.valid && std::memcmp(now, last.v, sizeof now) == 0;
+	if (!same) {
+		std::memcpy(last.v, now, sizeof now);
+		last.valid = true;
 	}
-	last.valid = true;
 	m.smp_i = !same;
 }
 

@@ -98,7 +98,7 @@ sim-test: $(SIM_B)/test_abbsim
 
 # Speed: the full platform against the bare Verilator loop (sim/bare_bench.cpp:
 # same model, ideal link), one 4 MiB DMA read each; target ratio >= 0.5.
-$(SIM_B)/bare_bench: sim/bare_bench.cpp sim/rtl_hooks.cpp $(SIM_VDIR)/.compiled
+$(SIM_B)/bare_bench: sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_VDIR)/.compiled
 	$(CXX) $(SIM_CXXFLAGS) -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
 	  $(SIM_VDIR)/Vabb_top__ALL.a $(SIM_VDIR)/libverilated_pic.a -lz -pthread
 
@@ -125,7 +125,7 @@ $(SIM_BASE_VDIR)/.compiled:
 	git archive $(SIM_BASE_SHA) rtl-model sim | tar -x -C $(SIM_BASE_D)/src
 	$(MAKE) -C $(SIM_BASE_D)/src -f rtl-model/rtl.mk -f sim/sim.mk B=build BASELINE= build/sim/obj_dir/.compiled
 
-$(SIM_BASE_BENCH): sim/bare_bench.cpp sim/rtl_hooks.cpp $(SIM_BASE_VDIR)/.compiled
+$(SIM_BASE_BENCH): sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_BASE_VDIR)/.compiled
 	$(CXX) $(filter-out -I$(SIM_VDIR),$(SIM_CXXFLAGS)) -I$(SIM_BASE_VDIR) -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
 	  $(SIM_BASE_VDIR)/Vabb_top__ALL.a $(SIM_BASE_VDIR)/libverilated_pic.a -lz -pthread
 endif
