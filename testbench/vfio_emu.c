@@ -530,10 +530,12 @@ void vfio_emu_stats_reset(void)
 	pthread_mutex_lock(&emu.lock);
 	{
 		unsigned c = emu.st.containers, g = emu.st.groups, d = emu.st.devices, m = emu.st.maps;
+		unsigned fds = emu.st.iommufds, ioas = emu.st.ioas;
 		uint64_t p = emu.st.pinned;
 
 		memset(&emu.st, 0, sizeof emu.st);
 		emu.st.containers = c, emu.st.groups = g, emu.st.devices = d, emu.st.maps = m;
+		emu.st.iommufds = fds, emu.st.ioas = ioas;
 		emu.st.pinned = p;
 	}
 	pthread_mutex_unlock(&emu.lock);
