@@ -688,6 +688,25 @@ static void test_vfio_cdev_select(void)
 	open_fails(&o, CDEV_URI, -ENOTSUP, "CONFIG_VFIO_DEVICE_CDEV", "iommu=group");
 	o = (struct vfio_emu_opts){.cdev = 1, .no_vfio_dev = 1};
 	open_fails(&o, CDEV_URI, -ENOTSUP, "vfio-dev", NULL);
+	/* an IOVA alignment above the CPU page: maps in its units */
+	o = (struct vfio_emu_opts){.cdev = 1, .pgsizes = 0x200000};
+	d = cdev_open(&o, CDEV_URI);
+	if (d) {
+		uint8_t *a = aligned_alloc(0x200000, 0x200000); /* the whole IOVA unit */
+		abb_dmabuf *m = NULL;
+
+		if (a && abb_dmabuf_map(d, a, PG, &m) == 0) {
+			stats();
+			CU_ASSERT_EQUAL(st.pinned, 0x200000);
+			CU_ASSERT_EQUAL(abb_dma_write(d, m, 0, 0, PG, 0), 0);
+			CU_ASSERT_EQUAL(abb_dmabuf_unmap(m), 0);
+		} else {
+			printf("\n    %s\n", abb_last_error());
+			CU_FAIL("map with a 2 MiB IOVA alignment");
+		}
+		abb_close(d);
+		free(a);
+	}
 }
 
 /* Each failure of the iommufd path has its message and leaves nothing open. */
