@@ -351,6 +351,8 @@ module abb_dma_ctl
 
   // ---- protocol assertions (test builds: ABB_ASSERT, see abb_assert.svh) ----
 `ifdef ABB_ASSERT
+  logic [2:0] chk_ev;   // (Icarus 11: $onehot0 of a concatenation is wrong)
+  assign chk_ev = {mv_start_o, desc_err_o, bm_err_o};
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       if (mv_start_o) begin
@@ -358,7 +360,7 @@ module abb_dma_ctl
                    "abb_dma_ctl: mover started without a valid descriptor")
         `ABB_CHECK(pa_end <= mem_bytes_i, "abb_dma_ctl: transfer past the end of board memory")
       end
-      `ABB_CHECK($onehot0({mv_start_o, desc_err_o, bm_err_o}), "abb_dma_ctl: start and error at once")
+      `ABB_CHECK($onehot0(chk_ev), "abb_dma_ctl: start and error at once")
       // descriptor fetch: one 32-byte read, 32-byte aligned (never crosses 4 KiB)
       if (tx_valid_o && tx_ready_i && fst_q == FHdr0)
         `ABB_CHECK(bdal_q[4:0] == 5'd0, "abb_dma_ctl: descriptor read not 32-byte aligned")

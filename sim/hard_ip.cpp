@@ -41,6 +41,35 @@ void HardIp::reset()
 	msi_after_tlp_ = 0;
 	top_->rx_valid_i = 0;
 	top_->tx_ready_i = 0;
+	std::string err;
+	rec_.reset(StimRec::from_env(err));
+	rec_irq_ = false;
+	if (!err.empty() && violation)
+		violation(err);
+}
+
+void HardIp::stim_in()
+{
+	const Vabb_top &m = *top_;
+	StimIn s{};
+	s.rst_n = m.rst_ni;
+	s.bm = m.cfg_bus_master_en_i;
+	s.mps = m.cfg_max_payload_i;
+	s.mrrs = m.cfg_max_read_req_i;
+	s.reqid = m.cfg_req_id_i;
+	s.msi = m.cfg_msi_en_i;
+	s.membits = m.cfg_mem_bits_i;
+	s.rxv = m.rx_valid_i;
+	if (s.rxv) {
+		s.sop = m.rx_sop_i;
+		s.eop = m.rx_eop_i;
+		s.bar = m.rx_bar_i;
+		s.rxdata = m.rx_data_i;
+	}
+	s.txready = m.tx_ready_i;
+	s.bufav = m.tx_buf_av_i;
+	s.skip = m.skip_cycles_i;
+	rec_->in(s);
 }
 
 void HardIp::set_reset(bool active) { top_->rst_ni = active ? 0 : 1; }
@@ -134,6 +163,8 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 	m.tx_ready_i = ready;
 	m.tx_buf_av_i = tx_buf_av();
 	m.skip_cycles_i = skip;
+	if (rec_)
+		stim_in();
 	m.clk_i = 0;
 	m.eval();
 	if (tfp_)
@@ -149,6 +180,12 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 		tfp_->dump(t - epoch);
 	idle_o_ = m.idle_o;
 	tx_valid_ = m.tx_valid_o;
+	if (rec_) {
+		if (tx_fire)
+			rec_->tx(tx_sop, tx_eop, tx_data);
+		if (irq != rec_irq_)
+			rec_->irq(rec_irq_ = irq);
+	}
 	if (rx_fire && ++rx_beat_ == beat_count(*rx))
 		rx_done(t);
 	if (tx_fire)

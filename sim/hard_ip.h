@@ -20,6 +20,7 @@
 #include "cfg_space.h"
 #include "event_queue.h"
 #include "link.h"
+#include "stim_rec.h"
 #include "tlp.h"
 
 class Vabb_top;
@@ -56,6 +57,16 @@ public:
 	void trace_close();
 	bool tracing() const { return tfp_ != nullptr; }
 
+	/* ABB_SIM_STIM: the port record for a replay (stim_rec.h); mark = the
+	 * TLP log was opened at this cycle (pub: the
+	 * count abbsim_cycles() reads then). */
+	void stim_mark(uint64_t cycle, uint64_t pub)
+	{
+		if (rec_)
+			rec_->mark(cycle, pub);
+	}
+	void stim_close() { rec_.reset(); } /* the board is closed */
+
 	std::function<void(const char *dir, const Tlp &t, uint64_t now)> log; /* may be empty */
 	std::function<void(const std::string &)> violation;
 	uint64_t half_ps = 4000; /* half a clock period, for the trace */
@@ -78,6 +89,9 @@ private:
 	std::unique_ptr<VerilatedContext> ctx_;
 	std::unique_ptr<Vabb_top> top_;
 	VerilatedFstC *tfp_ = nullptr;
+	std::unique_ptr<StimRec> rec_;
+	bool rec_irq_ = false;
+	void stim_in();
 
 	std::deque<Tlp> rx_; /* bar set: the BAR hit */
 	size_t rx_beat_ = 0;

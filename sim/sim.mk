@@ -33,12 +33,18 @@ SIM_VFLAGS += -CFLAGS -fPIC#                 the model goes into a shared librar
 SIM_VFLAGS += -CFLAGS -DVL_USER_FINISH#      $$finish ...
 SIM_VFLAGS += -CFLAGS -DVL_USER_STOP#        ... $$stop ...
 SIM_VFLAGS += -CFLAGS -DVL_USER_FATAL#       ... and fatal errors stop the simulation, never exit() (sim/rtl_hooks.cpp)
+SIM_VFLAGS += -I$(RTL_DIR)#                  rtl-model/abb_assert.svh
+# The protocol assertions of the RTL (rtl-model/abb_assert.svh) are on in the
+# library the tests use; a failing one stops the simulation: every later
+# call fails with "RTL model fatal error: $$stop at <file>:<line>" (the
+# assertion's message is printed on stdout). The speed build leaves them out.
+SIM_VASSERT := --assert -DABB_ASSERT
 
 # Optimisation of the verilated C++ (the generated makefile's defaults are -Os).
 SIM_VOPT := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 
 SIM_SRCS := params.cpp tlp.cpp cfg_space.cpp enumerate.cpp iommu.cpp link.cpp \
-            root_complex.cpp hard_ip.cpp platform.cpp rtl_hooks.cpp abbsim.cpp
+            root_complex.cpp hard_ip.cpp platform.cpp rtl_hooks.cpp abbsim.cpp stim_rec.cpp
 SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o)) $(SIM_B)/abb_options.o
 SIM_CXXFLAGS := -std=c++17 -fPIC -O2 -g $(WARN) -Isim -Ihost/include $(SIM_SC_CFLAGS) \
                 -I$(SIM_VDIR) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
@@ -50,7 +56,7 @@ sim: $(SIM_LIB)
 
 $(SIM_VDIR)/.verilated: $(RTL_SRCS) sim/sim.mk
 	@mkdir -p $(SIM_VDIR)
-	$(VERILATOR) $(SIM_VFLAGS) $(RTL_SRCS)
+	$(VERILATOR) $(SIM_VFLAGS) $(SIM_VASSERT) $(RTL_SRCS)
 	@touch $@
 
 $(SIM_VDIR)/.compiled: $(SIM_VDIR)/.verilated sim/verilated_lib.mk

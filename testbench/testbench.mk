@@ -52,5 +52,7 @@ test:
 	@$(MAKE) --no-print-directory all
 	ABB_DEVICE='$(ABB_DEVICE)' $(B)/readback
 	ABB_DEVICE='$(ABB_DEVICE)' timeout $(TB_TIMEOUT) $(TB_BIN) $(TB_SUITES)
+	@# a second simulator on the same RTL: Icarus replays the golden vectors
+	@$(MAKE) --no-print-directory icarus-replay
 
 -include $(TB_OBJS:.o=.d) $(B)/testbench/vectors_run.d
