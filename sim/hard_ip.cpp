@@ -6,7 +6,6 @@
 #include <algorithm>
 #include "hard_ip.h"
 
-#include "Vabb_top.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
@@ -17,7 +16,19 @@ HardIp::HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg)
 {
 	ctx_.reset(new VerilatedContext);
 	ctx_->traceEverOn(true);
-	top_.reset(new Vabb_top(ctx_.get(), "abb_top"));
+	select_clock(125);
+}
+
+void HardIp::select_clock(unsigned clk_mhz)
+{
+	unsigned ns = abbsim::rtl_clk_ns(clk_mhz);
+	if (top_ && top_->clk_ns == ns)
+		return;
+	trace_close();
+	if (top_)
+		top_->final();
+	top_.reset();
+	top_ = make_rtl_model(ctx_.get(), ns);
 	top_->clk_i = 0;
 	top_->rst_ni = 0;
 	top_->rx_valid_i = 0;
@@ -25,6 +36,8 @@ HardIp::HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg)
 	top_->skip_cycles_i = 0;
 	top_->eval();
 }
+
+unsigned HardIp::rtl_clk_ns() const { return top_->clk_ns; }
 
 HardIp::~HardIp()
 {
@@ -50,7 +63,7 @@ void HardIp::reset()
 
 void HardIp::stim_in()
 {
-	const Vabb_top &m = *top_;
+	const RtlModel &m = *top_;
 	StimIn s{};
 	s.rst_n = m.rst_ni;
 	s.bm = m.cfg_bus_master_en_i;
@@ -147,7 +160,7 @@ uint8_t HardIp::tx_buf_av() const
 
 void HardIp::edge(uint64_t t, uint32_t skip)
 {
-	Vabb_top &m = *top_;
+	RtlModel &m = *top_;
 	const Tlp *rx = rx_.empty() ? nullptr : &rx_.front();
 	if (rx) {
 		m.rx_valid_i = 1;

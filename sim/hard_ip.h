@@ -20,10 +20,10 @@
 #include "cfg_space.h"
 #include "event_queue.h"
 #include "link.h"
+#include "rtl_model.h"
 #include "stim_rec.h"
 #include "tlp.h"
 
-class Vabb_top;
 class VerilatedContext;
 class VerilatedFstC;
 
@@ -37,6 +37,11 @@ public:
 
 	HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg);
 	~HardIp();
+
+	/* The RTL built for this user clock (rtl_model.h): a new model when
+	 * the clock needs another build (before reset(), at open). */
+	void select_clock(unsigned clk_mhz);
+	unsigned rtl_clk_ns() const;
 
 	/* Drops every buffered TLP; the RTL reset is driven by set_reset. */
 	void reset();
@@ -87,7 +92,7 @@ private:
 	Link &up_, &down_;
 	CfgSpace &cfg_;
 	std::unique_ptr<VerilatedContext> ctx_;
-	std::unique_ptr<Vabb_top> top_;
+	std::unique_ptr<RtlModel> top_;
 	VerilatedFstC *tfp_ = nullptr;
 	std::unique_ptr<StimRec> rec_;
 	bool rec_irq_ = false;

@@ -391,6 +391,7 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	down_.reset(params, Link::from_params(params.credits_down));
 	rc.reset(params);
 	mmu.reset(params.iova_scatter, params.seed);
+	hip_.select_clock(clk_mhz_); /* the RTL verilated for this clock */
 	hip_.reset();
 	cfg.reset(params, DeviceBdf);
 	hip_.apply_cfg();
