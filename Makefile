@@ -10,6 +10,8 @@
 #   make regmap   regenerate the register-map outputs from rtl-model/abb_regs.def
 #   make wave     a traced DMA on the simulator, written to build/wave.fst
 #   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools
+#   make sanitize ASan+UBSan and TSan builds (build-asan/, build-tsan/) and their suite runs
+#   make fuzz     libFuzzer targets of testbench/fuzz/ for FUZZ_SECONDS each
 #   make clean
 #
 # Each directory contributes a fragment (rtl-model/rtl.mk, sim/sim.mk,
@@ -56,6 +58,8 @@ deps:
 -include testbench/testbench.mk
 -include testbench/icarus/icarus.mk
 -include rtl-model/tb/tb.mk
+-include testbench/sanitize.mk
+-include testbench/fuzz/fuzz.mk
 
 # The example program, built exactly as README.md tells users to build
 # theirs: only <abb/abb.h>, flags from pkg-config (build/abb.pc).

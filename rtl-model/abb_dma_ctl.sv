@@ -15,6 +15,9 @@
 // is cut, every outstanding read is collected, a prefetch in flight too)
 // before STA reads idle. An error ends the chain at once (STA error); a
 // prefetch still in flight is collected before a new start is accepted.
+// Lenient (model): a start clears DONE. Strict (strict_i): a start keeps a
+// DONE left from the previous transfer (the channel then reads DONE|BUSY,
+// an error, while it runs); only the channel reset clears it.
 
 `include "abb_assert.svh"
 
@@ -25,6 +28,7 @@ module abb_dma_ctl
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        soft_reset_i,
+  input  logic        strict_i,        // strict mode: a start does not clear DONE
   input  logic        cfg_bus_master_en_i,
   input  logic [15:0] cfg_req_id_i,
   input  logic [32:0] mem_bytes_i,     // BAR1 size in bytes
@@ -62,6 +66,7 @@ module abb_dma_ctl
   output logic        busy_o,
   output logic        active_o,        // past the start check: holds a shared engine
   output logic        start_o,         // pulse: channel started
+  output logic        reset_o,         // pulse: CTRL written with the RESET code
   output logic        irq_o,           // pulse: set this channel's ISR bit
   output logic        desc_err_o,      // pulse: invalid descriptor
   output logic        cpl_err_o,       // pulse: completion with error status
@@ -172,6 +177,7 @@ module abb_dma_ctl
     mv_start_o = 1'b0;
     mv_abort_o = (state_q == StDrain);
     start_o    = 1'b0;
+    reset_o    = wr_ctrl && is_reset_code;
     irq_o      = 1'b0;
     desc_err_o = 1'b0;
     cpl_err_o  = 1'b0;
@@ -200,7 +206,7 @@ module abb_dma_ctl
           sta_d = StaIdle;
         end else if (wr_ctrl && (wdata_i & abb_reg_pkg::CTRL_V) != 0) begin
           start_o = 1'b1;
-          sta_d   = StaBusy;
+          sta_d   = strict_i ? (sta_q | StaBusy) : StaBusy;
           state_d = StCheck;
         end
       end

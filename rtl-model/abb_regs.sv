@@ -1,5 +1,5 @@
 // abb_regs.sv - BAR0 register file: global registers, interrupt status and
-// MSI requests, the interrupt generator, the looped-back FIFO ports, the
+// the interrupt level, the interrupt generator, the looped-back FIFO ports, the
 // model-only diagnostic counters, and the address decode of the two channel
 // register blocks (which live in abb_dma_ctl). Map: abb_regs.def.
 
@@ -14,7 +14,8 @@ module abb_regs
   input  logic        rst_ni,
   // configuration (live, for GSR)
   input  logic        cfg_bus_master_en_i,
-  input  logic        cfg_msi_en_i,
+  input  logic        cfg_msi_en_i,    // only reported in GSR
+  input  logic        strict_i,        // strict mode: no model-defined ISR/GER side effects
   input  logic [2:0]  cfg_max_payload_i,
   input  logic [2:0]  cfg_max_read_req_i,
   input  logic [4:0]  mem_bits_i,
@@ -42,6 +43,8 @@ module abb_regs
   input  logic        h2c_start_i,
   input  logic        c2h_irq_i,
   input  logic        h2c_irq_i,
+  input  logic        c2h_reset_i,    // pulse: the channel's CTRL got the RESET code
+  input  logic        h2c_reset_i,
   input  logic [4:0]  err_i,          // GER causes, bit order of GER
   input  logic        cnt_c2h_tlp_i,
   input  logic        cnt_h2c_req_i,
@@ -59,7 +62,7 @@ module abb_regs
   input  logic [31:0] evs_stalls_i,
   // outputs
   output logic        shared_engine_o, // GCR.SHARED_ENGINE
-  output logic        irq_o,          // pulse: send an MSI
+  output logic        irq_o,          // level: |(ISR & IER)
   output logic        soft_reset_o,   // pulse: GCR SOFT_RESET
   output logic [4:0]  tag_limit_o,    // MRD_CR.TAG_LIMIT
   output logic        busy_o          // interrupt generator armed
@@ -71,7 +74,7 @@ module abb_regs
 
   logic [2:0]  isr_q, isr_d;
   logic [2:0]  ier_q, ier_d;
-  logic [2:0]  pend_q;                 // isr & ier of the last cycle
+  logic        lvl_q;                  // irq_o of the last cycle (DIAG_MSI counts rising edges)
   logic [4:0]  ger_q, ger_d;
   logic [31:1] gcr_q, gcr_d;
   logic [31:0] mrd_cr_q, mrd_cr_d, tx_cr_q, tx_cr_d;
@@ -170,10 +173,9 @@ module abb_regs
     end
   end
 
-  logic [2:0] pend;
-  assign pend  = isr_q & ier_q;
-  // an MSI whenever a bit of ISR & IER becomes set
-  assign irq_o = cfg_msi_en_i && ((pend & ~pend_q) != 3'b000);
+  // the interrupt line: a level, high while any enabled source is pending;
+  // the hard IP turns it into INTx messages or MSI writes (TLP-STREAM.md)
+  assign irq_o = (isr_q & ier_q) != 3'b000;
   assign soft_reset_o = we_i && waddr_i == abb_reg_pkg::REG_GCR && (wdata_i & abb_reg_pkg::GCR_SOFT_RESET) != 0;
   assign tag_limit_o  = mrd_cr_q[abb_reg_pkg::MRD_CR_TAG_LIMIT_SHIFT +: abb_reg_pkg::MRD_CR_TAG_LIMIT_WIDTH];
   assign busy_o       = ig_armed_q;
@@ -197,7 +199,7 @@ module abb_regs
     n_req_d  = n_req_q + 32'(cnt_h2c_req_i);
     n_cpl_d  = n_cpl_q + 32'(cnt_cpl_i);
     n_desc_d = n_desc_q + 32'(cnt_desc_i);
-    n_msi_d  = n_msi_q + 32'(irq_o);
+    n_msi_d  = n_msi_q + 32'(irq_o && !lvl_q);
     f_wr_d = f_wr_q;  f_rd_d = f_rd_q;
     evs_en_d = evs_en_q;  evs_src_d = evs_src_q;  evs_gap_d = evs_gap_q;
     evs_size_d = evs_size_q;  evs_addr_d = evs_addr_q;
@@ -213,17 +215,23 @@ module abb_regs
       end
     end
 
-    if (c2h_start_i) isr_d[abb_reg_pkg::ISR_C2H_SHIFT] = 1'b0;
-    if (h2c_start_i) isr_d[abb_reg_pkg::ISR_H2C_SHIFT] = 1'b0;
+    // lenient (model): a start clears its channel's ISR bit; strict: only
+    // the channel reset does (below)
+    if (c2h_start_i && !strict_i) isr_d[abb_reg_pkg::ISR_C2H_SHIFT] = 1'b0;
+    if (h2c_start_i && !strict_i) isr_d[abb_reg_pkg::ISR_H2C_SHIFT] = 1'b0;
     if (c2h_irq_i)   isr_d[abb_reg_pkg::ISR_C2H_SHIFT] = 1'b1;
     if (h2c_irq_i)   isr_d[abb_reg_pkg::ISR_H2C_SHIFT] = 1'b1;
+    // a channel reset clears the channel's ISR bit in both modes
+    if (c2h_reset_i) isr_d[abb_reg_pkg::ISR_C2H_SHIFT] = 1'b0;
+    if (h2c_reset_i) isr_d[abb_reg_pkg::ISR_H2C_SHIFT] = 1'b0;
     ger_d = ger_d | err_i;
 
     if (we_i) begin
       unique case (waddr_i)
-        abb_reg_pkg::REG_ISR:    isr_d = isr_d & ~wdata_i[2:0];
+        // ISR and GER: write 1 to clear (model); strict: writes ignored
+        abb_reg_pkg::REG_ISR:    if (!strict_i) isr_d = isr_d & ~wdata_i[2:0];
         abb_reg_pkg::REG_IER:    ier_d = wdata_i[2:0];
-        abb_reg_pkg::REG_GER:    ger_d = ger_d & ~wdata_i[4:0];
+        abb_reg_pkg::REG_GER:    if (!strict_i) ger_d = ger_d & ~wdata_i[4:0];
         abb_reg_pkg::REG_GCR:    gcr_d = wdata_i[31:1];
         abb_reg_pkg::REG_MRD_CR: mrd_cr_d = wdata_i;
         abb_reg_pkg::REG_TX_CR:  tx_cr_d = wdata_i;
@@ -266,7 +274,7 @@ module abb_regs
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      isr_q <= '0;  ier_q <= '0;  pend_q <= '0;  ger_q <= '0;
+      isr_q <= '0;  ier_q <= '0;  lvl_q <= 1'b0;  ger_q <= '0;
       gcr_q <= GcrReset[31:1];
       evs_en_q <= 1'b0;  evs_src_q <= '0;  evs_gap_q <= '0;
       evs_size_q <= abb_reg_pkg::REG_EVS_SIZE_RESET[11:0];
@@ -278,7 +286,7 @@ module abb_regs
       n_c2h_q <= '0;  n_req_q <= '0;  n_cpl_q <= '0;  n_desc_q <= '0;  n_msi_q <= '0;
       f_wr_q <= '0;  f_rd_q <= '0;
     end else begin
-      isr_q <= isr_d;  ier_q <= ier_d;  pend_q <= pend;  ger_q <= ger_d;  gcr_q <= gcr_d;
+      isr_q <= isr_d;  ier_q <= ier_d;  lvl_q <= irq_o;  ger_q <= ger_d;  gcr_q <= gcr_d;
       evs_en_q <= evs_en_d;  evs_src_q <= evs_src_d;  evs_gap_q <= evs_gap_d;
       evs_size_q <= evs_size_d;  evs_addr_q <= evs_addr_d;
       mrd_cr_q <= mrd_cr_d;  tx_cr_q <= tx_cr_d;

@@ -21,6 +21,7 @@ module abb_top #(
   input  logic [15:0] cfg_req_id_i,
   input  logic        cfg_msi_en_i,
   input  logic [4:0]  cfg_mem_bits_i,
+  input  logic        strict_i,
   input  logic        rx_valid_i,
   output logic        rx_ready_o,
   input  logic        rx_sop_i,
@@ -155,6 +156,7 @@ module abb_top #(
   logic [5:0]  ch_waddr, c2h_raddr, h2c_raddr;
   logic [31:0] c2h_rdata, h2c_rdata;
   logic        c2h_busy, h2c_busy, c2h_start, h2c_start, c2h_irq, h2c_irq;
+  logic        c2h_reset, h2c_reset;
   logic        c2h_desc_err, h2c_desc_err, c2h_cpl_err, h2c_cpl_err;
   logic        c2h_bm_err, h2c_bm_err, c2h_tag_err, h2c_tag_err, mv_tag_err;
   logic        c2h_fetch, h2c_fetch, c2h_tlp, h2c_req;
@@ -181,7 +183,7 @@ module abb_top #(
   );
 
   abb_regs #(.ClkNs(ClkNs), .NumTags(NumTags), .SharedEngine(SharedEngine)) u_regs (
-    .clk_i, .rst_ni, .cfg_bus_master_en_i, .cfg_msi_en_i, .cfg_max_payload_i,
+    .clk_i, .rst_ni, .cfg_bus_master_en_i, .cfg_msi_en_i, .strict_i, .cfg_max_payload_i,
     .cfg_max_read_req_i, .mem_bits_i(mem_bits), .skip_cycles_i,
     .we_i(reg_we), .waddr_i(reg_waddr), .wdata_i(reg_wdata),
     .re_i(reg_re), .raddr_i(reg_raddr), .rdata_o(reg_rdata),
@@ -190,7 +192,8 @@ module abb_top #(
     .c2h_rdata_i(c2h_rdata), .h2c_rdata_i(h2c_rdata),
     .c2h_busy_i(c2h_busy), .h2c_busy_i(h2c_busy),
     .c2h_start_i(c2h_start), .h2c_start_i(h2c_start),
-    .c2h_irq_i(c2h_irq), .h2c_irq_i(h2c_irq), .err_i(ger_set),
+    .c2h_irq_i(c2h_irq), .h2c_irq_i(h2c_irq),
+    .c2h_reset_i(c2h_reset), .h2c_reset_i(h2c_reset), .err_i(ger_set),
     .cnt_c2h_tlp_i(c2h_tlp), .cnt_h2c_req_i(h2c_req), .cnt_cpl_i(cpl_seen),
     .cnt_desc_i(c2h_fetch | h2c_fetch),
     .evs_enable_o(evs_enable), .evs_clear_o(evs_clear), .evs_src_o(evs_src),
@@ -212,7 +215,7 @@ module abb_top #(
   logic [63:0] c2h_mv_ha;
 
   abb_dma_ctl #(.FetchTag(C2hFetchTag)) u_c2h_ctl (
-    .clk_i, .rst_ni, .soft_reset_i(soft_reset), .cfg_bus_master_en_i, .cfg_req_id_i,
+    .clk_i, .rst_ni, .soft_reset_i(soft_reset), .strict_i, .cfg_bus_master_en_i, .cfg_req_id_i,
     .mem_bytes_i(mem_bytes), .hold_i(c2h_hold),
     .we_i(c2h_we), .waddr_i(ch_waddr), .wdata_i(reg_wdata),
     .raddr_i(c2h_raddr), .rdata_o(c2h_rdata),
@@ -223,7 +226,8 @@ module abb_top #(
     .mv_start_o(c2h_mv_start), .mv_pa_o(c2h_mv_pa), .mv_ha_o(c2h_mv_ha),
     .mv_len_o(c2h_mv_len), .mv_inc_o(c2h_mv_inc), .mv_more_o(), .mv_abort_o(c2h_mv_abort),
     .mv_busy_i(c2h_mv_busy), .mv_done_i(c2h_mv_done), .mv_err_i(1'b0),
-    .busy_o(c2h_busy), .active_o(c2h_active), .start_o(c2h_start), .irq_o(c2h_irq),
+    .busy_o(c2h_busy), .active_o(c2h_active), .start_o(c2h_start), .reset_o(c2h_reset),
+    .irq_o(c2h_irq),
     .desc_err_o(c2h_desc_err), .cpl_err_o(c2h_cpl_err), .bm_err_o(c2h_bm_err),
     .cpl_tag_err_o(c2h_tag_err), .fetch_o(c2h_fetch)
   );
@@ -247,7 +251,7 @@ module abb_top #(
   logic [63:0] h2c_mv_ha;
 
   abb_dma_ctl #(.FetchTag(H2cFetchTag)) u_h2c_ctl (
-    .clk_i, .rst_ni, .soft_reset_i(soft_reset), .cfg_bus_master_en_i, .cfg_req_id_i,
+    .clk_i, .rst_ni, .soft_reset_i(soft_reset), .strict_i, .cfg_bus_master_en_i, .cfg_req_id_i,
     .mem_bytes_i(mem_bytes), .hold_i(h2c_hold),
     .we_i(h2c_we), .waddr_i(ch_waddr), .wdata_i(reg_wdata),
     .raddr_i(h2c_raddr), .rdata_o(h2c_rdata),
@@ -259,7 +263,8 @@ module abb_top #(
     .mv_len_o(h2c_mv_len), .mv_inc_o(h2c_mv_inc), .mv_more_o(h2c_mv_more),
     .mv_abort_o(h2c_mv_abort),
     .mv_busy_i(h2c_mv_busy), .mv_done_i(h2c_mv_done), .mv_err_i(h2c_mv_err),
-    .busy_o(h2c_busy), .active_o(h2c_active), .start_o(h2c_start), .irq_o(h2c_irq),
+    .busy_o(h2c_busy), .active_o(h2c_active), .start_o(h2c_start), .reset_o(h2c_reset),
+    .irq_o(h2c_irq),
     .desc_err_o(h2c_desc_err), .cpl_err_o(h2c_cpl_err), .bm_err_o(h2c_bm_err),
     .cpl_tag_err_o(h2c_tag_err), .fetch_o(h2c_fetch)
   );
@@ -288,8 +293,8 @@ module abb_top #(
     .tx_valid_o, .tx_ready_i, .tx_sop_o, .tx_eop_o, .tx_data_o
   );
 
-  // ---- idle: nothing in progress for two cycles (the ISR/IER edge detector
-  // has settled), so the platform may skip cycles --------------------------------
+  // ---- idle: nothing in progress for two cycles (the interrupt level's edge
+  // counter has settled), so the platform may skip cycles --------------------------------
   logic quiet, quiet_q;
   assign quiet = !(c2h_busy || h2c_busy || c2h_mv_busy || h2c_mv_busy || pio_busy ||
                    rx_busy || ig_busy || evs_busy || tx_valid_o || rx_valid_i);

@@ -252,6 +252,32 @@ int abbsim_iommu_unmap(void *ptr)
 	});
 }
 
+int abbsim_iommu_map_at(void *ptr, size_t len, uint64_t iova, unsigned flags)
+{
+	return guard(__func__, [&] {
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_iommu_map_at", &p, lk);
+		if (rc)
+			return rc;
+		lk.unlock();
+		return p->mmu.map_at(ptr, len, iova, flags);
+	});
+}
+
+int abbsim_iommu_unmap_iova(uint64_t iova, uint64_t len)
+{
+	return guard(__func__, [&] {
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_iommu_unmap_iova", &p, lk);
+		if (rc)
+			return rc;
+		lk.unlock();
+		return p->mmu.unmap_iova(iova, len);
+	});
+}
+
 int abbsim_faults(struct abbsim_fault *out, size_t max)
 {
 	return guard(__func__, [&] {
@@ -290,6 +316,14 @@ uint64_t abbsim_irq_count(void)
 	if (platform_get(&p))
 		return 0;
 	return p->irq_pub.load();
+}
+
+int abbsim_intx_asserted(void)
+{
+	Platform *p;
+	if (platform_get(&p))
+		return 0;
+	return p->intx_pub.load() ? 1 : 0;
 }
 
 int abbsim_advance(int64_t ns)

@@ -27,7 +27,11 @@ extern "C" {
 #endif
 
 /* 2: credits, cpl_rcb appended to abbsim_params; abbsim_get_params,
- * abbsim_params_set. 3: strict, msi appended to abbsim_params. */
+ * abbsim_params_set.
+ * 3: strict, msi appended to abbsim_params; legacy INTx by default (the
+ * interrupt count counts Assert_INTA messages and MSI writes);
+ * abbsim_intx_asserted, abbsim_iommu_map_at, abbsim_iommu_unmap_iova; the
+ * IOMMU enforces mapping permissions. */
 #define ABBSIM_ABI_VERSION 3
 
 /* Flow-control credit limits one receiver advertises: header credits count
@@ -67,8 +71,13 @@ struct abbsim_params {
 	struct abbsim_credits credits_down; /* root complex -> device, advertised by the hard
 					     * block (ABB_SIM_CREDITS, down.*): 32/256 P, 16/16 NP, 0/0 Cpl */
 	/* ABI 3 */
-	unsigned strict;         /* 1: no model-defined side effect (ABB_SIM_STRICT, 0) */
-	unsigned msi;            /* 1: MSI instead of INTx (ABB_SIM_MSI, 0) */
+	unsigned strict;         /* 1: every model-defined register side effect is off
+				  * (ABB_SIM_STRICT, default 0): ISR and GER writes ignored,
+				  * an ISR bit cleared only by its channel's reset, DONE not
+				  * cleared by a start (sim/README.md, "Strict mode") */
+	unsigned msi;            /* 1: the endpoint has an MSI capability and enumeration
+				  * enables it (ABB_SIM_MSI, default 0: legacy INTx only, as
+				  * the board's original driver used) */
 };
 
 void abbsim_params_default(struct abbsim_params *p);
@@ -131,7 +140,25 @@ int abbsim_iommu_map(void *ptr, size_t len, struct abbsim_seg *segs, size_t maxs
 /* Unmaps the mapping that abbsim_iommu_map made for ptr. -ENOENT if none. */
 int abbsim_iommu_unmap(void *ptr);
 
-/* Faults recorded by the IOMMU (device access to unmapped addresses). */
+/* Mapping at an IOVA the caller chooses (as VFIO_IOMMU_MAP_DMA does), for an
+ * emulated VFIO kernel. ptr, len and iova page aligned (4 KiB), len > 0;
+ * flags a non-empty set of ABBSIM_DMA_READ (the device may read this memory:
+ * host-to-board DMA) and ABBSIM_DMA_WRITE (the device may write it:
+ * board-to-host DMA). 0, or -EINVAL (misaligned, len 0, flags 0 or unknown
+ * bits, range wraps or touches the MSI window 0xfee00000..0xfeefffff),
+ * -EEXIST (the IOVA range overlaps a mapping, of either kind). The IOMMU
+ * enforces the flags: a device write to a page without WRITE is dropped, a
+ * device read of a page without READ is answered UR; both are recorded as
+ * faults (abbsim_faults). abbsim_iommu_map maps READ|WRITE. */
+#define ABBSIM_DMA_READ  0x1u
+#define ABBSIM_DMA_WRITE 0x2u
+int abbsim_iommu_map_at(void *ptr, size_t len, uint64_t iova, unsigned flags);
+/* Removes a mapping made by abbsim_iommu_map_at: exactly [iova, iova+len)
+ * as it was mapped, else -ENOENT. */
+int abbsim_iommu_unmap_iova(uint64_t iova, uint64_t len);
+
+/* Faults recorded by the IOMMU (device access to unmapped addresses, or
+ * against a mapping's permissions). */
 struct abbsim_fault {
 	uint64_t iova;
 	uint32_t len;
@@ -142,12 +169,16 @@ struct abbsim_fault {
  * since the last call; the record is cleared. */
 int abbsim_faults(struct abbsim_fault *out, size_t max);
 
-/* Interrupts. MSIs received by the root complex are counted. wait_irq blocks
- * until the count exceeds *seen or timeout_ns of device time passed (-ETIMEDOUT);
- * timeout_ns < 0 waits without a device-time limit (the wall-clock watchdog
- * still applies). On return *seen is the current count. */
+/* Interrupts. The root complex counts interrupt events: each Assert_INTA
+ * message (legacy INTx, the default) and each MSI write (msi=1). wait_irq
+ * blocks until the count exceeds *seen or timeout_ns of device time passed
+ * (-ETIMEDOUT); timeout_ns < 0 waits without a device-time limit (the
+ * wall-clock watchdog still applies). On return *seen is the current count. */
 int abbsim_wait_irq(uint64_t *seen, int64_t timeout_ns);
 uint64_t abbsim_irq_count(void);
+/* 1 while the root complex has received Assert_INTA without a later
+ * Deassert_INTA (the INTx line is asserted), else 0 (also when not open). */
+int abbsim_intx_asserted(void);
 
 /* Time. */
 int abbsim_advance(int64_t ns);          /* let device time run for ns */

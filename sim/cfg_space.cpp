@@ -47,6 +47,8 @@ void CfgSpace::reset(const abbsim_params &p, uint16_t bdf)
 	memset(w1c_, 0, sizeof w1c_);
 	bdf_ = bdf;
 	bar1_bytes_ = p.mem_bytes;
+	msi_cap_ = p.msi != 0;
+	int_status_.store(false);
 
 	/* Type 0 header. */
 	init16(0x00, ABB_VENDOR_ID);             /* vendor: CERN */
@@ -71,17 +73,20 @@ void CfgSpace::reset(const abbsim_params &p, uint16_t bdf)
 	/* Power management: version 3, D0 only; PMCSR power state writable,
 	 * No_Soft_Reset set. */
 	init8(CfgCapPm + 0, 0x01);
-	init8(CfgCapPm + 1, CfgCapMsi);
+	init8(CfgCapPm + 1, msi_cap_ ? CfgCapMsi : CfgCapExp);
 	init16(CfgCapPm + 2, 0x0003);
 	init16(CfgCapPm + 4, 0x0008, 0x0003);
 
-	/* MSI: 64-bit address, 1 vector (MMC 0); enable and MME writable. */
-	init8(CfgCapMsi + 0, 0x05);
-	init8(CfgCapMsi + 1, CfgCapExp);
-	init16(CfgCapMsi + 2, 0x0080, 0x0071);
-	init32(CfgCapMsi + 4, 0, 0xfffffffc);    /* address low */
-	init32(CfgCapMsi + 8, 0, 0xffffffff);    /* address high */
-	init16(CfgCapMsi + 12, 0, 0xffff);       /* data */
+	/* MSI (msi=1 only; the board's original driver used INTx): 64-bit
+	 * address, 1 vector (MMC 0); enable and MME writable. */
+	if (msi_cap_) {
+		init8(CfgCapMsi + 0, 0x05);
+		init8(CfgCapMsi + 1, CfgCapExp);
+		init16(CfgCapMsi + 2, 0x0080, 0x0071);
+		init32(CfgCapMsi + 4, 0, 0xfffffffc);    /* address low */
+		init32(CfgCapMsi + 8, 0, 0xffffffff);    /* address high */
+		init16(CfgCapMsi + 12, 0, 0xffff);       /* data */
+	}
 
 	/* PCI Express capability, version 2, endpoint. */
 	unsigned mpss = size_code(DevMpsMax);
@@ -113,7 +118,7 @@ bool CfgSpace::read(unsigned off, unsigned size, uint32_t *val) const
 		return false;
 	uint32_t v = 0;
 	for (unsigned i = 0; i < size; i++)
-		v |= (uint32_t)b_[off + i] << (8 * i);
+		v |= (uint32_t)byte_at(off + i) << (8 * i);
 	*val = v;
 	return true;
 }
@@ -142,7 +147,7 @@ std::string CfgSpace::dump() const
 	for (unsigned i = 0; i < CfgSize; i += 16) {
 		int n = snprintf(line, sizeof line, "%02x:", i);
 		for (unsigned j = 0; j < 16; j++)
-			n += snprintf(line + n, sizeof line - n, " %02x", b_[i + j]);
+			n += snprintf(line + n, sizeof line - n, " %02x", byte_at(i + j));
 		s += line;
 		s += '\n';
 	}

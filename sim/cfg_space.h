@@ -1,12 +1,15 @@
 /*
  * cfg_space.h - the endpoint's configuration space (the "hard IP" model):
  * type 0 header, BAR0 (registers, 64 KiB) and BAR1 (board memory), PM, MSI
- * and PCI Express capabilities, with per-bit write masks so that BAR sizing,
- * read-only and write-1-to-clear fields behave as on hardware.
+ * (only with abbsim_params.msi) and PCI Express capabilities, with per-bit
+ * write masks so that BAR sizing, read-only and write-1-to-clear fields
+ * behave as on hardware. Interrupt Pin is 1 (INTA); Status bit 3 (Interrupt
+ * Status) follows the RTL's interrupt level (set by the hard IP).
  */
 #ifndef ABBSIM_CFG_SPACE_H
 #define ABBSIM_CFG_SPACE_H
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -42,12 +45,18 @@ public:
 	uint16_t bdf() const { return bdf_; }
 	bool mem_enabled() const { return rd16(0x04) & 0x2; }
 	bool bus_master() const { return rd16(0x04) & 0x4; }
+	/* Command bit 10: the function must not assert INTx. */
+	bool intx_disabled() const { return rd16(0x04) & 0x400; }
+	/* Status bit 3 (Interrupt Status): the hard IP sets it from the RTL's
+	 * interrupt level (simulation thread); config reads see it at once. */
+	void set_int_status(bool on) { int_status_.store(on, std::memory_order_relaxed); }
 	uint32_t bar_addr(unsigned i) const { return rd32(0x10 + 4 * i) & ~0xfu; }
 	uint32_t bar_size(unsigned i) const { return i == 0 ? Bar0Bytes : bar1_bytes_; }
 	/* Device Control MPS / MRRS encodings (0 = 128 B .. 5 = 4096 B). */
 	unsigned mps_code() const { return (rd16(CfgCapExp + 8) >> 5) & 7; }
 	unsigned mrrs_code() const { return (rd16(CfgCapExp + 8) >> 12) & 7; }
-	bool msi_enabled() const { return rd16(CfgCapMsi + 2) & 1; }
+	bool msi_present() const { return msi_cap_; }
+	bool msi_enabled() const { return msi_cap_ && (rd16(CfgCapMsi + 2) & 1); }
 	uint64_t msi_addr() const
 	{
 		return ((uint64_t)rd32(CfgCapMsi + 8) << 32) | (rd32(CfgCapMsi + 4) & ~3u);
@@ -68,8 +77,17 @@ private:
 	uint8_t b_[CfgSize] = {};
 	uint8_t wmask_[CfgSize] = {};
 	uint8_t w1c_[CfgSize] = {};
+	/* Byte of config space at off as a read sees it (Interrupt Status). */
+	uint8_t byte_at(unsigned off) const
+	{
+		return off == 0x06 && int_status_.load(std::memory_order_relaxed)
+			       ? (uint8_t)(b_[off] | 0x08) : b_[off];
+	}
+
 	uint32_t bar1_bytes_ = 0;
 	uint16_t bdf_ = 0;
+	bool msi_cap_ = false;
+	std::atomic<bool> int_status_{false};
 };
 
 /* PCIe size encodings. */

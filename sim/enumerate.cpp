@@ -77,8 +77,8 @@ int enumerate(CfgSpace &cfg, const abbsim_params &p, Enumerated &out, std::strin
 			ptr = a.r8(ptr + 1) & ~3u;
 		}
 	}
-	if (!exp || !msi) {
-		err = "enumeration: PCI Express or MSI capability missing";
+	if (!exp) {
+		err = "enumeration: PCI Express capability missing";
 		return -ENODEV;
 	}
 	if (pm)
@@ -101,18 +101,24 @@ int enumerate(CfgSpace &cfg, const abbsim_params &p, Enumerated &out, std::strin
 	devctl = a.r16(exp + 8);
 	out.mps = code_size((devctl >> 5) & 7);
 	out.mrrs = code_size((devctl >> 12) & 7);
-	/* MSI: address, data, one vector, enable. */
-	uint16_t mc = a.r16(msi + 2);
-	a.w32(msi + 4, MsiAddress);
-	unsigned data_off = msi + 8;
-	if (mc & 0x80) {
-		a.w32(msi + 8, 0);
-		data_off = msi + 12;
+	/* MSI when the device has it (msi=1): address, data, one vector,
+	 * enable, and INTx disabled as Linux does when MSI is in use. Else
+	 * legacy INTx (Interrupt Disable clear). */
+	uint16_t intx_off = 0;
+	if (msi) {
+		uint16_t mc = a.r16(msi + 2);
+		a.w32(msi + 4, MsiAddress);
+		unsigned data_off = msi + 8;
+		if (mc & 0x80) {
+			a.w32(msi + 8, 0);
+			data_off = msi + 12;
+		}
+		a.w16(data_off, MsiData);
+		a.w16(msi + 2, (uint16_t)((mc & ~0x70) | 1));
+		intx_off = 0x400;
 	}
-	a.w16(data_off, MsiData);
-	a.w16(msi + 2, (uint16_t)((mc & ~0x70) | 1));
-	/* Memory space, bus master, INTx disabled (MSI in use). */
-	a.w16(0x04, (uint16_t)(cmd | 0x2 | 0x4 | 0x400));
+	/* Memory space, bus master. */
+	a.w16(0x04, (uint16_t)((cmd & ~0x400) | 0x2 | 0x4 | intx_off));
 	a.c.write(0x3c, 1, 0xff);
 	return 0;
 }

@@ -51,7 +51,9 @@ void HardIp::reset()
 	rx_beat_ = 0;
 	tx_beats_.clear();
 	tx_in_tlp_ = tx_valid_ = false;
-	msi_after_tlp_ = 0;
+	irq_after_tlp_.clear();
+	irq_lvl_ = intx_on_ = false;
+	cfg_.set_int_status(false);
 	top_->rx_valid_i = 0;
 	top_->tx_ready_i = 0;
 	std::string err;
@@ -72,6 +74,7 @@ void HardIp::stim_in()
 	s.reqid = m.cfg_req_id_i;
 	s.msi = m.cfg_msi_en_i;
 	s.membits = m.cfg_mem_bits_i;
+	s.strict = m.strict_i;
 	s.rxv = m.rx_valid_i;
 	if (s.rxv) {
 		s.sop = m.rx_sop_i;
@@ -85,13 +88,20 @@ void HardIp::stim_in()
 	rec_->in(s);
 }
 
-void HardIp::set_reset(bool active) { top_->rst_ni = active ? 0 : 1; }
+void HardIp::set_reset(bool active)
+{
+	top_->rst_ni = active ? 0 : 1;
+	in_reset_ = active;
+}
 
-void HardIp::apply_cfg()
+void HardIp::set_strict(bool on) { top_->strict_i = on; }
+
+void HardIp::apply_cfg(uint64_t now)
 {
 	mem_en_ = cfg_.mem_enabled();
 	master_ = cfg_.bus_master();
 	msi_en_ = cfg_.msi_enabled();
+	intx_dis_ = cfg_.intx_disabled();
 	for (unsigned i = 0; i < 2; i++) {
 		bar_lo_[i] = cfg_.bar_addr(i);
 		bar_sz_[i] = cfg_.bar_size(i);
@@ -106,6 +116,7 @@ void HardIp::apply_cfg()
 	top_->cfg_msi_en_i = msi_en_;
 	/* BAR1 size; TLP-STREAM.md: only changes while rst_ni is low (open). */
 	top_->cfg_mem_bits_i = (uint8_t)__builtin_ctz(bar_sz_[1]);
+	irq_update(irq_lvl_, now);
 }
 
 void HardIp::on_downstream(Tlp &&t, uint64_t now)
@@ -203,12 +214,8 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 		rx_done(t);
 	if (tx_fire)
 		tx_beat(tx_data, tx_sop, tx_eop, t);
-	if (irq) {
-		if (tx_in_tlp_)
-			msi_after_tlp_++;
-		else
-			send_msi(t);
-	}
+	if (irq != irq_lvl_ && !in_reset_)
+		irq_update(irq, t);
 }
 
 void HardIp::rx_done(uint64_t now)
@@ -255,21 +262,58 @@ void HardIp::tx_tlp(uint64_t now)
 		up_.submit(std::move(t), now);
 	}
 	tx_beats_.clear();
-	while (msi_after_tlp_) {
-		msi_after_tlp_--;
-		send_msi(now);
+	for (IrqMsg m : irq_after_tlp_)
+		irq_send(m, now);
+	irq_after_tlp_.clear();
+}
+
+void HardIp::irq_update(bool level, uint64_t now)
+{
+	bool rise = level && !irq_lvl_;
+	irq_lvl_ = level;
+	cfg_.set_int_status(level);
+	if (msi_en_) {
+		/* MSI enabled: the function uses no INTx (a line left asserted
+		 * when MSI was enabled is deasserted); one MSI per rising edge. */
+		if (intx_on_) {
+			intx_on_ = false;
+			irq_emit(IrqDeassert, now);
+		}
+		if (rise)
+			irq_emit(IrqMsi, now);
+		return;
+	}
+	bool want = level && !intx_dis_;
+	if (want != intx_on_) {
+		intx_on_ = want;
+		irq_emit(want ? IrqAssert : IrqDeassert, now);
 	}
 }
 
-void HardIp::send_msi(uint64_t now)
+void HardIp::irq_emit(IrqMsg m, uint64_t now)
 {
-	if (!msi_en_ || !master_) {
-		if (violation)
-			violation("hard IP: irq_o pulse while MSI or bus mastering is disabled, no MSI sent");
-		return;
+	/* Posted, behind every TLP already accepted from the RTL: the message
+	 * never passes the data whose completion it reports. */
+	if (tx_in_tlp_)
+		irq_after_tlp_.push_back(m);
+	else
+		irq_send(m, now);
+}
+
+void HardIp::irq_send(IrqMsg m, uint64_t now)
+{
+	Tlp t;
+	if (m == IrqMsi) {
+		if (!master_) {
+			if (violation)
+				violation("hard IP: interrupt while bus mastering is disabled, no MSI sent");
+			return;
+		}
+		uint8_t d[4] = {(uint8_t)msi_data_, (uint8_t)(msi_data_ >> 8), 0, 0};
+		t = make_mem(true, msi_addr_, 4, bdf_, 0, d);
+	} else {
+		t = make_msg(m == IrqAssert ? MsgAssertIntA : MsgDeassertIntA, MsgRouteLocal, bdf_);
 	}
-	uint8_t d[4] = {(uint8_t)msi_data_, (uint8_t)(msi_data_ >> 8), 0, 0};
-	Tlp t = make_mem(true, msi_addr_, 4, bdf_, 0, d);
 	if (log)
 		log("up", t, now);
 	up_.submit(std::move(t), now);

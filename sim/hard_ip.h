@@ -3,9 +3,13 @@
  * Verilator model of abb_top, feeds it the configuration inputs, delivers
  * downstream TLPs as beats (BAR decode; unsupported requests answered UR
  * here), assembles the RTL's transmit beats into TLPs for the upstream link
- * (with a bounded transmit buffer as back-pressure), turns irq_o pulses into
- * MSI writes ordered after the TLPs already accepted, and writes the FST
- * waveform. One call of edge() is one rising edge of the user clock.
+ * (with a bounded transmit buffer as back-pressure), turns the irq_o level
+ * into legacy INTx messages (Assert_INTA when the level rises, Deassert_INTA
+ * when it falls; none while Command.Interrupt Disable is set) or, with MSI
+ * enabled, into one MSI write per rising edge; either is posted and ordered
+ * after the TLPs already accepted. It mirrors the level into Status.Interrupt
+ * Status and writes the FST waveform. One call of edge() is one rising edge
+ * of the user clock.
  */
 #ifndef ABBSIM_HARD_IP_H
 #define ABBSIM_HARD_IP_H
@@ -46,8 +50,12 @@ public:
 	/* Drops every buffered TLP; the RTL reset is driven by set_reset. */
 	void reset();
 	void set_reset(bool active);
-	/* Copies command/MPS/MRRS/MSI state from the config space to the RTL. */
-	void apply_cfg();
+	/* Copies command/MPS/MRRS/MSI state from the config space to the RTL;
+	 * sends the INTx message a change of Interrupt Disable or MSI enable
+	 * calls for (at time now). */
+	void apply_cfg(uint64_t now);
+	/* Strict mode input of the RTL (abbsim_params.strict). */
+	void set_strict(bool on);
 
 	/* A TLP arrived on the downstream link at time now. */
 	void on_downstream(Tlp &&t, uint64_t now);
@@ -81,7 +89,12 @@ private:
 	void rx_done(uint64_t now);
 	void tx_beat(uint64_t data, bool sop, bool eop, uint64_t now);
 	void tx_tlp(uint64_t now);
-	void send_msi(uint64_t now);
+	/* Interrupt messages, in the order the level asked for them. */
+	enum IrqMsg : uint8_t { IrqMsi, IrqAssert, IrqDeassert };
+	/* The RTL's interrupt level is now level (or the config changed). */
+	void irq_update(bool level, uint64_t now);
+	void irq_emit(IrqMsg m, uint64_t now);
+	void irq_send(IrqMsg m, uint64_t now);
 	bool tx_accept() const;
 	/* tx_buf_av_i of the RTL: free 128-byte units of the transmit buffer
 	 * (as the trn_tbuf_av of Xilinx endpoint blocks counts free TLP
@@ -102,9 +115,12 @@ private:
 	size_t rx_beat_ = 0;
 	std::vector<uint64_t> tx_beats_;
 	bool tx_in_tlp_ = false, tx_valid_ = false, idle_o_ = false;
-	unsigned msi_after_tlp_ = 0;
+	std::vector<IrqMsg> irq_after_tlp_; /* wait for the TLP being received from the RTL */
+	bool irq_lvl_ = false; /* irq_o at the last edge */
+	bool in_reset_ = false; /* rst_ni low: irq_o is not looked at (old state until the first edge) */
+	bool intx_on_ = false; /* Assert_INTA sent, Deassert_INTA not yet */
 	/* config shadows */
-	bool mem_en_ = false, master_ = false, msi_en_ = false;
+	bool mem_en_ = false, master_ = false, msi_en_ = false, intx_dis_ = false;
 	uint32_t bar_lo_[2] = {}, bar_sz_[2] = {};
 	uint64_t msi_addr_ = 0;
 	uint16_t msi_data_ = 0, bdf_ = 0;

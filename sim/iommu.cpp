@@ -19,6 +19,7 @@ void Iommu::reset(bool scatter, uint64_t seed)
 	ptes_.clear();
 	used_.clear();
 	maps_.clear();
+	at_maps_.clear();
 	faults_.clear();
 	fault_count_ = 0;
 	cursor_ = IovaLo / PageBytes;
@@ -104,7 +105,8 @@ int Iommu::map(void *ptr, size_t len, abbsim_seg *segs, size_t maxsegs)
 	for (size_t i = 0; i < npages; i++) {
 		unsigned lo = i == 0 ? off0 : 0;
 		size_t n = std::min<size_t>(PageBytes - lo, len - done);
-		ptes_[m.pfns[i]] = Pte{page0 + i * PageBytes, (uint16_t)lo, (uint16_t)(lo + n - 1)};
+		ptes_[m.pfns[i]] = Pte{page0 + i * PageBytes, (uint16_t)lo, (uint16_t)(lo + n - 1),
+				       (uint8_t)(ABBSIM_DMA_READ | ABBSIM_DMA_WRITE)};
 		if (scatter_) {
 			segs[i].iova = m.pfns[i] * PageBytes + lo;
 			segs[i].len = n;
@@ -133,7 +135,57 @@ int Iommu::unmap(void *ptr)
 	return 0;
 }
 
-bool Iommu::translate(uint64_t iova, size_t n, std::vector<std::pair<uint8_t *, size_t>> &out)
+int Iommu::map_at(void *ptr, size_t len, uint64_t iova, unsigned flags)
+{
+	/* The root complex takes device writes to this window as MSIs. */
+	const uint64_t msi_lo = 0xfee00000, msi_hi = 0xfef00000;
+	const unsigned all = ABBSIM_DMA_READ | ABBSIM_DMA_WRITE;
+	uintptr_t a = (uintptr_t)ptr;
+	if (!ptr || !len || a % PageBytes || len % PageBytes || iova % PageBytes)
+		return fail(-EINVAL, "iommu_map_at: ptr %p, len %zu, iova 0x%llx: accepted a non-NULL "
+			    "ptr and len > 0 and iova, all multiples of %llu", ptr, len,
+			    (unsigned long long)iova, (unsigned long long)PageBytes);
+	if (!flags || (flags & ~all))
+		return fail(-EINVAL, "iommu_map_at: flags 0x%x: accepted a non-empty set of "
+			    "ABBSIM_DMA_READ (0x1) and ABBSIM_DMA_WRITE (0x2)", flags);
+	if (iova + len < iova || (iova < msi_hi && iova + len > msi_lo))
+		return fail(-EINVAL, "iommu_map_at: [0x%llx, +%zu) %s", (unsigned long long)iova, len,
+			    iova + len < iova ? "wraps around" : "overlaps the MSI window 0xfee00000..0xfeefffff");
+	uint64_t first = iova / PageBytes, npages = len / PageBytes;
+	std::lock_guard<std::mutex> g(mu_);
+	/* Overlap with any allocated IOVA range (both kinds are in used_). */
+	auto it = used_.upper_bound(first + npages - 1);
+	if (it != used_.begin()) {
+		auto prev = std::prev(it);
+		if (prev->first + prev->second > first)
+			return fail(-EEXIST, "iommu_map_at: [0x%llx, +%zu) overlaps the mapping at IOVA "
+				    "0x%llx", (unsigned long long)iova, len,
+				    (unsigned long long)(prev->first * PageBytes));
+	}
+	used_[first] = npages;
+	at_maps_[first] = npages;
+	for (uint64_t i = 0; i < npages; i++)
+		ptes_[first + i] = Pte{(uint8_t *)ptr + i * PageBytes, 0, (uint16_t)(PageBytes - 1),
+				       (uint8_t)flags};
+	return 0;
+}
+
+int Iommu::unmap_iova(uint64_t iova, uint64_t len)
+{
+	std::lock_guard<std::mutex> g(mu_);
+	auto it = iova % PageBytes ? at_maps_.end() : at_maps_.find(iova / PageBytes);
+	if (it == at_maps_.end() || len != it->second * PageBytes)
+		return fail(-ENOENT, "iommu_unmap_iova: [0x%llx, +%llu) is not a range mapped by "
+			    "abbsim_iommu_map_at", (unsigned long long)iova, (unsigned long long)len);
+	for (uint64_t i = 0; i < it->second; i++)
+		ptes_.erase(it->first + i);
+	used_.erase(it->first);
+	at_maps_.erase(it);
+	return 0;
+}
+
+bool Iommu::translate(uint64_t iova, size_t n, unsigned perm,
+		      std::vector<std::pair<uint8_t *, size_t>> &out)
 {
 	out.clear();
 	while (n) {
@@ -141,7 +193,8 @@ bool Iommu::translate(uint64_t iova, size_t n, std::vector<std::pair<uint8_t *, 
 		unsigned off = (unsigned)(iova % PageBytes);
 		size_t chunk = std::min<size_t>(n, PageBytes - off);
 		auto it = ptes_.find(pfn);
-		if (it == ptes_.end() || off < it->second.lo || off + chunk - 1 > it->second.hi1)
+		if (it == ptes_.end() || off < it->second.lo || off + chunk - 1 > it->second.hi1 ||
+		    (it->second.perm & perm) != perm)
 			return false;
 		out.push_back({it->second.page + off, chunk});
 		iova += chunk;
@@ -160,7 +213,7 @@ void Iommu::record(uint64_t iova, size_t n, bool is_write, uint64_t cycle)
 bool Iommu::dev_write(uint64_t iova, const uint8_t *src, size_t n, uint64_t cycle)
 {
 	std::lock_guard<std::mutex> g(mu_);
-	if (!translate(iova, n, scratch_)) {
+	if (!translate(iova, n, ABBSIM_DMA_WRITE, scratch_)) {
 		record(iova, n, true, cycle);
 		return false;
 	}
@@ -174,7 +227,7 @@ bool Iommu::dev_write(uint64_t iova, const uint8_t *src, size_t n, uint64_t cycl
 bool Iommu::dev_read(uint64_t iova, uint8_t *dst, size_t n, uint64_t cycle)
 {
 	std::lock_guard<std::mutex> g(mu_);
-	if (!translate(iova, n, scratch_)) {
+	if (!translate(iova, n, ABBSIM_DMA_READ, scratch_)) {
 		record(iova, n, false, cycle);
 		return false;
 	}

@@ -1,8 +1,12 @@
 /*
  * iommu.h - the IOMMU between the device and host memory: page-granular
  * (4 KiB) translation of IOVAs below 4 GiB to process memory, reaching only
- * the bytes [ptr, ptr+len) of each mapping, with a fault record. Thread-safe
- * (host threads map while the simulation thread translates).
+ * the bytes [ptr, ptr+len) of each mapping, with a fault record. Mappings at
+ * an IOVA the caller chooses (map_at, as VFIO does) may lie anywhere outside
+ * the MSI window. Every page carries the device's permissions (read: the
+ * device may read it, write: may write it); an access against them faults
+ * like one to an unmapped page. Thread-safe (host threads map while the
+ * simulation thread translates).
  */
 #ifndef ABBSIM_IOMMU_H
 #define ABBSIM_IOMMU_H
@@ -33,6 +37,9 @@ public:
 	/* Returns the segment count or a negative errno (message set). */
 	int map(void *ptr, size_t len, abbsim_seg *segs, size_t maxsegs);
 	int unmap(void *ptr);
+	/* abbsim_iommu_map_at / abbsim_iommu_unmap_iova (abbsim.h). */
+	int map_at(void *ptr, size_t len, uint64_t iova, unsigned flags);
+	int unmap_iova(uint64_t iova, uint64_t len);
 
 	/* Device accesses; false (and a recorded fault) if any byte of
 	 * [iova, iova+n) is not mapped. A failed write writes nothing. */
@@ -46,12 +53,14 @@ private:
 		uint8_t *page;  /* process address of the page base */
 		uint16_t lo;    /* reachable bytes [lo, hi) of the page */
 		uint16_t hi1;   /* hi - 1, so 4096 fits */
+		uint8_t perm;   /* ABBSIM_DMA_READ | ABBSIM_DMA_WRITE */
 	};
 	struct Mapping {
 		std::vector<uint64_t> pfns; /* IOVA page of each buffer page */
 		std::vector<std::pair<uint64_t, uint64_t>> ranges; /* allocated IOVA page ranges */
 	};
-	bool translate(uint64_t iova, size_t n, std::vector<std::pair<uint8_t *, size_t>> &out);
+	bool translate(uint64_t iova, size_t n, unsigned perm,
+		       std::vector<std::pair<uint8_t *, size_t>> &out);
 	uint64_t alloc(uint64_t npages); /* first page, 0 if full */
 	void record(uint64_t iova, size_t n, bool is_write, uint64_t cycle);
 
@@ -59,6 +68,7 @@ private:
 	std::unordered_map<uint64_t, Pte> ptes_;           /* IOVA pfn -> page */
 	std::map<uint64_t, uint64_t> used_;                /* allocated ranges: first pfn -> count */
 	std::unordered_map<const void *, Mapping> maps_;   /* by user pointer */
+	std::map<uint64_t, uint64_t> at_maps_;             /* map_at: first pfn -> pages */
 	std::vector<abbsim_fault> faults_;
 	uint64_t fault_count_ = 0;
 	uint64_t cursor_ = IovaLo / PageBytes;

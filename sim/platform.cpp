@@ -214,14 +214,14 @@ void Platform::settle_waiters()
 			}
 			break;
 		case Waiter::Irq:
-			if (rc.msi_count > w.irq_seen) {
+			if (rc.irq_count > w.irq_seen) {
 				fin = true;
 			} else if (w.deadline_hit) {
 				fin = true;
 				res = -ETIMEDOUT;
 				err = "no interrupt within the device-time timeout";
 			}
-			w.irq_seen = rc.msi_count;
+			w.irq_seen = rc.irq_count;
 			break;
 		case Waiter::Advance:
 			fin = w.deadline_hit;
@@ -266,7 +266,8 @@ void Platform::publish()
 	violation_count_ = 0;
 	now_pub.store(now_ - epoch_);
 	cycles_pub.store(cycle_of(now_));
-	irq_pub.store(rc.msi_count);
+	irq_pub.store(rc.irq_count);
+	intx_pub.store(rc.intx_asserted);
 	if (tlp_log_)
 		fflush(tlp_log_);
 }
@@ -393,8 +394,9 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	mmu.reset(params.iova_scatter, params.seed);
 	hip_.select_clock(clk_mhz_); /* the RTL verilated for this clock */
 	hip_.reset();
+	hip_.set_strict(params.strict != 0);
 	cfg.reset(params, DeviceBdf);
-	hip_.apply_cfg();
+	hip_.apply_cfg(now_);
 	hip_.half_ps = 500000u / clk_mhz_;
 	/* Hot reset on the new clock grid. */
 	epoch_ = now_;
@@ -522,7 +524,7 @@ void Platform::add_violation(const std::string &s)
 
 void Platform::cfg_changed()
 {
-	hip_.apply_cfg();
+	hip_.apply_cfg(now_);
 	rc.set_limits(code_size(cfg.mps_code()), code_size(cfg.mrrs_code()));
 }
 

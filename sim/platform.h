@@ -90,6 +90,7 @@ public:
 	std::vector<std::string> violations_pub;
 	uint64_t violation_count_pub = 0;
 	std::atomic<uint64_t> now_pub{0}, cycles_pub{0}, irq_pub{0};
+	std::atomic<bool> intx_pub{false};
 
 	/* --- simulation thread only (via posted closures) --- */
 	void do_open(const OpenArgs &a, Waiter &w);

@@ -1,6 +1,6 @@
 /*
  * root_complex.cpp - host side of the link: PIO, DMA write landing, DMA read
- * completions, MSI, rule checks.
+ * completions, MSI and INTx messages, rule checks.
  */
 #include "root_complex.h"
 #include "rng.h"
@@ -40,7 +40,8 @@ void RootComplex::reset(const abbsim_params &p)
 		pt = PioTag{};
 	pio_next_ = pio_pending_ = 0;
 	pio_wait_.clear();
-	msi_count = 0;
+	irq_count = 0;
+	intx_asserted = false;
 }
 
 void RootComplex::bad(uint64_t now, const char *fmt, ...)
@@ -208,6 +209,9 @@ void RootComplex::on_upstream(Tlp &&t, uint64_t now)
 	case TlpKind::CplD:
 		pio_completion(t, now);
 		break;
+	case TlpKind::Msg:
+		message(t, now);
+		break;
 	default:
 		bad(now, "unsupported TLP from the device dropped: %s", t.describe().c_str());
 	}
@@ -218,7 +222,7 @@ void RootComplex::host_write(const Tlp &t, uint64_t now)
 	uint64_t a = t.addr();
 	unsigned bytes = 4 * t.len_dw();
 	if (a >= MsiLo && a < MsiHi) {
-		msi_count++;
+		irq_count++;
 		if (wake)
 			wake();
 		return;
@@ -258,6 +262,34 @@ void RootComplex::host_write(const Tlp &t, uint64_t now)
 			e = (e >= 4 && e < 4 * (n - 1)) ? 4 * (n - 1) : e + 1;
 		mmu_.dev_write(a + b, src + b, e - b, cyc);
 		b = e;
+	}
+}
+
+/* Legacy INTx: Assert_INTA / Deassert_INTA from the device (routed local:
+ * the root port takes them as the wire would). Each Assert is an interrupt
+ * event; the line state is checked against the protocol: a Deassert without
+ * Assert or a second Assert is an error (the state is taken as the message
+ * says). */
+void RootComplex::message(const Tlp &t, uint64_t now)
+{
+	unsigned code = t.msg_code();
+	if (code != MsgAssertIntA && code != MsgDeassertIntA) {
+		bad(now, "unsupported message from the device dropped: %s", t.describe().c_str());
+		return;
+	}
+	if (t.msg_route() != MsgRouteLocal || t.has_data())
+		bad(now, "INTx message must be routed local and carry no data: %s", t.describe().c_str());
+	if (code == MsgAssertIntA) {
+		if (intx_asserted)
+			bad(now, "Assert_INTA while INTA is already asserted: %s", t.describe().c_str());
+		intx_asserted = true;
+		irq_count++;
+		if (wake)
+			wake();
+	} else {
+		if (!intx_asserted)
+			bad(now, "Deassert_INTA while INTA is not asserted: %s", t.describe().c_str());
+		intx_asserted = false;
 	}
 }
 

@@ -4,7 +4,8 @@
  * device memory writes in host memory through the IOMMU; answers device
  * memory reads after the memory latency with completions split at the
  * read-completion boundary and MPS, optionally interleaved across tags;
- * counts MSIs; checks the PCIe rules a real root complex enforces.
+ * counts interrupt events (MSI writes and Assert_INTA messages) and tracks
+ * the INTx line; checks the PCIe rules a real root complex enforces.
  */
 #ifndef ABBSIM_ROOT_COMPLEX_H
 #define ABBSIM_ROOT_COMPLEX_H
@@ -60,10 +61,11 @@ public:
 		return reads_.empty() && ready_.empty() && pio_pending_ == 0 && pio_wait_.empty();
 	}
 
-	std::function<void()> wake;                 /* a PIO read finished or an MSI came */
+	std::function<void()> wake;                 /* a PIO read finished or an interrupt came */
 	std::function<uint64_t(uint64_t)> cycle_of; /* time -> user-clock cycle */
 	std::function<void(const std::string &)> violation;
-	uint64_t msi_count = 0;
+	uint64_t irq_count = 0;  /* MSI writes + Assert_INTA messages */
+	bool intx_asserted = false; /* Assert_INTA received, Deassert_INTA not yet */
 
 private:
 	struct DmaRead {
@@ -85,6 +87,7 @@ private:
 		bool busy = false;
 	};
 	void host_write(const Tlp &t, uint64_t now);
+	void message(const Tlp &t, uint64_t now);
 	void dma_read(Tlp &&t, uint64_t now);
 	void pio_completion(const Tlp &t, uint64_t now);
 	void pio_finish(PioTag &pt, int result, const std::string &why, uint64_t now);

@@ -27,7 +27,7 @@ using QData = uint64_t;
 #define ABBSIM_RTL_PORTS(X)                                                                    \
 	X(CData, clk_i) X(CData, rst_ni) X(CData, cfg_bus_master_en_i)                          \
 	X(CData, cfg_max_payload_i) X(CData, cfg_max_read_req_i) X(SData, cfg_req_id_i)          \
-	X(CData, cfg_msi_en_i) X(CData, cfg_mem_bits_i) X(CData, rx_valid_i)                     \
+	X(CData, cfg_msi_en_i) X(CData, cfg_mem_bits_i) X(CData, strict_i) X(CData, rx_valid_i)                     \
 	X(CData, rx_ready_o) X(CData, rx_sop_i) X(CData, rx_eop_i) X(QData, rx_data_i)           \
 	X(CData, rx_bar_i) X(CData, tx_valid_o) X(CData, tx_ready_i) X(CData, tx_buf_av_i)       \
 	X(CData, tx_sop_o) X(CData, tx_eop_o) X(QData, tx_data_o) X(CData, irq_o)                \

@@ -18,13 +18,16 @@ TlpKind Tlp::kind() const
 		return TlpKind::Cpl;
 	if (t == 0x0a && f == 2)
 		return TlpKind::CplD;
+	if ((t & 0x18) == 0x10 && (f == 1 || f == 3))
+		return TlpKind::Msg;
 	return TlpKind::Other;
 }
 
 FcClass Tlp::fc_class() const
 {
 	switch (kind()) {
-	case TlpKind::MWr: return FcP;
+	case TlpKind::MWr:
+	case TlpKind::Msg: return FcP;
 	case TlpKind::Cpl:
 	case TlpKind::CplD: return FcCpl;
 	default: return FcNP;
@@ -110,6 +113,15 @@ Tlp make_cpl(uint16_t cpl_id, unsigned status, unsigned byte_count, uint16_t req
 	return t;
 }
 
+Tlp make_msg(unsigned code, unsigned route, uint16_t req_id)
+{
+	Tlp t;
+	t.hdr_dw = 4;
+	t.h[0] = (1u << 29) | ((0x10u | (route & 7)) << 24);
+	t.h[1] = ((uint32_t)req_id << 16) | (code & 0xff);
+	return t;
+}
+
 bool from_beats(const std::vector<uint64_t> &beats, Tlp &t, std::string &why)
 {
 	if (beats.size() < 2) {
@@ -159,6 +171,20 @@ std::string Tlp::describe() const
 			 kind() == TlpKind::Cpl ? "Cpl" : "CplD", cpl_req_id(), cpl_tag(), cpl_id(),
 			 st[cpl_status()], byte_count(), lower_addr(), has_data() ? len_dw() : 0);
 		break;
+	case TlpKind::Msg: {
+		static const char *const route[8] = {"to-rc", "addr", "id", "broadcast", "local",
+						     "gather", "rsv6", "rsv7"};
+		const char *name = msg_code() == MsgAssertIntA	 ? "Assert_INTA"
+				 : msg_code() == MsgDeassertIntA ? "Deassert_INTA"
+								 : nullptr;
+		if (name)
+			snprintf(buf, sizeof buf, "Msg %s req=%04x route=%s%s", name, req_id(),
+				 route[msg_route()], has_data() ? " with data" : "");
+		else
+			snprintf(buf, sizeof buf, "Msg code=%02x req=%04x route=%s%s", msg_code(),
+				 req_id(), route[msg_route()], has_data() ? " with data" : "");
+		break;
+	}
 	default:
 		snprintf(buf, sizeof buf, "?    fmt=%u type=%02x dw0=%08x dw1=%08x dw2=%08x", fmt(),
 			 type(), h[0], h[1], h[2]);

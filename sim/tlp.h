@@ -13,12 +13,17 @@
 
 namespace abbsim {
 
-enum class TlpKind { MRd, MWr, Cpl, CplD, Other };
+enum class TlpKind { MRd, MWr, Cpl, CplD, Msg, Other };
 /* Flow-control classes: posted, non-posted, completion. */
 enum FcClass { FcP = 0, FcNP = 1, FcCpl = 2 };
 
 /* Completion status codes (DW1[15:13]). */
 enum { CplSC = 0, CplUR = 1, CplCRS = 2, CplCA = 4 };
+
+/* Message codes (DW1[7:0]) of the legacy interrupt messages, and the
+ * routing of a message (Type[2:0]) the hard IP uses: local, terminate at
+ * the receiver. */
+enum { MsgAssertIntA = 0x20, MsgDeassertIntA = 0x24, MsgRouteLocal = 4 };
 
 struct Tlp {
 	uint32_t h[4] = {0, 0, 0, 0};
@@ -49,6 +54,9 @@ struct Tlp {
 	uint16_t cpl_req_id() const { return h[2] >> 16; }
 	uint8_t cpl_tag() const { return (h[2] >> 8) & 0xff; }
 	unsigned lower_addr() const { return h[2] & 0x7f; }
+	/* messages */
+	unsigned msg_code() const { return h[1] & 0xff; }
+	unsigned msg_route() const { return type() & 7; }
 
 	/* Bytes on the wire: framing + sequence + LCRC (8), real header, payload. */
 	unsigned wire_bytes() const { return 8 + 4 * hdr_dw + 4 * (unsigned)data.size(); }
@@ -66,6 +74,10 @@ Tlp make_mem(bool write, uint64_t addr, unsigned nbytes, uint16_t req_id, uint8_
 /* Completion; ndw == 0 and dws == nullptr give a Cpl without data. */
 Tlp make_cpl(uint16_t cpl_id, unsigned status, unsigned byte_count, uint16_t req_id,
 	     uint8_t tag, unsigned lower_addr, const uint32_t *dws, unsigned ndw);
+
+/* Message without data (4-DW header, Fmt 001, Type 10rrr), e.g. Assert_INTA:
+ * make_msg(MsgAssertIntA, MsgRouteLocal, req_id). Posted. */
+Tlp make_msg(unsigned code, unsigned route, uint16_t req_id);
 
 /* Beat format of TLP-STREAM.md: two header beats, then payload beats;
  * beat i of t made on the fly (the hard IP feeds the RTL from the TLP). */

@@ -41,7 +41,7 @@ int tb_suite_close(void);
 /* 1 if tb_dev runs on the simulator. */
 int tb_is_sim(void);
 /* 1 if transfers on tb_dev take device time (the simulator, the board);
- * 0 on the untimed functional model ("model"), where a transfer is done
+ * 0 on the untimed reference model ("model"), where a transfer is done
  * inside the CTRL write that starts it. */
 int tb_is_timed(void);
 
@@ -116,6 +116,8 @@ CU_ErrorCode tb_register_tlp_rules(void);
 CU_ErrorCode tb_register_cfgspace(void);
 CU_ErrorCode tb_register_link(void);
 CU_ErrorCode tb_register_vectors(void);
+CU_ErrorCode tb_register_intx(void);
 CU_ErrorCode tb_register_robust(void);
+CU_ErrorCode tb_register_scoreboard(void);
 
 #endif

@@ -4,6 +4,12 @@
  *
  *   build/abb_tests              all suites
  *   build/abb_tests SUITE...     only the named suites (e.g. "regs")
+ *   build/abb_tests --shard k/n  only the suites of shard k of n (k from 1):
+ *                                suite i (0-based, in the order below) of
+ *                                the selected ones runs in shard i % n + 1,
+ *                                so n shards together run each suite once
+ *   build/abb_tests --junit FILE also write the results as JUnit XML
+ *                                (a testsuite per suite, a testcase per test)
  *
  * The backend is $ABB_DEVICE (unset: the simulator). Exit status: 0 when
  * every test passed, 1 when a test or a suite init/cleanup failed, 2 on a
@@ -17,6 +23,7 @@
 #include <string.h>
 
 #include <CUnit/Basic.h>
+#include <CUnit/TestRun.h>
 
 static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_regs,
@@ -31,15 +38,111 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_cfgspace,
 	tb_register_link,
 	tb_register_vectors,
+	tb_register_intx,
 	tb_register_daq_units,
 	tb_register_daq_readout,
 	tb_register_daq_writer,
 	tb_register_robust,
+	tb_register_scoreboard,
 };
+
+static void xml_esc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+				fputc(*s, f);
+		}
+	}
+}
+
+/* The results of the run as JUnit XML (what GitLab, GitHub and Jenkins
+ * show): a testsuite per suite, a testcase per test; failed assertions
+ * as <failure>, tests of inactive (deselected) suites as <skipped/>, a
+ * failed suite init as an <error>. CUnit keeps no per-test times; the
+ * run's elapsed time is on <testsuites>. */
+static int write_junit(const char *path, const char *shard)
+{
+	FILE *f = fopen(path, "w");
+	CU_pSuite s;
+	CU_pTest t;
+	CU_pFailureRecord fr;
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(f, "<testsuites name=\"abb_tests%s%s\" tests=\"%u\" failures=\"%u\" time=\"%.3f\">\n",
+		shard ? " shard " : "", shard ? shard : "", CU_get_number_of_tests_run(),
+		CU_get_number_of_tests_failed(), CU_get_elapsed_time());
+	for (s = CU_get_registry()->pSuite; s; s = s->pNext) {
+		unsigned ntests = 0, nfail = 0, nskip = 0;
+		int suite_err = 0;
+
+		for (fr = CU_get_failure_list(); fr; fr = fr->pNext)
+			if (fr->pSuite == s && !fr->pTest)
+				suite_err = 1;
+		for (t = s->pTest; t; t = t->pNext) {
+			int failed = 0;
+
+			ntests++;
+			for (fr = CU_get_failure_list(); fr; fr = fr->pNext)
+				failed |= fr->pTest == t;
+			nfail += failed;
+			nskip += !s->fActive || !t->fActive || suite_err;
+		}
+		fprintf(f, "  <testsuite name=\"");
+		xml_esc(f, s->pName);
+		fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"%d\" skipped=\"%u\">\n",
+			ntests, nfail, suite_err, nskip);
+		for (t = s->pTest; t; t = t->pNext) {
+			fprintf(f, "    <testcase classname=\"abb_tests.");
+			xml_esc(f, s->pName);
+			fprintf(f, "\" name=\"");
+			xml_esc(f, t->pName);
+			fprintf(f, "\">");
+			if (!s->fActive || !t->fActive)
+				fprintf(f, "<skipped message=\"not in this run\"/>");
+			else if (suite_err)
+				fprintf(f, "<skipped message=\"the suite's init or cleanup failed\"/>");
+			for (fr = CU_get_failure_list(); fr; fr = fr->pNext) {
+				if (fr->pTest != t)
+					continue;
+				fprintf(f, "<failure message=\"");
+				xml_esc(f, fr->strCondition);
+				fprintf(f, "\">");
+				xml_esc(f, fr->strFileName);
+				fprintf(f, ":%u: ", fr->uiLineNumber);
+				xml_esc(f, fr->strCondition);
+				fprintf(f, "</failure>");
+			}
+			fprintf(f, "</testcase>\n");
+		}
+		if (suite_err) {
+			fprintf(f, "    <testcase classname=\"abb_tests.");
+			xml_esc(f, s->pName);
+			fprintf(f, "\" name=\"(suite init/cleanup)\"><error message=\"suite init or "
+				   "cleanup failed\"/></testcase>\n");
+		}
+		fprintf(f, "  </testsuite>\n");
+	}
+	fprintf(f, "</testsuites>\n");
+	return fclose(f) ? -1 : 0;
+}
 
 int main(int argc, char **argv)
 {
 	unsigned failures, tests_failed, suites_failed;
+	const char *shard = NULL, *junit = NULL;
+	unsigned long shard_k = 1, shard_n = 1;
+	char **names = argv + 1; /* the suite names, gathered in place */
+	int nnames = 0, names_bad = 0;
 	size_t i;
 	int a;
 
@@ -59,52 +162,100 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	/* Optional selection of suites by name: deactivate the others. A name
-	 * that matches no suite is an error: a typo must not pass as "all
-	 * tests passed" with nothing run. */
-	if (argc > 1) {
-		CU_pSuite s;
-		int bad = 0;
+	/* Options (--shard k/n, --junit FILE), then an optional selection of
+	 * suites by name: deactivate the others. A name that matches no suite
+	 * is an error: a typo must not pass as "all tests passed" with nothing
+	 * run. */
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--shard") && a + 1 < argc) {
+			char *end = NULL;
 
-		for (a = 1; a < argc; a++) {
+			shard = argv[++a];
+			shard_k = strtoul(shard, &end, 10);
+			if (*end == '/')
+				shard_n = strtoul(end + 1, &end, 10);
+			if (*end || shard_n == 0 || shard_k == 0 || shard_k > shard_n) {
+				fprintf(stderr, "abb_tests: --shard %s: want k/n with 1 <= k <= n\n",
+					shard);
+				CU_cleanup_registry();
+				return 2;
+			}
+		} else if (!strcmp(argv[a], "--junit") && a + 1 < argc) {
+			junit = argv[++a];
+		} else if (argv[a][0] == '-' && strcmp(argv[a], "-h") && strcmp(argv[a], "--help")) {
+			fprintf(stderr, "abb_tests: unknown option %s\n", argv[a]);
+			names_bad = 1;
+		} else {
+			names[nnames++] = argv[a];
+		}
+	}
+	if (nnames > 0 || names_bad) {
+		CU_pSuite s;
+		int bad = names_bad;
+
+		for (a = 0; a < nnames; a++) {
 			int found = 0;
 
 			for (s = CU_get_registry()->pSuite; s; s = s->pNext)
-				found |= strcmp(argv[a], s->pName) == 0;
+				found |= strcmp(names[a], s->pName) == 0;
 			if (!found) {
 				bad = 1;
-				if (strcmp(argv[a], "-h") && strcmp(argv[a], "--help"))
+				if (strcmp(names[a], "-h") && strcmp(names[a], "--help"))
 					fprintf(stderr, "abb_tests: no suite is called \"%s\"\n",
-						argv[a]);
+						names[a]);
 			}
 		}
 		if (bad) {
-			fprintf(stderr, "usage: abb_tests [SUITE...]; the suites:");
+			fprintf(stderr, "usage: abb_tests [--shard k/n] [--junit FILE] [SUITE...]; "
+					"the suites:");
 			for (s = CU_get_registry()->pSuite; s; s = s->pNext)
 				fprintf(stderr, " %s", s->pName);
 			fprintf(stderr, "\n");
 			CU_cleanup_registry();
 			return 2;
 		}
+	}
+	if (nnames > 0 || shard) {
+		CU_pSuite s;
+		unsigned long i = 0;
+
 		CU_set_fail_on_inactive(CU_FALSE); /* deselected is not failed */
 		for (s = CU_get_registry()->pSuite; s; s = s->pNext) {
-			int keep = 0;
+			int keep = nnames == 0;
 
-			for (a = 1; a < argc; a++)
-				if (strcmp(argv[a], s->pName) == 0)
+			for (a = 0; a < nnames; a++)
+				if (strcmp(names[a], s->pName) == 0)
 					keep = 1;
+			if (keep && shard)
+				keep = i++ % shard_n == shard_k - 1;
 			CU_set_suite_active(s, keep);
+		}
+		if (shard) {
+			printf("abb_tests: shard %s:", shard);
+			for (s = CU_get_registry()->pSuite; s; s = s->pNext)
+				if (s->fActive)
+					printf(" %s", s->pName);
+			printf("\n");
 		}
 	}
 
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	if (CU_basic_run_tests() != CUE_SUCCESS) {
 		fprintf(stderr, "abb_tests: CU_basic_run_tests: %s\n", CU_get_error_msg());
+		if (junit && write_junit(junit, shard) == 0)
+			printf("abb_tests: JUnit XML in %s\n", junit);
 		CU_cleanup_registry();
 		return 2;
 	}
 	/* CU_basic_run_tests printed the Run Summary; read the counts before
 	 * the registry (and the run results with it) is cleaned up. */
+	if (junit && write_junit(junit, shard)) {
+		fprintf(stderr, "abb_tests: cannot write %s\n", junit);
+		CU_cleanup_registry();
+		return 2;
+	}
+	if (junit)
+		printf("abb_tests: JUnit XML in %s\n", junit);
 	failures = CU_get_number_of_failures();
 	tests_failed = CU_get_number_of_tests_failed();
 	suites_failed = CU_get_number_of_suites_failed();

@@ -34,7 +34,8 @@ extern const char tb_vector_base_opts[];
 /* Runs v on a freshly opened simulator and writes the vector file to
  * out_path: a header line with the parameters and the cycle count, then
  * one line per TLP of the transfer (cycle relative to the start of the
- * blocking call, direction, decoded TLP). *cycles: the call's cycle count.
+ * blocking call, direction, decoded TLP), up to 2 us after its return (the
+ * library's last posted writes and the Deassert_INTA they cause). *cycles: the call's cycle count.
  * Also checks the data that moved and that no protocol error was seen.
  * Returns 0, or -1 with a message in err. Only one device may be open in
  * the process while this runs. */

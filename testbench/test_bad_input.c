@@ -502,7 +502,9 @@ static void test_bad_input_descriptor_outside_mapped(void)
 	tb_reg_set(ABB_REG_GER, 0xFFFFFFFFu);
 
 	/* first descriptor in the registers: 64 bytes from board 0x1000 to an
-	 * unmapped host address, then the next descriptor from BAD_IOVA */
+	 * unmapped host address, then the next descriptor from BAD_IOVA; the
+	 * channel reset first (strict: a start keeps an old DONE) */
+	channel_reset(ABB_BLK_C2H);
 	tb_reg_set(ABB_BLK_C2H + ABB_CH_PAH, 0);
 	tb_reg_set(ABB_BLK_C2H + ABB_CH_PAL, 0x1000);
 	tb_reg_set(ABB_BLK_C2H + ABB_CH_HAH, 0);

@@ -1,8 +1,8 @@
 /*
  * test_cfgspace.c - enumeration of the simulated endpoint as the real tools
  * see it: the config space dumped in `lspci -xxxx` format and decoded by
- * pciutils' own lspci (-F), for the default link and for MPS 256 / MRRS
- * 128; BAR sizing through config accesses as Linux does it (lspci cannot
+ * pciutils' own lspci (-F), for the default link (legacy INTA, no MSI
+ * capability) and for MPS 256 / MRRS 128 with msi=1 (MSI enabled); BAR sizing through config accesses as Linux does it (lspci cannot
  * show sizes from a dump). Simulation only; without lspci the decoding
  * tests skip with a message.
  */
@@ -88,9 +88,11 @@ static void expected_bars(uint32_t mem_size, uint32_t *bar0, uint32_t *bar1)
 	*bar1 = (BAR_WINDOW + (64u << 10) + mem_size - 1) & ~(mem_size - 1);
 }
 
-/* Decodes the open board with lspci and checks IDs, BARs, MSI and the
- * Express capability's MPS/MRRS (mps, mrrs: what should be in effect). */
-static void check_lspci(unsigned mps, unsigned mrrs)
+/* Decodes the open board with lspci and checks IDs, BARs, the interrupt
+ * (legacy INTA; with msi, the MSI capability enabled and INTx disabled)
+ * and the Express capability's MPS/MRRS (mps, mrrs: what should be in
+ * effect). */
+static void check_lspci(unsigned mps, unsigned mrrs, int msi)
 {
 	struct abb_sim_link l;
 	uint32_t bar0, bar1;
@@ -114,8 +116,16 @@ static void check_lspci(unsigned mps, unsigned mrrs)
 	snprintf(want, sizeof(want), "Region 1: Memory at %08x (32-bit, non-prefetchable)", bar1);
 	CU_ASSERT(has(out, want));
 	CU_ASSERT(has(out, "Control: I/O- Mem+ BusMaster+"));
-	CU_ASSERT(has(out, "MSI: Enable+ Count=1/1"));
-	CU_ASSERT(has(out, "Address: 00000000fee00000"));
+	CU_ASSERT(has(out, "Interrupt: pin A"));
+	if (msi) {
+		CU_ASSERT(has(out, "DisINTx+"));
+		CU_ASSERT(has(out, "MSI: Enable+ Count=1/1"));
+		CU_ASSERT(has(out, "Address: 00000000fee00000"));
+	} else {
+		CU_ASSERT(has(out, "DisINTx-"));
+		CU_ASSERT(has(out, " INTx-\n")); /* Status: no interrupt pending */
+		CU_ASSERT_PTR_NULL(strstr(out, "MSI:"));
+	}
 	CU_ASSERT(has(out, "Express (v2) Endpoint"));
 	/* the device advertises 4096 (the RTL takes any MPS up to it) */
 	CU_ASSERT(has(out, "DevCap:\tMaxPayload 4096 bytes"));
@@ -130,8 +140,8 @@ static void test_cfgspace_lspci_default(void)
 {
 	TB_REQUIRE_DEV();
 	TB_REQUIRE_SIM();
-	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=128,mrrs=512"), 0);
-	check_lspci(128, 512);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=128,mrrs=512,msi=0"), 0);
+	check_lspci(128, 512, 0);
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
 }
 
@@ -139,8 +149,8 @@ static void test_cfgspace_lspci_mps256_mrrs128(void)
 {
 	TB_REQUIRE_DEV();
 	TB_REQUIRE_SIM();
-	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=256,mrrs=128"), 0);
-	check_lspci(256, 128);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=256,mrrs=128,msi=1"), 0);
+	check_lspci(256, 128, 1);
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
 }
 
@@ -148,8 +158,8 @@ static void test_cfgspace_lspci_mps4096(void)
 {
 	TB_REQUIRE_DEV();
 	TB_REQUIRE_SIM();
-	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=4096,mrrs=4096"), 0);
-	check_lspci(4096, 4096);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=4096,mrrs=4096,msi=0"), 0);
+	check_lspci(4096, 4096, 0);
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
 }
 

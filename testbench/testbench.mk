@@ -1,16 +1,23 @@
 # testbench.mk - the CUnit test bench (included by the top-level Makefile).
 #
-#   make test                         every suite on $ABB_DEVICE (default: the simulator)
+#   make test                         every suite on $ABB_DEVICE (default: the simulator),
+#                                     then (simulator only) the regression, TB_REGRESS_N transfers
 #   make test ABB_DEVICE=vfio         the same suites on the real board
-#   make test TB_SUITES="regs blocking"   only these suites
+#   make test ABB_DEVICE=model        the same suites on the reference model (seconds)
+#   make test TB_SUITES="regs blocking"   only these suites (no regression)
+#   make test SHARD=k/n               shard k of n: every n-th suite and every n-th
+#                                     configuration of the regression (n shards = one run)
+#   make test JUNIT_DIR=dir           also JUnit XML: dir/abb_tests[-k_n].xml, dir/regress[-k_n].xml
+#   make regress N=10000 SEED=1       the constrained-random regression alone (see below)
 #   make vectors                      regenerate the golden TLP vectors (vectors/tlp/)
 #
 # Builds $(B)/abb_tests from testbench/*.c against libabb ($(B)/libabb.so,
 # built by host/host.mk) and CUnit. The program exits non-zero when a test
 # fails, so `make test` fails too.
 
-# vectors_run.c is a program of its own (the vector generator)
-TB_SRCS    := $(filter-out testbench/vectors_run.c,$(wildcard testbench/*.c))
+# vectors_run.c and regress.c are programs of their own (the vector
+# generator, the constrained-random regression)
+TB_SRCS    := $(filter-out testbench/vectors_run.c testbench/regress.c,$(wildcard testbench/*.c))
 TB_OBJS    := $(patsubst testbench/%.c,$(B)/testbench/%.o,$(TB_SRCS))
 TB_BIN     := $(B)/abb_tests
 # host/lib for abb_vfio.h (the discovery entry point, exported by libabb)
@@ -23,10 +30,17 @@ TB_LIBS    := -labb -lcunit -pthread
 TB_SUITES  ?=
 # Wall-clock limit of one run of the bench, seconds
 TB_TIMEOUT ?= 900
+# Transfers of the regression that `make test` runs (0: none)
+TB_REGRESS_N ?= 10000
+# Shard k/n of `make test` and `make regress` (empty: everything)
+SHARD      ?=
+# Directory for JUnit XML of `make test` (empty: none)
+JUNIT_DIR  ?=
+TB_SHARD_SFX := $(if $(SHARD),-$(subst /,_,$(SHARD)))
 
-.PHONY: test tests vectors
+.PHONY: test tests vectors regress
 
-all: $(TB_BIN) $(B)/vectors_run
+all: $(TB_BIN) $(B)/vectors_run $(B)/abb_regress
 tests: $(TB_BIN)
 
 $(B)/testbench/%.o: testbench/%.c
@@ -42,6 +56,24 @@ $(TB_BIN): $(TB_OBJS) $(B)/libabb.so
 $(B)/vectors_run: $(B)/testbench/vectors_run.o $(B)/testbench/tb_vectors.o $(B)/libabb.so
 	$(CC) $(CFLAGS) -o $@ $(B)/testbench/vectors_run.o $(B)/testbench/tb_vectors.o $(TB_LDFLAGS) -labb
 
+# The constrained-random regression against the reference model
+# (testbench/regress.c): make regress N=10000 SEED=1 [CASE=c[.t]] [SHARD=k/n]
+# [PER=100] [JUNIT=file] [V=1]
+N     ?= 10000
+SEED  ?= 1
+CASE  ?=
+PER   ?=
+JUNIT ?=
+V     ?=
+$(B)/abb_regress: $(B)/testbench/regress.o $(B)/testbench/tb_scoreboard.o $(B)/libabb.so
+	$(CC) $(CFLAGS) -o $@ $(B)/testbench/regress.o $(B)/testbench/tb_scoreboard.o $(TB_LDFLAGS) -labb -pthread
+
+regress:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory $(B)/abb_regress $(B)/sim/libabbsim.so
+	timeout $(TB_TIMEOUT) $(B)/abb_regress N='$(N)' SEED='$(SEED)' CASE='$(CASE)' \
+	  SHARD='$(SHARD)' PER='$(PER)' JUNIT='$(JUNIT)' V='$(V)'
+
 vectors: $(B)/vectors_run $(B)/sim/libabbsim.so
 	$(B)/vectors_run $(abspath vectors)/tlp
 
@@ -51,8 +83,19 @@ test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
 	ABB_DEVICE='$(ABB_DEVICE)' $(B)/readback
-	ABB_DEVICE='$(ABB_DEVICE)' timeout $(TB_TIMEOUT) $(TB_BIN) $(TB_SUITES)
+	$(if $(JUNIT_DIR),mkdir -p '$(JUNIT_DIR)')
+	ABB_DEVICE='$(ABB_DEVICE)' timeout $(TB_TIMEOUT) $(TB_BIN) $(if $(SHARD),--shard '$(SHARD)') \
+	  $(if $(JUNIT_DIR),--junit '$(JUNIT_DIR)/abb_tests$(TB_SHARD_SFX).xml') $(TB_SUITES)
+	@if [ -n '$(TB_SUITES)' ] || [ '$(TB_REGRESS_N)' = 0 ]; then \
+	  echo "regress: not run (TB_SUITES or TB_REGRESS_N=0)"; \
+	else case '$(ABB_DEVICE)' in \
+	  ''|sim|sim:*) echo "timeout $(TB_TIMEOUT) $(B)/abb_regress N=$(TB_REGRESS_N) SEED=$(SEED) SHARD=$(SHARD)"; \
+	    timeout $(TB_TIMEOUT) $(B)/abb_regress N='$(TB_REGRESS_N)' SEED='$(SEED)' SHARD='$(SHARD)' \
+	      JUNIT='$(if $(JUNIT_DIR),$(JUNIT_DIR)/regress$(TB_SHARD_SFX).xml)' ;; \
+	  *) echo "regress: not run on ABB_DEVICE=$(ABB_DEVICE) (it runs the simulator against the reference model)" ;; \
+	esac; fi
 	@# a second simulator on the same RTL: Icarus replays the golden vectors
-	@$(MAKE) --no-print-directory icarus-replay
+	@if [ -z '$(TB_SUITES)' ] && { [ -z '$(SHARD)' ] || [ '$(firstword $(subst /, ,$(SHARD)))' = 1 ]; }; then \
+	  $(MAKE) --no-print-directory icarus-replay; else echo "icarus-replay: not run (TB_SUITES or SHARD)"; fi
 
--include $(TB_OBJS:.o=.d) $(B)/testbench/vectors_run.d
+-include $(TB_OBJS:.o=.d) $(B)/testbench/vectors_run.d $(B)/testbench/regress.d

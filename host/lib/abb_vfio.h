@@ -27,7 +27,8 @@ extern "C" {
  * "/sys"; a generated tree in tests).
  * Returns the number of ABBs found (>= 1), -ENODEV if none (the message
  * says how to check the board), -EIO if libpci failed (its message; it
- * never exits the program), -EINVAL for bad arguments.
+ * never exits the program), -EINVAL for bad arguments or when the address
+ * found does not fit in n bytes (a domain above 0xffff needs more than 13).
  */
 int abb_vfio_find(const char *sysfs_root, const char *dump_file, char *bdf, size_t n);
 

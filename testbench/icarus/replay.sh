@@ -8,8 +8,9 @@
 #   marks   the cycle count at each marker (the TLP log's start and end)
 #   tlps    every TLP of the golden NAME.txt that crosses the RTL boundary
 #           (not the hard IP's MSI writes and INTx messages), same text and
-#           same cycle (TLPs of one cycle in any order); and the header's
-#           cycles= figure
+#           same cycle (TLPs of one cycle in any order), from the TLP log's
+#           start to its end (the header's cycles= is read at the call's
+#           return, inside that window: its TLPs are checked, not the figure)
 # Prints one line per vector; exit status 1 when any vector disagrees.
 set -u
 vvp_file=$1; out=$2; shift 2
@@ -49,15 +50,12 @@ for stim in "$@"; do
 		why="$why; TLPs differ from $gold: $(diff "$out/$name.tlp.want" "$out/$name.tlp.got" | head -3 | tr '\n' ' ')"
 	fi
 	want_cyc=$(sed -n '1s/.*cycles=\([0-9]*\).*/\1/p' "$gold")
-	if [ "$want_cyc" != "$((c1 - c0))" ]; then
-		why="$why; cycles: golden $want_cyc, .stim markers $((c1 - c0))"
-	fi
 	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 	if [ -n "$why" ]; then
 		echo "icarus-replay: $name: FAIL${why}"
 		fail=1
 	else
-		echo "icarus-replay: $name: agree: $ntlp TLPs at the same cycles, cycles=$want_cyc, $nbeats TX beats and every irq_o edge identical (${secs} s)"
+		echo "icarus-replay: $name: agree: $ntlp TLPs at the same cycles (vector cycles=$want_cyc), $nbeats TX beats and every irq_o edge identical (${secs} s)"
 	fi
 done
 exit $fail

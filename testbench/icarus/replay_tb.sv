@@ -29,7 +29,7 @@ module replay_tb;
   abb_top dut (
     .clk_i(clk), .rst_ni, .cfg_bus_master_en_i(bm), .cfg_max_payload_i(mps),
     .cfg_max_read_req_i(mrrs), .cfg_req_id_i(reqid), .cfg_msi_en_i(msi),
-    .cfg_mem_bits_i(membits),
+    .cfg_mem_bits_i(membits), .strict_i(strict),
     .rx_valid_i(rxv), .rx_ready_o(rx_ready), .rx_sop_i(sop), .rx_eop_i(eop),
     .rx_data_i(rxdata), .rx_bar_i(bar),
     .tx_valid_o(tx_valid), .tx_ready_i(txready), .tx_buf_av_i(bufav), .tx_sop_o(tx_sop),

@@ -1,0 +1,532 @@
+/*
+ * tb_scoreboard.c - the reference model as scoreboard (tb_scoreboard.h).
+ */
+#define _GNU_SOURCE
+#include "tb_scoreboard.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <abb/abb_regs.h>
+#include <abb/abb_sim.h>
+
+#include "abb_priv.h" /* struct abb_dmabuf: the IOVA pieces of a buffer */
+
+static const char *const dev_name[SB_NDEV] = {"sim", "model"};
+
+#define OUT(s) ((s)->out ? (s)->out : stdout)
+
+uint64_t sb_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t sb_range(uint64_t *state, uint64_t lo, uint64_t hi)
+{
+	return hi <= lo ? lo : lo + sb_rand(state) % (hi - lo + 1);
+}
+
+static void fill(uint8_t *p, size_t n, uint32_t seed)
+{
+	uint64_t st = seed * 0x100000001b3ull + 7;
+
+	for (size_t i = 0; i < n; i++) {
+		if (i % 8 == 0)
+			st = sb_rand(&st) ^ i;
+		p[i] = (uint8_t)(st >> (8 * (i % 8)));
+	}
+}
+
+static void mismatch(struct sb *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void mismatch(struct sb *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->mismatches++;
+	if (s->quiet)
+		return;
+	fprintf(OUT(s), "scoreboard MISMATCH seed=%llu step=%lu (%s): ",
+		(unsigned long long)s->seed, s->step, s->what);
+	va_start(ap, fmt);
+	vfprintf(OUT(s), fmt, ap);
+	va_end(ap);
+	fputc('\n', OUT(s));
+}
+
+void sb_step(struct sb *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->step++;
+	va_start(ap, fmt);
+	vsnprintf(s->what, sizeof s->what, fmt, ap);
+	va_end(ap);
+	if (s->trace)
+		fprintf(OUT(s), "  step %lu: %s\n", s->step, s->what);
+}
+
+static void *pages(size_t n)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 4096, n))
+		return NULL;
+	memset(p, 0, n);
+	return p;
+}
+
+static uint32_t rd(struct sb *s, int d, uint32_t off);
+static void wr(struct sb *s, int d, uint32_t off, uint32_t val);
+static void settle_dev(struct sb *s, int d, int64_t max_ns);
+
+static const uint32_t ctrl_reset =
+	(ABB_CTRL_RESET_CODE & ABB_CTRL_RESET) | ABB_CTRL_V | ABB_CTRL_BAR;
+
+/* Finds the simulator's known gaps (SB_GAP_*) with a DMA read by
+ * interrupt on the simulator alone, then GCR.SOFT_RESET on both and clean
+ * host buffers: both devices start from the same state. */
+static void probe(struct sb *s, const char *sim_opts)
+{
+	abb_dev *sim = s->dev[SB_SIM];
+
+	s->strict = sim_opts && strstr(sim_opts, "strict=1") != NULL;
+	s->gaps = 0;
+	if (abb_dma_read(sim, s->buf[SB_SIM], 0, 0, 64, ABB_DMA_IRQ) == 0 &&
+	    (rd(s, SB_SIM, ABB_REG_ISR) & ABB_ISR_C2H)) {
+		if (s->strict) {
+			wr(s, SB_SIM, ABB_REG_ISR, ABB_ISR_C2H);
+			if (!(rd(s, SB_SIM, ABB_REG_ISR) & ABB_ISR_C2H))
+				s->gaps |= SB_GAP_STRICT;
+		}
+		wr(s, SB_SIM, ABB_BLK_C2H + ABB_CH_CTRL, ctrl_reset);
+		settle_dev(s, SB_SIM, 20000);
+		if (rd(s, SB_SIM, ABB_REG_ISR) & ABB_ISR_C2H)
+			s->gaps |= SB_GAP_CLR_RESET;
+	}
+	for (int d = 0; d < SB_NDEV; d++) {
+		wr(s, d, ABB_REG_GCR, ABB_GCR_SOFT_RESET);
+		settle_dev(s, d, 20000);
+		memset(s->host[d], 0, s->host_len);
+	}
+}
+
+unsigned sb_print_gaps(struct sb *s)
+{
+	if (s->gaps & SB_GAP_STRICT)
+		fprintf(OUT(s), "    scoreboard: KNOWN RTL GAP: the simulator ignores strict=1 "
+				"(ISR write-1-to-clear still works); strict programs are not compared\n");
+	if (s->gaps & SB_GAP_CLR_RESET)
+		fprintf(OUT(s), "    scoreboard: KNOWN RTL GAP: a channel reset leaves the channel's "
+				"ISR bit set (REGISTERS.md ISR.CLR_RESET); the scoreboard clears it "
+				"on the simulator by ISR write-1-to-clear after each reset\n");
+	return s->gaps;
+}
+
+void sb_chan_reset(struct sb *s, int chn)
+{
+	uint32_t b = chn == (int)ABB_CH_C2H ? ABB_BLK_C2H : ABB_BLK_H2C;
+
+	sb_reg_write(s, b + ABB_CH_CTRL, ctrl_reset);
+	sb_settle(s, 20000);
+	if (s->gaps & SB_GAP_CLR_RESET)
+		wr(s, SB_SIM, ABB_REG_ISR, chn == (int)ABB_CH_C2H ? ABB_ISR_C2H : ABB_ISR_H2C);
+}
+
+int sb_open(struct sb *s, const char *sim_opts, const char *model_opts, size_t host_len)
+{
+	const char *opts[SB_NDEV] = {sim_opts, model_opts};
+	char uri[512];
+	int rc = 0;
+
+	s->host_len = (host_len + 4095) & ~(size_t)4095;
+	s->desc_len = 2 * 4096;
+	s->mismatches = 0;
+	s->step = 0;
+	s->what[0] = 0;
+	s->trace = getenv("ABB_SB_TRACE") && atoi(getenv("ABB_SB_TRACE")) > 0;
+	for (int d = 0; d < SB_NDEV; d++) {
+		size_t mem = 0;
+
+		s->dev[d] = NULL;
+		s->buf[d] = s->dbuf[d] = NULL;
+		s->host[d] = pages(s->host_len);
+		s->desc[d] = pages(s->desc_len);
+		if (!s->host[d] || !s->desc[d]) {
+			rc = -ENOMEM;
+			break;
+		}
+		snprintf(uri, sizeof uri, "%s%s%s", dev_name[d], opts[d] && *opts[d] ? ":" : "",
+			 opts[d] ? opts[d] : "");
+		rc = abb_open(&s->dev[d], uri);
+		if (rc) {
+			fprintf(OUT(s), "scoreboard: abb_open(\"%s\"): %s\n", uri, abb_last_error());
+			s->dev[d] = NULL;
+			break;
+		}
+		rc = abb_mem_size(s->dev[d], &mem);
+		if (!rc)
+			rc = abb_dmabuf_map(s->dev[d], s->host[d], s->host_len, &s->buf[d]);
+		if (!rc)
+			rc = abb_dmabuf_map(s->dev[d], s->desc[d], s->desc_len, &s->dbuf[d]);
+		if (rc) {
+			fprintf(OUT(s), "scoreboard: %s: %s\n", uri, abb_last_error());
+			break;
+		}
+		if (d == SB_SIM)
+			s->mem_size = mem;
+		else if (mem != s->mem_size) {
+			fprintf(OUT(s), "scoreboard: BAR1 sizes differ: sim %zu, model %zu\n",
+				s->mem_size, mem);
+			rc = -EINVAL;
+			break;
+		}
+	}
+	if (!rc)
+		probe(s, sim_opts);
+	if (rc)
+		sb_close(s);
+	return rc;
+}
+
+void sb_close(struct sb *s)
+{
+	for (int d = 0; d < SB_NDEV; d++) {
+		if (s->buf[d] && abb_dmabuf_unmap(s->buf[d]))
+			fprintf(OUT(s), "scoreboard: unmap: %s\n", abb_last_error());
+		if (s->dbuf[d] && abb_dmabuf_unmap(s->dbuf[d]))
+			fprintf(OUT(s), "scoreboard: unmap: %s\n", abb_last_error());
+		s->buf[d] = s->dbuf[d] = NULL;
+		abb_close(s->dev[d]);
+		s->dev[d] = NULL;
+		free(s->host[d]);
+		free(s->desc[d]);
+		s->host[d] = s->desc[d] = NULL;
+	}
+}
+
+static uint32_t rd(struct sb *s, int d, uint32_t off)
+{
+	uint32_t v = 0xdeadbeef;
+
+	if (abb_reg_read(s->dev[d], off, &v))
+		mismatch(s, "%s: reading 0x%x: %s", dev_name[d], off, abb_last_error());
+	return v;
+}
+
+static void wr(struct sb *s, int d, uint32_t off, uint32_t val)
+{
+	if (abb_reg_write(s->dev[d], off, val))
+		mismatch(s, "%s: writing 0x%x: %s", dev_name[d], off, abb_last_error());
+}
+
+void sb_reg_write(struct sb *s, uint32_t off, uint32_t val)
+{
+	for (int d = 0; d < SB_NDEV; d++)
+		wr(s, d, off, val);
+}
+
+void sb_board_fill(struct sb *s, uint32_t off, size_t len, uint32_t seed)
+{
+	uint8_t *p = malloc(len);
+
+	if (!p)
+		return;
+	fill(p, len, seed);
+	for (int d = 0; d < SB_NDEV; d++)
+		if (abb_mem_write(s->dev[d], off, p, len))
+			mismatch(s, "%s: BAR1 write: %s", dev_name[d], abb_last_error());
+	free(p);
+}
+
+void sb_host_fill(struct sb *s, size_t off, size_t len, uint32_t seed)
+{
+	fill(s->host[SB_SIM] + off, len, seed);
+	memcpy(s->host[SB_MODEL] + off, s->host[SB_SIM] + off, len);
+}
+
+static void same_rc(struct sb *s, const char *what, const int *rc, char msg[][160])
+{
+	if (rc[SB_SIM] != rc[SB_MODEL])
+		mismatch(s, "%s returns: sim %d (%s), model %d (%s)", what, rc[SB_SIM],
+			 msg[SB_SIM], rc[SB_MODEL], msg[SB_MODEL]);
+}
+
+/* After an interrupt-driven libabb call: the IER bits of the call's own
+ * sources must agree (cleared: the acknowledge); the others are host
+ * software state that depends on timing (a wait by interrupt acknowledges
+ * other pending sources before it sleeps, and on the untimed model it never
+ * sleeps), so the model takes the simulator's value for them. */
+static void ier_sync(struct sb *s, uint32_t own)
+{
+	uint32_t a = rd(s, SB_SIM, ABB_REG_IER), b = rd(s, SB_MODEL, ABB_REG_IER);
+
+	if ((a ^ b) & own)
+		mismatch(s, "IER bits 0x%x after the call: sim 0x%08x, model 0x%08x", own, a, b);
+	else if (a != b)
+		wr(s, SB_MODEL, ABB_REG_IER, a);
+}
+
+int sb_dma(struct sb *s, int dir, size_t off, uint32_t board, size_t len, unsigned flags)
+{
+	int rc[SB_NDEV];
+	char msg[SB_NDEV][160];
+
+	for (int d = 0; d < SB_NDEV; d++) {
+		rc[d] = dir ? abb_dma_write(s->dev[d], s->buf[d], off, board, len, flags) :
+			      abb_dma_read(s->dev[d], s->buf[d], off, board, len, flags);
+		snprintf(msg[d], sizeof msg[d], "%s", rc[d] ? abb_last_error() : "");
+	}
+	same_rc(s, dir ? "abb_dma_write" : "abb_dma_read", rc, msg);
+	if (flags & ABB_DMA_IRQ)
+		ier_sync(s, dir ? ABB_ISR_H2C : ABB_ISR_C2H);
+	return rc[SB_SIM];
+}
+
+int sb_dma_pair(struct sb *s, size_t roff, uint32_t rboard, size_t rlen, unsigned rflags,
+		size_t woff, uint32_t wboard, size_t wlen, unsigned wflags)
+{
+	int rr[SB_NDEV], rw[SB_NDEV];
+	char mr[SB_NDEV][160], mw[SB_NDEV][160];
+
+	for (int d = 0; d < SB_NDEV; d++) {
+		abb_dev *dev = s->dev[d];
+		int sr = abb_dma_read_start(dev, s->buf[d], roff, rboard, rlen, rflags);
+		int sw = sr ? sr : abb_dma_write_start(dev, s->buf[d], woff, wboard, wlen, wflags);
+
+		rr[d] = sr ? sr : abb_dma_read_wait(dev, ABB_WAIT_FOREVER);
+		snprintf(mr[d], sizeof mr[d], "%s", rr[d] ? abb_last_error() : "");
+		rw[d] = sw ? sw : abb_dma_write_wait(dev, ABB_WAIT_FOREVER);
+		snprintf(mw[d], sizeof mw[d], "%s", rw[d] ? abb_last_error() : "");
+	}
+	same_rc(s, "concurrent abb_dma_read", rr, mr);
+	same_rc(s, "concurrent abb_dma_write", rw, mw);
+	if ((rflags | wflags) & ABB_DMA_IRQ)
+		ier_sync(s, ((rflags & ABB_DMA_IRQ) ? ABB_ISR_C2H : 0) |
+				    ((wflags & ABB_DMA_IRQ) ? ABB_ISR_H2C : 0));
+	return rr[SB_SIM] ? rr[SB_SIM] : rw[SB_SIM];
+}
+
+int sb_irq_wait(struct sb *s, unsigned source, int64_t timeout_ns)
+{
+	int rc[SB_NDEV];
+	char msg[SB_NDEV][160];
+
+	for (int d = 0; d < SB_NDEV; d++) {
+		rc[d] = abb_irq_wait(s->dev[d], source, timeout_ns);
+		snprintf(msg[d], sizeof msg[d], "%s", rc[d] < 0 ? abb_last_error() : "");
+	}
+	same_rc(s, "abb_irq_wait", rc, msg);
+	ier_sync(s, source & 7);
+	return rc[SB_SIM];
+}
+
+uint64_t sb_iova(struct sb *s, int d, int desc, size_t off)
+{
+	const struct abb_dmabuf *b = desc ? s->dbuf[d] : s->buf[d];
+
+	for (size_t i = 0; i < b->nsegs; i++) {
+		if (off < b->segs[i].len)
+			return b->segs[i].iova + off;
+		off -= b->segs[i].len;
+	}
+	return ~0ull;
+}
+
+static uint32_t blk(int chn)
+{
+	return chn == (int)ABB_CH_C2H ? ABB_BLK_C2H : ABB_BLK_H2C;
+}
+
+static void settle_dev(struct sb *s, int d, int64_t max_ns)
+{
+	if (d == SB_SIM)
+		sb_settle(s, max_ns);
+}
+
+void sb_settle(struct sb *s, int64_t max_ns)
+{
+	for (int64_t t = 0; t <= max_ns; t += 1000) {
+		uint32_t gsr = rd(s, SB_SIM, ABB_REG_GSR);
+
+		if (!(gsr & (ABB_GSR_C2H_BUSY | ABB_GSR_H2C_BUSY)))
+			return;
+		if (abb_sim_advance(s->dev[SB_SIM], 1000))
+			return;
+	}
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+void sb_chain(struct sb *s, int chn, unsigned n, const size_t *hoff, const uint32_t *board,
+	      const uint32_t *len, const uint32_t *upa, uint32_t ctrl_extra, int reset)
+{
+	uint32_t b = blk(chn);
+
+	if (n == 0 || n > 120)
+		return;
+	if (reset)
+		sb_chan_reset(s, chn);
+	if (s->trace)
+		for (unsigned i = 0; i < n; i++)
+			fprintf(OUT(s), "    piece %u: host+0x%zx board %s0x%x len %u\n", i, hoff[i],
+				i == 0 || upa[i] ? "" : "(continued) ", board[i], len[i]);
+	for (int d = 0; d < SB_NDEV; d++) {
+		uint32_t first[ABB_DESC_WORDS] = {0};
+
+		for (unsigned i = 0; i < n; i++) {
+			uint32_t w[ABB_DESC_WORDS];
+			uint64_t ha = sb_iova(s, d, 0, hoff[i]);
+			uint64_t next = sb_iova(s, d, 1, (size_t)(i + 1) * ABB_DESC_BYTES);
+
+			w[ABB_DW_PAH] = 0;
+			w[ABB_DW_PAL] = board[i];
+			w[ABB_DW_HAH] = (uint32_t)(ha >> 32);
+			w[ABB_DW_HAL] = (uint32_t)ha;
+			w[ABB_DW_BDAH] = i + 1 < n ? (uint32_t)(next >> 32) : 0;
+			w[ABB_DW_BDAL] = i + 1 < n ? (uint32_t)next : 0;
+			w[ABB_DW_LENG] = len[i];
+			w[ABB_DW_CTRL] = ABB_CTRL_V | ABB_CTRL_BAR | ctrl_extra |
+					 (i == 0 || upa[i] ? ABB_CTRL_UPA : 0) |
+					 (i + 1 == n ? ABB_CTRL_LAST : 0);
+			if (i == 0) {
+				memcpy(first, w, sizeof first);
+			} else {
+				uint8_t *p = s->desc[d] + (size_t)i * ABB_DESC_BYTES;
+
+				for (int j = 0; j < ABB_DESC_WORDS; j++)
+					put_le32(p + 4 * j, w[j]);
+			}
+		}
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		for (int j = 0; j < ABB_DESC_WORDS; j++)
+			wr(s, d, b + 4u * (unsigned)j, first[j]);
+	}
+	sb_settle(s, 2000000);
+}
+
+void sb_raw_start(struct sb *s, int chn, uint32_t pal, size_t hoff, uint64_t raw_ha, uint32_t len,
+		  uint32_t ctrl)
+{
+	uint32_t b = blk(chn);
+
+	for (int d = 0; d < SB_NDEV; d++) {
+		uint64_t ha = raw_ha != SB_HOST_OFF ? raw_ha : sb_iova(s, d, 0, hoff);
+
+		wr(s, d, b + ABB_CH_PAH, 0);
+		wr(s, d, b + ABB_CH_PAL, pal);
+		wr(s, d, b + ABB_CH_HAH, (uint32_t)(ha >> 32));
+		wr(s, d, b + ABB_CH_HAL, (uint32_t)ha);
+		wr(s, d, b + ABB_CH_BDAH, 0);
+		wr(s, d, b + ABB_CH_BDAL, 0);
+		wr(s, d, b + ABB_CH_LENG, len);
+		wr(s, d, b + ABB_CH_CTRL, ctrl);
+	}
+	sb_settle(s, 200000);
+}
+
+void sb_chain_bad(struct sb *s, int chn, int kind, size_t hoff, uint32_t board, uint32_t len,
+		  uint32_t ctrl_extra)
+{
+	uint32_t b = blk(chn);
+
+	sb_chan_reset(s, chn);
+	for (int d = 0; d < SB_NDEV; d++) {
+		uint64_t ha = sb_iova(s, d, 0, hoff);
+		uint64_t next = sb_iova(s, d, 1, ABB_DESC_BYTES);
+		uint32_t w[ABB_DESC_WORDS];
+		uint8_t *p = s->desc[d] + ABB_DESC_BYTES;
+
+		if (kind == 0)
+			next += 4; /* misaligned */
+		else if (kind == 1)
+			next = 0xdead00000000ull; /* mapped on neither */
+		/* the second descriptor: right after the first on the board */
+		w[ABB_DW_PAH] = 0;
+		w[ABB_DW_PAL] = board + len;
+		w[ABB_DW_HAH] = (uint32_t)(ha >> 32);
+		w[ABB_DW_HAL] = (uint32_t)ha;
+		w[ABB_DW_BDAH] = 0;
+		w[ABB_DW_BDAL] = 0;
+		w[ABB_DW_LENG] = kind == 2 ? 0 : len;
+		w[ABB_DW_CTRL] = (kind == 3 ? 0 : ABB_CTRL_V) | ABB_CTRL_BAR | ABB_CTRL_LAST | ctrl_extra;
+		for (int j = 0; j < ABB_DESC_WORDS; j++)
+			put_le32(p + 4 * j, w[j]);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		wr(s, d, b + ABB_CH_PAH, 0);
+		wr(s, d, b + ABB_CH_PAL, board);
+		wr(s, d, b + ABB_CH_HAH, (uint32_t)(ha >> 32));
+		wr(s, d, b + ABB_CH_HAL, (uint32_t)ha);
+		wr(s, d, b + ABB_CH_BDAH, (uint32_t)(next >> 32));
+		wr(s, d, b + ABB_CH_BDAL, (uint32_t)next);
+		wr(s, d, b + ABB_CH_LENG, len);
+		wr(s, d, b + ABB_CH_CTRL, ABB_CTRL_V | ABB_CTRL_BAR | ABB_CTRL_UPA | ctrl_extra);
+	}
+	sb_settle(s, 200000);
+}
+
+unsigned sb_check_reg(struct sb *s, uint32_t off, const char *name)
+{
+	uint32_t a = rd(s, SB_SIM, off), b = rd(s, SB_MODEL, off);
+
+	if (a == b)
+		return 0;
+	mismatch(s, "%s (0x%03x): sim 0x%08x, model 0x%08x", name, off, a, b);
+	return 1;
+}
+
+static unsigned same_bytes(struct sb *s, const char *what, const uint8_t *a, const uint8_t *b,
+			   size_t n, size_t base)
+{
+	size_t i, first, cnt = 0;
+
+	if (!memcmp(a, b, n))
+		return 0;
+	for (i = 0; i < n && a[i] == b[i]; i++)
+		;
+	first = i;
+	for (; i < n; i++)
+		cnt += a[i] != b[i];
+	mismatch(s, "%s differs at 0x%zx (%zu bytes differ): sim %02x %02x %02x %02x, model "
+		 "%02x %02x %02x %02x", what, base + first, cnt, a[first],
+		 first + 1 < n ? a[first + 1] : 0, first + 2 < n ? a[first + 2] : 0,
+		 first + 3 < n ? a[first + 3] : 0, b[first], first + 1 < n ? b[first + 1] : 0,
+		 first + 2 < n ? b[first + 2] : 0, first + 3 < n ? b[first + 3] : 0);
+	return 1;
+}
+
+unsigned sb_check(struct sb *s, uint32_t board_lo, uint32_t board_hi)
+{
+	unsigned before = s->mismatches;
+
+	sb_check_reg(s, ABB_BLK_C2H + ABB_CH_STA, "STA(DMA read)");
+	sb_check_reg(s, ABB_BLK_H2C + ABB_CH_STA, "STA(DMA write)");
+	sb_check_reg(s, ABB_REG_GER, "GER");
+	sb_check_reg(s, ABB_REG_ISR, "ISR");
+	sb_check_reg(s, ABB_REG_IER, "IER");
+	same_bytes(s, "host memory", s->host[SB_SIM], s->host[SB_MODEL], s->host_len, 0);
+	if (board_hi > s->mem_size)
+		board_hi = (uint32_t)s->mem_size;
+	if (board_lo < board_hi) {
+		size_t n = board_hi - board_lo;
+		uint8_t *a = malloc(n), *b = malloc(n);
+
+		if (a && b && !abb_mem_read(s->dev[SB_SIM], board_lo, a, n) &&
+		    !abb_mem_read(s->dev[SB_MODEL], board_lo, b, n))
+			same_bytes(s, "board memory", a, b, n, board_lo);
+		free(a);
+		free(b);
+	}
+	return s->mismatches - before;
+}

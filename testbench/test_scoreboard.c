@@ -1,0 +1,478 @@
+/*
+ * test_scoreboard.c - the differential suite: the simulator (the RTL)
+ * against the reference model (host/lib/model_core.c), the same programs
+ * on both at the same time in this process (tb_scoreboard.h).
+ *
+ * After every step host memory, the board memory the step touched (BAR1),
+ * STA of both channels, GER, ISR and IER must be equal; a mismatch prints
+ * the program's seed, the step and both values. Programs: random DMA
+ * shapes (sizes, offsets, both channels, one read and one write in flight
+ * together, fixed address, polled or by interrupt), hand-built descriptor
+ * chains over scattered IOVAs, the interrupt generator and abb_irq_wait,
+ * the event source, register side effects in lenient and strict mode
+ * (ISR/IER/GER writes, resets, starts without a reset, descriptor and
+ * completion errors, GCR.SOFT_RESET).
+ *
+ * The suite opens its own two devices ("sim:..." and "model:...") and runs
+ * only when $ABB_DEVICE is unset or names the simulator; on the board
+ * (vfio) and on the model alone it is skipped. $ABB_SB_SEED changes the
+ * seed of the random programs (default 1); it is printed.
+ */
+#include "tb.h"
+#include "tb_scoreboard.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <abb/abb_regs.h>
+
+#define SB_HOST (64 * 1024)
+#define SB_MEM  (64 * 1024)
+
+static uint64_t sb_seed0(void)
+{
+	const char *e = getenv("ABB_SB_SEED");
+
+	return e && *e ? strtoull(e, NULL, 0) : 1;
+}
+
+/* 1 if the suite should run: $ABB_DEVICE unset, empty or "sim[:...]". */
+static int sb_wanted(void)
+{
+	const char *e = getenv("ABB_DEVICE");
+
+	if (!e || !*e || strcmp(e, "sim") == 0 || strncmp(e, "sim:", 4) == 0)
+		return 1;
+	printf("\n    skipped: the differential suite runs the simulator and the model "
+	       "itself; ABB_DEVICE is \"%s\"\n", e);
+	return 0;
+}
+
+/* 0: both open; 1: skipped (a known gap); -1: failed (the test fails). */
+static int sb_begin(struct sb *s, const char *sim_opts, const char *model_opts, uint64_t seed)
+{
+	memset(s, 0, sizeof *s);
+	s->seed = seed;
+	if (sb_open(s, sim_opts, model_opts, SB_HOST)) {
+		CU_FAIL("scoreboard: opening the simulator and the model");
+		return -1;
+	}
+	printf("\n    scoreboard: sim:%s vs model:%s, seed %llu\n", sim_opts, model_opts,
+	       (unsigned long long)seed);
+	sb_print_gaps(s);
+	if (s->gaps & SB_GAP_STRICT) {
+		sb_close(s);
+		return 1; /* skipped: reported as a known gap */
+	}
+	sb_board_fill(s, 0, s->mem_size, (uint32_t)seed ^ 0x5a5a);
+	return 0;
+}
+
+static void sb_end(struct sb *s)
+{
+	sb_step(s, "end: all of board memory");
+	sb_check(s, 0, (uint32_t)s->mem_size);
+	CU_ASSERT_EQUAL(s->mismatches, 0);
+	if (s->mismatches)
+		printf("    %u mismatches (seed %llu; ABB_SB_SEED=%llu replays)\n", s->mismatches,
+		       (unsigned long long)s->seed, (unsigned long long)s->seed);
+	sb_close(s);
+}
+
+/* One random DMA (or a read and a write at once) through libabb. */
+static void random_dma(struct sb *s, uint64_t *r, int fixed_ok)
+{
+	unsigned kind = (unsigned)sb_range(r, 0, 9);
+	size_t len = 4 * sb_range(r, 1, sb_range(r, 0, 3) ? 512 : 4096);
+	size_t off = 4 * sb_range(r, 0, (SB_HOST - len) / 4);
+	uint32_t board = (uint32_t)(4 * sb_range(r, 0, (SB_MEM - len) / 4));
+	unsigned flags = sb_range(r, 0, 2) == 0 ? ABB_DMA_IRQ : 0;
+	int dir = (int)sb_range(r, 0, 1);
+
+	if (fixed_ok && kind == 0) {
+		flags |= ABB_DMA_FIXED;
+		board = (uint32_t)(4 * sb_range(r, 0, SB_MEM / 4 - 1));
+	}
+	if (kind == 1) { /* a read and a write in flight together, disjoint */
+		size_t wlen = 4 * sb_range(r, 1, 1024);
+		size_t woff = 4 * sb_range(r, 0, (SB_HOST - wlen) / 4);
+		uint32_t wboard = (uint32_t)(4 * sb_range(r, 0, (SB_MEM - wlen) / 4));
+		unsigned wflags = sb_range(r, 0, 2) == 0 ? ABB_DMA_IRQ : 0;
+
+		if (woff < off + len && off < woff + wlen)
+			woff = off + len <= SB_HOST - wlen ? off + len : 0;
+		if (woff < off + len && off < woff + wlen)
+			return;
+		if (wboard < board + len && board < wboard + wlen)
+			return; /* the order of the two on the board is not defined */
+		sb_host_fill(s, woff, wlen, (uint32_t)sb_rand(r));
+		sb_step(s, "DMA read %zu B host+0x%zx <- board 0x%x flags %u || DMA write %zu B "
+			"host+0x%zx -> board 0x%x flags %u", len, off, board, flags, wlen, woff,
+			wboard, wflags);
+		sb_dma_pair(s, off, board, len, flags, woff, wboard, wlen, wflags);
+		sb_check(s, wboard, (uint32_t)(wboard + wlen));
+		return;
+	}
+	if (dir)
+		sb_host_fill(s, off, len, (uint32_t)sb_rand(r));
+	sb_step(s, "DMA %s %zu B host+0x%zx %s board 0x%x flags %u", dir ? "write" : "read", len,
+		off, dir ? "->" : "<-", board, flags);
+	sb_dma(s, dir, off, board, len, flags);
+	sb_check(s, board, dir ? (uint32_t)(board + ((flags & ABB_DMA_FIXED) ? 4 : len)) : 0);
+}
+
+static void sb_program_dma(const char *sim_opts, const char *model_opts, unsigned steps)
+{
+	struct sb s;
+	uint64_t r;
+
+	if (!sb_wanted())
+		return;
+	if (sb_begin(&s, sim_opts, model_opts, sb_seed0()))
+		return;
+	r = s.seed;
+	sb_step(&s, "board memory filled");
+	sb_board_fill(&s, 0, SB_MEM, (uint32_t)s.seed);
+	sb_host_fill(&s, 0, SB_HOST, (uint32_t)s.seed + 1);
+	for (unsigned i = 0; i < steps && !s.mismatches; i++)
+		random_dma(&s, &r, 1);
+	sb_end(&s);
+}
+
+static void test_sb_dma_random(void)
+{
+	sb_program_dma("mem_size=64K", "mem_size=64K", 120);
+}
+
+static void test_sb_dma_scatter(void)
+{
+	sb_program_dma("mem_size=64K,iova=scatter,reorder=2,mrrs=256", "mem_size=64K", 60);
+}
+
+static void test_sb_dma_strict(void)
+{
+	sb_program_dma("mem_size=64K,strict=1,mps=256,rcb=128", "mem_size=64K,strict=1", 60);
+}
+
+/* Hand-built chains: pieces inside single pages (so each is contiguous in
+ * IOVA with iova=scatter), board addresses loaded (UPA) or continued. */
+static void test_sb_chains(void)
+{
+	struct sb s;
+	uint64_t r;
+
+	if (!sb_wanted())
+		return;
+	if (sb_begin(&s, "mem_size=64K,iova=scatter,reorder=1,seed=7",
+				       "mem_size=64K", sb_seed0() + 100))
+		return;
+	r = s.seed;
+	sb_board_fill(&s, 0, SB_MEM, 11);
+	sb_host_fill(&s, 0, SB_HOST, 12);
+	for (unsigned t = 0; t < 40 && !s.mismatches; t++) {
+		size_t hoff[16];
+		uint32_t board[16], len[16], upa[16];
+		unsigned n = (unsigned)sb_range(&r, 1, 16), i;
+		int chn = (int)sb_range(&r, 0, 1);
+		uint32_t extra = ABB_CTRL_INC | (sb_range(&r, 0, 1) ? ABB_CTRL_EDI | ABB_CTRL_EEI : 0);
+		uint32_t b = (uint32_t)(4 * sb_range(&r, 0, SB_MEM / 8)); /* + at most 21 KiB */
+		uint32_t lo = b, hi = b;
+
+		for (i = 0; i < n; i++) {
+			size_t page = sb_range(&r, 0, SB_HOST / 4096 - 1) * 4096;
+			uint32_t l = (uint32_t)(4 * sb_range(&r, 1, 256));
+			size_t in = 4 * sb_range(&r, 0, (4096 - l) / 4);
+
+			hoff[i] = page + in;
+			len[i] = l;
+			upa[i] = (uint32_t)sb_range(&r, 0, 1);
+			/* board ranges ascending, never overlapping: with overlaps
+			 * the outcome depends on the order the RTL writes the
+			 * pieces in (it overlaps the descriptors' reads; the model
+			 * runs them one after the other) */
+			if (upa[i] && i > 0)
+				b += (uint32_t)(4 * sb_range(&r, 0, 64));
+			board[i] = b;
+			lo = b < lo ? b : lo;
+			hi = b + l > hi ? b + l : hi;
+			b += l;
+		}
+		if (chn == (int)ABB_CH_H2C)
+			for (i = 0; i < n; i++)
+				sb_host_fill(&s, hoff[i], len[i], (uint32_t)sb_rand(&r));
+		sb_step(&s, "chain of %u on %s, extra 0x%08x", n,
+			chn == (int)ABB_CH_C2H ? "DMA read" : "DMA write", extra);
+		sb_chain(&s, chn, n, hoff, board, len, upa, extra, 1);
+		sb_check(&s, chn == (int)ABB_CH_H2C ? lo : 0, chn == (int)ABB_CH_H2C ? hi : 0);
+	}
+	sb_end(&s);
+}
+
+/* The interrupt generator and abb_irq_wait; DMAs by interrupt and waits
+ * on the channels' bits afterwards. */
+static void sb_program_irq(const char *opts, const char *mopts)
+{
+	struct sb s;
+	uint64_t r;
+
+	if (!sb_wanted())
+		return;
+	if (sb_begin(&s, opts, mopts, sb_seed0() + 200))
+		return;
+	r = s.seed;
+	sb_board_fill(&s, 0, SB_MEM, 3);
+	for (unsigned t = 0; t < 12 && !s.mismatches; t++) {
+		uint32_t lat = (uint32_t)sb_range(&r, 1, 500);
+
+		sb_step(&s, "generator: IGEN_LAT %u, ARM, abb_irq_wait(GEN)", lat);
+		sb_reg_write(&s, ABB_REG_IGEN_LAT, lat);
+		sb_reg_write(&s, ABB_REG_IGEN_CTRL, ABB_IGEN_ARM);
+		sb_irq_wait(&s, ABB_IRQ_GEN, 100000000);
+		sb_check(&s, 0, 0);
+		sb_check_reg(&s, ABB_REG_IGEN_ASSERT, "IGEN_ASSERT");
+		sb_check_reg(&s, ABB_REG_IGEN_DEASSERT, "IGEN_DEASSERT");
+		sb_check_reg(&s, ABB_REG_IGEN_CTRL, "IGEN_CTRL");
+
+		sb_step(&s, "DMA read by interrupt, then abb_irq_wait(DMA_READ)");
+		sb_dma(&s, 0, 4 * sb_range(&r, 0, 1000), (uint32_t)(4 * sb_range(&r, 0, 1000)),
+		       4 * sb_range(&r, 1, 2000), ABB_DMA_IRQ);
+		sb_check(&s, 0, 0);
+		sb_irq_wait(&s, ABB_IRQ_DMA_READ | ABB_IRQ_GEN, 100000);
+		sb_check(&s, 0, 0);
+		if (t % 4 == 3) {
+			sb_step(&s, "IGEN RESET");
+			sb_reg_write(&s, ABB_REG_IGEN_CTRL, ABB_IGEN_RESET);
+			sb_check(&s, 0, 0);
+			sb_check_reg(&s, ABB_REG_IGEN_ASSERT, "IGEN_ASSERT");
+		}
+	}
+	sb_end(&s);
+}
+
+static void test_sb_irq(void)
+{
+	sb_program_irq("mem_size=64K", "mem_size=64K");
+}
+
+static void test_sb_irq_msi_strict(void)
+{
+	sb_program_irq("mem_size=64K,msi=1,strict=1", "mem_size=64K,strict=1");
+}
+
+/* The event source: fixed-address DMA reads from EVS_ADDR take its
+ * stream; the content must agree word for word. */
+static void test_sb_evsrc(void)
+{
+	struct sb s;
+	uint64_t r;
+
+	if (!sb_wanted())
+		return;
+	if (sb_begin(&s, "mem_size=64K", "mem_size=64K", sb_seed0() + 300))
+		return;
+	r = s.seed;
+	for (unsigned cfg = 0; cfg < 4 && !s.mismatches; cfg++) {
+		uint32_t addr = (uint32_t)(4 * sb_range(&r, 0, SB_MEM / 4 - 1));
+		uint32_t size = (uint32_t)sb_range(&r, 0, 80);
+
+		sb_step(&s, "event source: SRC, SIZE %u, GAP, ADDR 0x%x, CLEAR|ENABLE", size, addr);
+		sb_reg_write(&s, ABB_REG_EVS_CTRL, 0);
+		sb_reg_write(&s, ABB_REG_EVS_SRC, (uint32_t)sb_rand(&r));
+		sb_reg_write(&s, ABB_REG_EVS_SIZE, size);
+		sb_reg_write(&s, ABB_REG_EVS_GAP, (uint32_t)sb_range(&r, 0, 20));
+		sb_reg_write(&s, ABB_REG_EVS_ADDR, addr);
+		sb_reg_write(&s, ABB_REG_EVS_CTRL, ABB_EVS_CTRL_CLEAR | ABB_EVS_CTRL_ENABLE);
+		sb_check(&s, 0, 0);
+		sb_check_reg(&s, ABB_REG_EVS_SRC, "EVS_SRC");
+		sb_check_reg(&s, ABB_REG_EVS_SIZE, "EVS_SIZE");
+		for (unsigned t = 0; t < 6 && !s.mismatches; t++) {
+			size_t len = 4 * sb_range(&r, 1, 1024);
+			size_t off = 4 * sb_range(&r, 0, (SB_HOST - len) / 4);
+			unsigned flags = ABB_DMA_FIXED | (t % 2 ? ABB_DMA_IRQ : 0);
+
+			sb_step(&s, "event read %zu B into host+0x%zx", len, off);
+			sb_dma(&s, 0, off, addr, len, flags);
+			sb_check(&s, 0, 0);
+		}
+		sb_reg_write(&s, ABB_REG_EVS_CTRL, 0);
+	}
+	sb_end(&s);
+}
+
+/* Register side effects: a random program of ISR/IER/GER writes, channel
+ * resets, starts with and without a reset, bad descriptors, reads of
+ * unmapped IOVAs and soft resets. */
+/* H2C chains whose next descriptor failed and whose previous
+ * descriptor's data the RTL dropped (see sb_program_regs). */
+static unsigned h2c_chain_err_dropped;
+
+static void sb_program_regs(const char *opts, const char *mopts, uint64_t seed)
+{
+	struct sb s;
+	uint64_t r;
+
+	if (!sb_wanted())
+		return;
+	if (sb_begin(&s, opts, mopts, seed))
+		return;
+	r = s.seed;
+	sb_board_fill(&s, 0, SB_MEM, 5);
+	sb_host_fill(&s, 0, SB_HOST, 6);
+	for (unsigned t = 0; t < 150 && !s.mismatches; t++) {
+		unsigned op = (unsigned)sb_range(&r, 0, 12);
+		int chn = (int)sb_range(&r, 0, 1);
+		uint32_t v = (uint32_t)sb_rand(&r);
+		uint32_t irqs = sb_range(&r, 0, 1) ? ABB_CTRL_EDI | ABB_CTRL_EEI : 0;
+		size_t off = 4 * sb_range(&r, 0, 1000);
+		uint32_t board = (uint32_t)(4 * sb_range(&r, 0, 1000));
+		uint32_t len = (uint32_t)(4 * sb_range(&r, 1, 500));
+
+		switch (op) {
+		case 0:
+			sb_step(&s, "ISR write 0x%x", v & 7);
+			sb_reg_write(&s, ABB_REG_ISR, v & 7);
+			break;
+		case 1:
+			sb_step(&s, "GER write 0x%x", v & 0x1f);
+			sb_reg_write(&s, ABB_REG_GER, v & 0x1f);
+			break;
+		case 2:
+			sb_step(&s, "IER write 0x%x", v & 7);
+			sb_reg_write(&s, ABB_REG_IER, v & 7);
+			break;
+		case 3:
+			sb_step(&s, "channel %d reset", chn);
+			sb_chan_reset(&s, chn);
+			break;
+		case 4: /* a start without a reset: leftover DONE and ISR */
+		case 5: {
+			uint32_t upa = 0;
+
+			sb_step(&s, "chain start on channel %d %s reset, extra 0x%x", chn,
+				op == 4 ? "without" : "after", irqs);
+			sb_chain(&s, chn, 1, &off, &board, &len, &upa, ABB_CTRL_INC | irqs, op == 5);
+			break;
+		}
+		case 6: { /* a bad descriptor: LENG 0, misaligned, beyond BAR1 */
+			static const char *const why[] = {"LENG 0", "LENG 6", "beyond BAR1",
+							  "without BAR"};
+			unsigned k = (unsigned)sb_range(&r, 0, 3);
+			uint32_t l = k == 0 ? 0 : k == 1 ? 6 : k == 2 ? len + 4 : len;
+			uint32_t pa = k == 2 ? (uint32_t)s.mem_size - 4 : board;
+			uint32_t ctrl = ABB_CTRL_V | ABB_CTRL_UPA | ABB_CTRL_LAST | ABB_CTRL_INC |
+					irqs | (k == 3 ? 0 : ABB_CTRL_BAR);
+
+			sb_step(&s, "bad descriptor (%s) on channel %d, irqs 0x%x", why[k], chn, irqs);
+			sb_chan_reset(&s, chn);
+			sb_raw_start(&s, chn, pa, off, SB_HOST_OFF, l, ctrl);
+			break;
+		}
+		case 7: /* a DMA write from an IOVA mapped on neither: UR */
+			sb_step(&s, "DMA write from unmapped IOVA, irqs 0x%x", irqs);
+			sb_chan_reset(&s, ABB_CH_H2C);
+			sb_raw_start(&s, ABB_CH_H2C, board, 0, 0xdead00000000ull, len,
+				     ABB_CTRL_V | ABB_CTRL_BAR | ABB_CTRL_UPA | ABB_CTRL_LAST |
+					     ABB_CTRL_INC | irqs);
+			break;
+		case 12: { /* a chain whose link or second descriptor is bad */
+			static const char *const why[] = {"next misaligned", "next unmapped",
+							  "second LENG 0", "second without V"};
+			int k = (int)sb_range(&r, 0, 3);
+
+			sb_step(&s, "chain on channel %d, %s, extra 0x%x", chn, why[k], irqs);
+			sb_chain_bad(&s, chn, k, off, board, len, ABB_CTRL_INC | irqs);
+			if (chn == (int)ABB_CH_H2C && k != 0) {
+				/* Not defined by REGISTERS.md: when the prefetched
+				 * next descriptor fails (its fetch, or its check),
+				 * the RTL drops the data of the descriptor before it
+				 * (the mover is aborted with its reads outstanding);
+				 * the model has moved it. Registers are compared,
+				 * the board range is noted and made equal again. */
+				unsigned q = s.quiet;
+
+				sb_check(&s, 0, 0);
+				s.quiet = 1;
+				if (sb_check(&s, board, board + len)) {
+					s.mismatches--;
+					h2c_chain_err_dropped++;
+				}
+				s.quiet = q;
+				sb_board_fill(&s, board, len, (uint32_t)sb_rand(&r));
+				board = len = 0;
+			}
+			break;
+		}
+		case 10: { /* the FIFO loop-back: TXF writes, RXF reads (they pop) */
+			unsigned k = (unsigned)sb_range(&r, 0, 20);
+
+			sb_step(&s, "FIFO: %u TXF_DATA writes, then TXF_CSR, RXF_CSR", k);
+			for (unsigned j = 0; j < k; j++)
+				sb_reg_write(&s, ABB_REG_TXF_DATA, (uint32_t)sb_rand(&r));
+			sb_check_reg(&s, ABB_REG_TXF_CSR, "TXF_CSR");
+			sb_check_reg(&s, ABB_REG_RXF_CSR, "RXF_CSR");
+			break;
+		}
+		case 11: {
+			unsigned k = (unsigned)sb_range(&r, 1, 20);
+
+			sb_step(&s, "FIFO: %u RXF_DATA reads", k);
+			for (unsigned j = 0; j < k; j++)
+				sb_check_reg(&s, ABB_REG_RXF_DATA, "RXF_DATA");
+			sb_check_reg(&s, ABB_REG_RXF_CSR, "RXF_CSR");
+			break;
+		}
+		case 8:
+			if (sb_range(&r, 0, 3) == 0) {
+				sb_step(&s, "GCR.SOFT_RESET");
+				sb_reg_write(&s, ABB_REG_GCR, ABB_GCR_SOFT_RESET);
+				sb_settle(&s, 20000);
+				break;
+			}
+			/* fall through */
+		default:
+			random_dma(&s, &r, 0);
+			break;
+		}
+		sb_check(&s, board, board + len);
+	}
+	if (h2c_chain_err_dropped)
+		printf("    scoreboard: DIVERGENCE (undefined in REGISTERS.md) seen %u times: a DMA-write "
+		       "chain whose next descriptor fails loses the data of the descriptor before it "
+		       "on the RTL, not on the model\n", h2c_chain_err_dropped);
+	h2c_chain_err_dropped = 0;
+	sb_end(&s);
+}
+
+static void test_sb_regs_lenient(void)
+{
+	sb_program_regs("mem_size=64K,strict=0", "mem_size=64K,strict=0", sb_seed0() + 400);
+}
+
+static void test_sb_regs_strict(void)
+{
+	sb_program_regs("mem_size=64K,strict=1", "mem_size=64K,strict=1", sb_seed0() + 500);
+}
+
+static CU_TestInfo sb_tests[] = {
+	{"test_sb_dma_random", test_sb_dma_random},
+	{"test_sb_dma_scatter", test_sb_dma_scatter},
+	{"test_sb_dma_strict", test_sb_dma_strict},
+	{"test_sb_chains", test_sb_chains},
+	{"test_sb_irq", test_sb_irq},
+	{"test_sb_irq_msi_strict", test_sb_irq_msi_strict},
+	{"test_sb_evsrc", test_sb_evsrc},
+	{"test_sb_regs_lenient", test_sb_regs_lenient},
+	{"test_sb_regs_strict", test_sb_regs_strict},
+	CU_TEST_INFO_NULL,
+};
+
+CU_ErrorCode tb_register_scoreboard(void)
+{
+	CU_SuiteInfo suites[] = {
+		{"scoreboard", NULL, NULL, NULL, NULL, sb_tests},
+		CU_SUITE_INFO_NULL,
+	};
+
+	return CU_register_suites(suites);
+}
