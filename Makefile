@@ -9,7 +9,9 @@
 #   make rtl-benches    per-module RTL benches with parameter sweeps (rtl-model/tb/)
 #   make regmap   regenerate the register-map outputs from rtl-model/abb_regs.def
 #   make wave     a traced DMA on the simulator, written to build/wave.fst
-#   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools
+#   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools,
+#                 the mprace layer (include/mprace/, libabb-mprace, abb-mprace.pc)
+#   make mprace-check MPRACE_TESTS=DIR   build and run old mprace programs (README)
 #   make sanitize ASan+UBSan and TSan builds (build-asan/, build-tsan/) and their suite runs
 #   make fuzz     libFuzzer targets of testbench/fuzz/ for FUZZ_SECONDS each
 #   make clean
@@ -55,6 +57,7 @@ deps:
 -include sim/sim.mk
 -include host/host.mk
 -include host/daq/daq.mk
+-include host/compat/mprace/mprace.mk
 -include testbench/testbench.mk
 -include testbench/icarus/icarus.mk
 -include rtl-model/tb/tb.mk
