@@ -26,6 +26,10 @@ module tb_h2c_mover;
   logic [7:0] ctag = 0;
   logic [1:0] cdw = 0;
   logic [63:0] cdata = 0;
+  logic cfirst = 0, clast = 0;
+  logic [6:0] cla = 0;
+  logic poison, timeout;
+  int c_first = 0;
   logic tag_err;
   logic [1:0] we;
   logic [AddrBits-1:0] wa0, wa1, mask;
@@ -39,7 +43,8 @@ module tb_h2c_mover;
     .mem_mask_i(mask), .start_i(start), .pa_i(pa), .ha_i(ha), .len_i(len), .inc_i(inc),
     .more_i(1'b0), .abort_i(abort), .busy_o(busy), .done_o(done), .err_o(err),
     .cpl_valid_i(cv), .cpl_tag_i(ctag), .cpl_status_i(3'b000), .cpl_dw_i(cdw), .cpl_data_i(cdata),
-    .cpl_tag_err_o(tag_err), .mem_we_o(we), .mem_waddr0_o(wa0), .mem_waddr1_o(wa1),
+    .cpl_poison_i(1'b0), .cpl_first_i(cfirst), .cpl_last_i(clast), .cpl_la_i(cla),
+    .cpl_tag_err_o(tag_err), .poison_o(poison), .timeout_o(timeout), .mem_we_o(we), .mem_waddr0_o(wa0), .mem_waddr1_o(wa1),
     .mem_wdata_o(wd), .tx_valid_o(tv), .tx_ready_i(tr), .tx_sop_o(ts), .tx_eop_o(te),
     .tx_data_o(td), .req_o(req));
 
@@ -76,6 +81,7 @@ module tb_h2c_mover;
     if (we[0]) begin mem[wa0] = wd[31:0];  if (!in_cmd(wa0)) stray++; end
     if (we[1]) begin mem[wa1] = wd[63:32]; if (!in_cmd(wa1)) stray++; end
     chk(!tag_err, "completion for a tag not outstanding");
+    chk(!poison && !timeout, "poisoned data or a completion timeout reported");
     // read requests
     if (tv && tr) begin
       if (ts) begin
@@ -110,6 +116,7 @@ module tb_h2c_mover;
       for (int k = 0; k < 32; k++) if (c_tag < 0 && t_left[(t0 + k) % 32] > 0) begin
         c_tag = (t0 + k) % 32;
         c_left = t_left[c_tag] < 16 ? t_left[c_tag] : 16;
+        c_first = 1;
       end
     end
     seed++;
@@ -117,6 +124,8 @@ module tb_h2c_mover;
       int n;
       n = c_left >= 2 ? 2 : 1;
       cv <= 1; ctag <= 8'(c_tag); cdw <= 2'(n);
+      cfirst <= c_first[0]; clast <= (c_left == n); cla <= t_addr[c_tag][6:0];
+      c_first = 0;
       cdata <= {n == 2 ? g(t_addr[c_tag] + 4) : 32'h0, g(t_addr[c_tag])};
       t_addr[c_tag] = t_addr[c_tag] + 4 * n;
       t_left[c_tag] -= n;
