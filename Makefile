@@ -4,7 +4,9 @@
 #   make all      build the RTL model, the simulator, libabb, tools and tests
 #   make demo     deps + all, then a readout on the simulated board (MB/s table)
 #   make test     deps + all, then every CUnit suite (ABB_DEVICE selects the backend)
-#   make lint     Verilator -Wall, Icarus -g2012, Yosys on the RTL; regmap-check
+#   make lint     Verilator -Wall, Icarus -g2012, Yosys on the RTL (with the assertions); regmap-check
+#   make icarus-replay  the golden vectors replayed on the RTL under Icarus Verilog
+#   make rtl-benches    per-module RTL benches with parameter sweeps (rtl-model/tb/)
 #   make regmap   regenerate the register-map outputs from rtl-model/abb_regs.def
 #   make wave     a traced DMA on the simulator, written to build/wave.fst
 #   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools,
@@ -57,6 +59,8 @@ deps:
 -include host/daq/daq.mk
 -include host/compat/mprace/mprace.mk
 -include testbench/testbench.mk
+-include testbench/icarus/icarus.mk
+-include rtl-model/tb/tb.mk
 -include testbench/sanitize.mk
 -include testbench/fuzz/fuzz.mk
 

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include "hard_ip.h"
 
-#include "Vabb_top.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
@@ -17,7 +16,19 @@ HardIp::HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg)
 {
 	ctx_.reset(new VerilatedContext);
 	ctx_->traceEverOn(true);
-	top_.reset(new Vabb_top(ctx_.get(), "abb_top"));
+	select_clock(125);
+}
+
+void HardIp::select_clock(unsigned clk_mhz)
+{
+	unsigned ns = abbsim::rtl_clk_ns(clk_mhz);
+	if (top_ && top_->clk_ns == ns)
+		return;
+	trace_close();
+	if (top_)
+		top_->final();
+	top_.reset();
+	top_ = make_rtl_model(ctx_.get(), ns);
 	top_->clk_i = 0;
 	top_->rst_ni = 0;
 	top_->rx_valid_i = 0;
@@ -25,6 +36,8 @@ HardIp::HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg)
 	top_->skip_cycles_i = 0;
 	top_->eval();
 }
+
+unsigned HardIp::rtl_clk_ns() const { return top_->clk_ns; }
 
 HardIp::~HardIp()
 {
@@ -43,6 +56,36 @@ void HardIp::reset()
 	cfg_.set_int_status(false);
 	top_->rx_valid_i = 0;
 	top_->tx_ready_i = 0;
+	std::string err;
+	rec_.reset(StimRec::from_env(err));
+	rec_irq_ = false;
+	if (!err.empty() && violation)
+		violation(err);
+}
+
+void HardIp::stim_in()
+{
+	const RtlModel &m = *top_;
+	StimIn s{};
+	s.rst_n = m.rst_ni;
+	s.bm = m.cfg_bus_master_en_i;
+	s.mps = m.cfg_max_payload_i;
+	s.mrrs = m.cfg_max_read_req_i;
+	s.reqid = m.cfg_req_id_i;
+	s.msi = m.cfg_msi_en_i;
+	s.membits = m.cfg_mem_bits_i;
+	s.strict = m.strict_i;
+	s.rxv = m.rx_valid_i;
+	if (s.rxv) {
+		s.sop = m.rx_sop_i;
+		s.eop = m.rx_eop_i;
+		s.bar = m.rx_bar_i;
+		s.rxdata = m.rx_data_i;
+	}
+	s.txready = m.tx_ready_i;
+	s.bufav = m.tx_buf_av_i;
+	s.skip = m.skip_cycles_i;
+	rec_->in(s);
 }
 
 void HardIp::set_reset(bool active)
@@ -128,7 +171,7 @@ uint8_t HardIp::tx_buf_av() const
 
 void HardIp::edge(uint64_t t, uint32_t skip)
 {
-	Vabb_top &m = *top_;
+	RtlModel &m = *top_;
 	const Tlp *rx = rx_.empty() ? nullptr : &rx_.front();
 	if (rx) {
 		m.rx_valid_i = 1;
@@ -144,6 +187,8 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 	m.tx_ready_i = ready;
 	m.tx_buf_av_i = tx_buf_av();
 	m.skip_cycles_i = skip;
+	if (rec_)
+		stim_in();
 	m.clk_i = 0;
 	m.eval();
 	if (tfp_)
@@ -159,6 +204,12 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 		tfp_->dump(t - epoch);
 	idle_o_ = m.idle_o;
 	tx_valid_ = m.tx_valid_o;
+	if (rec_) {
+		if (tx_fire)
+			rec_->tx(tx_sop, tx_eop, tx_data);
+		if (irq != rec_irq_)
+			rec_->irq(rec_irq_ = irq);
+	}
 	if (rx_fire && ++rx_beat_ == beat_count(*rx))
 		rx_done(t);
 	if (tx_fire)
