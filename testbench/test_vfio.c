@@ -683,6 +683,10 @@ static void test_vfio_cdev_select(void)
 	CU_ASSERT_EQUAL(st.iommufds, 1);
 	if (d)
 		abb_close(d);
+	o.cdev = 1; /* options only: discovery finds the address */
+	d = cdev_open(&o, "vfio:iommu=iommufd");
+	if (d)
+		abb_close(d);
 	open_fails(&o, VFIO_EMU_URI ",iommu=group", -ENOTSUP, "CONFIG_VFIO_CONTAINER", NULL);
 	o = (struct vfio_emu_opts){0}; /* no cdev on this kernel */
 	open_fails(&o, CDEV_URI, -ENOTSUP, "CONFIG_VFIO_DEVICE_CDEV", "iommu=group");

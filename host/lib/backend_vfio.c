@@ -777,6 +777,8 @@ static int vfio_open(abb_dev *dev, const char *args)
 
 	/* the address: args up to the first ',' (options follow) */
 	snprintf(addr, sizeof addr, "%.*s", args ? (int)strcspn(args, ",") : 0, args ? args : "");
+	if (strchr(addr, '=')) /* "vfio:iommu=...": options only, discovery */
+		addr[0] = 0;
 	if (addr[0])
 		rc = norm_bdf(addr, v->bdf, sizeof v->bdf);
 	else if ((rc = abb_vfio_find(v->sys.sysfs_root, NULL, v->bdf, sizeof v->bdf)) > 0)
