@@ -533,8 +533,8 @@ static void finish_ranges(struct vfio *v)
 
 enum { MODE_AUTO, MODE_GROUP, MODE_IOMMUFD };
 
-/* "iommu=group|iommufd|auto" after the address in the URI (",iommu=..."),
- * else ABB_VFIO_IOMMU. Cuts the option off args (in v->bdf's source). */
+/* "iommu=group|iommufd|auto" in the URI's options (after the address and
+ * a comma, or alone), else ABB_VFIO_IOMMU; unset: auto. */
 static int parse_iommu(struct vfio *v, const char *args, int *mode)
 {
 	const char *o = args ? strstr(args, "iommu=") : NULL;
