@@ -7,6 +7,8 @@
 #   make lint     Verilator -Wall, Icarus -g2012, Yosys on the RTL; regmap-check
 #   make regmap   regenerate the register-map outputs from rtl-model/abb_regs.def
 #   make wave     a traced DMA on the simulator, written to build/wave.fst
+#   make coverage RTL line/toggle/functional and libabb line coverage (build/cov)
+#   make mutate   N=60 SEED=1: seeded RTL mutants through the bench, kill rate
 #   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools
 #   make clean
 #
@@ -52,6 +54,8 @@ deps:
 -include host/host.mk
 -include host/daq/daq.mk
 -include testbench/testbench.mk
+-include testbench/coverage.mk
+-include testbench/mutate.mk
 
 # The example program, built exactly as README.md tells users to build
 # theirs: only <abb/abb.h>, flags from pkg-config (build/abb.pc).

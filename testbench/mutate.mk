@@ -1,0 +1,35 @@
+# testbench/mutate.mk - mutation score of the bench (included by the top-level Makefile).
+#
+#   make mutate N=60 SEED=1          N seeded single-operator mutants of the RTL
+#   make mutate N=60 SEED=1 ONLY=3,17   replay mutants 3 and 17 of that draw
+#   make mutate N=60 SEED=1 LIST=1      print the draw, build nothing
+#
+# testbench/mutate.py draws the mutants and runs each: only the Verilator
+# model is rebuilt (into $(B)/mutate/obj, from a mutated copy of the RTL in
+# $(B)/mutate/rtl); the platform objects and the Verilator runtime of the
+# normal build are linked with it into $(B)/mutate/libabbsim.so, and the
+# bench runs on it through ABB_SIM_LIB, stopping at the first failing check:
+# MUT_SUITES of build/abb_tests in order (golden vectors first), then
+# build/abb_regress N=MUT_REGRESS_N. Report: $(B)/mutate/report.txt.
+
+MUT_N     := $(if $(filter command line environment,$(origin N)),$(N),60)
+MUT_SEED  := $(if $(filter command line environment,$(origin SEED)),$(SEED),1)
+ONLY      ?=
+LIST      ?=
+MUT_SUITES ?= vectors regs scoreboard bad_input intx tlp_rules cfgspace determinism link \
+              dma_integrity blocking robust protocol daq_units
+MUT_REGRESS_N ?= 300
+MUT_TIMEOUT   ?= 300
+
+.PHONY: mutate
+mutate:
+	@$(MAKE) --no-print-directory deps
+	@command -v python3 >/dev/null || { echo "mutate: needs python3 (apt-get install python3)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory $(TB_BIN) $(B)/abb_regress $(SIM_LIB)
+	MUT_VFLAGS='$(filter-out --Mdir $(SIM_VDIR),$(SIM_VFLAGS))' MUT_VOPT='$(SIM_VOPT)' \
+	MUT_SIM_OBJS='$(SIM_OBJS)' MUT_SIM_LIBS='$(SIM_SC_LIBS)' \
+	python3 testbench/mutate.py --n '$(MUT_N)' --seed '$(MUT_SEED)' --out $(B)/mutate \
+	  --verilator $(VERILATOR) --cxx '$(CXX)' --vlib $(SIM_VDIR)/libverilated_pic.a \
+	  --tests $(TB_BIN) --regress $(B)/abb_regress --suites '$(MUT_SUITES)' \
+	  --regress-n '$(MUT_REGRESS_N)' --timeout '$(MUT_TIMEOUT)' \
+	  $(if $(ONLY),--only '$(ONLY)') $(if $(LIST),--list) $(RTL_SRCS)
