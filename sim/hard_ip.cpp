@@ -10,7 +10,33 @@
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
+#if VM_COVERAGE
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+#include "verilated_cov.h"
+#endif
+
 namespace abbsim {
+
+#if VM_COVERAGE
+/* Coverage build (make coverage): the model's coverage counters are
+ * written when the process exits, to $ABB_SIM_COVERAGE.<pid>.dat (nothing
+ * when unset); make coverage merges them only after the bench passed. The
+ * platform (and so the context) lives until the process ends. */
+static VerilatedContext *cov_ctx;
+
+static void cov_write()
+{
+	const char *base = getenv("ABB_SIM_COVERAGE");
+	char path[4096];
+
+	if (!cov_ctx || !base || !*base)
+		return;
+	snprintf(path, sizeof path, "%s.%ld.dat", base, (long)getpid());
+	cov_ctx->coveragep()->write(path);
+}
+#endif
 
 HardIp::HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg)
 	: q_(q), up_(up), down_(down), cfg_(cfg)
@@ -18,6 +44,11 @@ HardIp::HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg)
 	ctx_.reset(new VerilatedContext);
 	ctx_->traceEverOn(true);
 	top_.reset(new Vabb_top(ctx_.get(), "abb_top"));
+#if VM_COVERAGE
+	if (!cov_ctx)
+		atexit(cov_write);
+	cov_ctx = ctx_.get();
+#endif
 	top_->clk_i = 0;
 	top_->rst_ni = 0;
 	top_->rx_valid_i = 0;
@@ -28,6 +59,12 @@ HardIp::HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg)
 
 HardIp::~HardIp()
 {
+#if VM_COVERAGE
+	if (cov_ctx == ctx_.get()) {
+		cov_write();
+		cov_ctx = nullptr;
+	}
+#endif
 	trace_close();
 	top_->final();
 }

@@ -34,6 +34,12 @@ SIM_VFLAGS += -CFLAGS -DVL_USER_FINISH#      $$finish ...
 SIM_VFLAGS += -CFLAGS -DVL_USER_STOP#        ... $$stop ...
 SIM_VFLAGS += -CFLAGS -DVL_USER_FATAL#       ... and fatal errors stop the simulation, never exit() (sim/rtl_hooks.cpp)
 
+# A build of its own may add flags and sources (make coverage: --coverage and
+# rtl-model/abb_cover.sv, with SIM_CXXEXTRA=-DVM_COVERAGE=1 for the platform).
+SIM_VEXTRA      ?=
+SIM_VEXTRA_SRCS ?=
+SIM_CXXEXTRA    ?=
+
 # Optimisation of the verilated C++ (the generated makefile's defaults are -Os).
 SIM_VOPT := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 
@@ -42,15 +48,15 @@ SIM_SRCS := params.cpp tlp.cpp cfg_space.cpp enumerate.cpp iommu.cpp link.cpp \
 SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o)) $(SIM_B)/abb_options.o
 SIM_CXXFLAGS := -std=c++17 -fPIC -O2 -g $(WARN) -Isim -Ihost/include $(SIM_SC_CFLAGS) \
                 -I$(SIM_VDIR) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
-                -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL
+                -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL $(SIM_CXXEXTRA)
 
 .PHONY: sim sim-smoke sim-test sim-speed sim-install
 all: sim
 sim: $(SIM_LIB)
 
-$(SIM_VDIR)/.verilated: $(RTL_SRCS) sim/sim.mk
+$(SIM_VDIR)/.verilated: $(RTL_SRCS) $(SIM_VEXTRA_SRCS) sim/sim.mk
 	@mkdir -p $(SIM_VDIR)
-	$(VERILATOR) $(SIM_VFLAGS) $(RTL_SRCS)
+	$(VERILATOR) $(SIM_VFLAGS) $(SIM_VEXTRA) $(RTL_SRCS) $(SIM_VEXTRA_SRCS)
 	@touch $@
 
 $(SIM_VDIR)/.compiled: $(SIM_VDIR)/.verilated sim/verilated_lib.mk
