@@ -25,9 +25,12 @@
 COV_B          := $(B)/cov
 COV_REGRESS_N  ?= 2000
 COV_DEB_PKGS   := gcovr python3
+# The instrumented model is ~10x the C++ of the normal one (a toggle point
+# per signal bit): compiled file by file (-j2) at -O1.
 COV_MAKE_VARS  := B=$(COV_B) CFLAGS='-O0 -g --coverage' \
                   SIM_VEXTRA='--coverage' SIM_VEXTRA_SRCS=$(RTL_DIR)/abb_cover.sv \
-                  SIM_CXXEXTRA=-DVM_COVERAGE=1
+                  SIM_CXXEXTRA=-DVM_COVERAGE=1 \
+                  SIM_VOPT='OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1 VM_PARALLEL_BUILDS=1 -j2'
 
 .PHONY: coverage coverage-deps
 coverage-deps:
