@@ -16,8 +16,10 @@ MUT_N     := $(if $(filter command line environment,$(origin N)),$(N),60)
 MUT_SEED  := $(if $(filter command line environment,$(origin SEED)),$(SEED),1)
 ONLY      ?=
 LIST      ?=
-MUT_SUITES ?= vectors regs scoreboard bad_input intx tlp_rules cfgspace determinism link \
-              dma_integrity blocking robust protocol daq_units
+# the suites that exercise the RTL, strongest and fastest first (protocol,
+# robust and the daq_* suites test the library on top: slow and no stronger)
+MUT_SUITES ?= vectors scoreboard regs intx tlp_rules bad_input dma_integrity link cfgspace \
+              determinism blocking
 MUT_REGRESS_N ?= 300
 MUT_TIMEOUT   ?= 300
 

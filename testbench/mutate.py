@@ -331,8 +331,8 @@ def main():
     ap.add_argument("--sim-libs", default=os.environ.get("MUT_SIM_LIBS", "-lsystemc"))
     ap.add_argument("--tests", default="build/abb_tests")
     ap.add_argument("--regress", default="build/abb_regress")
-    ap.add_argument("--suites", default="vectors regs scoreboard bad_input intx tlp_rules cfgspace "
-                    "determinism link dma_integrity blocking robust protocol daq_units")
+    ap.add_argument("--suites", default="vectors scoreboard regs intx tlp_rules bad_input dma_integrity "
+                    "link cfgspace determinism blocking")
     ap.add_argument("--regress-n", type=int, default=300)
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("rtl", nargs="+")
