@@ -26,7 +26,9 @@ simulator's flags (MUT_VFLAGS from sim/sim.mk) into OUT/obj, compiled, and
 linked with the platform objects and Verilator runtime of the normal build
 (build/sim: the mutant only replaces the model) into OUT/libabbsim.so; the
 bench (build/abb_tests SUITE... and build/abb_regress) then runs on it via
-ABB_SIM_LIB, stopping at the first failing check. A mutant that does not
+ABB_SIM_LIB, stopping at the first failing check, with ABB_WAIT_LIMIT_MS=100
+(a transfer that never completes fails after 100 ms of device time; the
+unmutated bench passes with it). A mutant that does not
 verilate or compile is stillborn (not counted). A check that hangs past its
 time limit kills the mutant (timeout).
 
@@ -298,6 +300,9 @@ def run_checks(args, log):
     env = dict(os.environ)
     env["ABB_SIM_LIB"] = os.path.abspath(os.path.join(args.out, "libabbsim.so"))
     env.pop("ABB_DEVICE", None)
+    # a mutant that never completes a transfer fails the wait after 100 ms of
+    # device time (the bench passes with it) instead of the default 10 s
+    env["ABB_WAIT_LIMIT_MS"] = str(args.wait_limit_ms)
     for suite in args.suites.split():
         rc = sh([args.tests, suite], log, timeout=args.timeout, env=env)
         if rc != 0:
@@ -334,7 +339,8 @@ def main():
     ap.add_argument("--suites", default="vectors scoreboard regs intx tlp_rules bad_input dma_integrity "
                     "link cfgspace determinism blocking")
     ap.add_argument("--regress-n", type=int, default=300)
-    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--timeout", type=int, default=120, help="wall seconds per check")
+    ap.add_argument("--wait-limit-ms", type=int, default=100, help="ABB_WAIT_LIMIT_MS of the checks")
     ap.add_argument("rtl", nargs="+")
     args = ap.parse_args()
 
