@@ -21,7 +21,7 @@ LIST      ?=
 MUT_SUITES ?= vectors scoreboard regs intx tlp_rules bad_input dma_integrity link cfgspace \
               determinism blocking
 MUT_REGRESS_N ?= 300
-MUT_TIMEOUT   ?= 120
+MUT_TIMEOUT   ?= 60
 
 .PHONY: mutate
 mutate:

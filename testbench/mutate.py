@@ -339,7 +339,7 @@ def main():
     ap.add_argument("--suites", default="vectors scoreboard regs intx tlp_rules bad_input dma_integrity "
                     "link cfgspace determinism blocking")
     ap.add_argument("--regress-n", type=int, default=300)
-    ap.add_argument("--timeout", type=int, default=120, help="wall seconds per check")
+    ap.add_argument("--timeout", type=int, default=60, help="wall seconds per check")
     ap.add_argument("--wait-limit-ms", type=int, default=100, help="ABB_WAIT_LIMIT_MS of the checks")
     ap.add_argument("rtl", nargs="+")
     args = ap.parse_args()
