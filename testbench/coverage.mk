@@ -1,15 +1,16 @@
 # testbench/coverage.mk - coverage of the RTL and of libabb (included by the top-level Makefile).
 #
 #   make coverage                     build $(B)/cov, run the bench, write the reports
-#   make coverage COV_REGRESS_N=2000  transfers of the regression run with it
+#   make coverage COV_REGRESS_N=1000  transfers of the regression run with it (the default)
 #
 # A build of its own below $(B)/cov (the normal build is untouched):
 # the simulator verilated with --coverage (line, toggle and the functional
 # points of rtl-model/abb_cover.sv, `cover property` bound into the RTL
 # modules) and libabb (host/lib, host/daq) compiled with gcov (-O0
 # --coverage). The bench runs on it: every suite of abb_tests on the
-# simulator, again on the reference model (ABB_DEVICE=model), and the
-# regression (COV_REGRESS_N transfers). Coverage is written only after all
+# simulator (COV_SIM_SUITES: all but the DAQ readout/writer suites), every
+# suite again on the reference model (ABB_DEVICE=model), and the regression
+# (COV_REGRESS_N transfers). Coverage is written only after all
 # of it passed: the simulator leaves one file per process in $(COV_B)/raw,
 # merged into $(COV_B)/coverage.dat and reported only then; on a failure
 # the raw data is deleted and the target fails.
@@ -23,8 +24,15 @@
 # RTL line >= 95 %, every functional point hit, libabb line >= 90 %.
 
 COV_B          := $(B)/cov
-COV_REGRESS_N  ?= 2000
+COV_REGRESS_N  ?= 1000
+# Suites run on the instrumented simulator (the DAQ suites run on the model
+# only: minutes of instrumented simulation for library code the model run
+# covers as well)
+COV_SIM_SUITES ?= regs dma_integrity blocking protocol bad_input determinism discovery tlp_rules \
+                  cfgspace link vectors intx daq_units robust scoreboard
 COV_DEB_PKGS   := gcovr python3
+# wall seconds per program of the bench (the instrumented model is slow)
+COV_TIMEOUT    ?= 3600
 # The instrumented model is ~10x the C++ of the normal one (a toggle point
 # per signal bit): compiled file by file (-j2) at -O1.
 COV_MAKE_VARS  := B=$(COV_B) CFLAGS='-O0 -g --coverage' \
@@ -47,12 +55,12 @@ coverage:
 	@set -o pipefail; fail() { echo "coverage: $$1 FAILED (see $(COV_B)/$$2): no coverage written" >&2; \
 	    rm -rf $(COV_B)/raw; find $(COV_B) -name '*.gcda' -delete; exit 1; }; \
 	  export ABB_SIM_COVERAGE=$(abspath $(COV_B))/raw/sim; \
-	  ABB_DEVICE= timeout $(TB_TIMEOUT) $(COV_B)/readback > $(COV_B)/readback.log 2>&1 || fail readback readback.log; \
-	  ABB_DEVICE= timeout $(TB_TIMEOUT) $(COV_B)/abb_tests > $(COV_B)/tests-sim.log 2>&1 || fail "abb_tests (sim)" tests-sim.log; \
+	  ABB_DEVICE= timeout $(COV_TIMEOUT) $(COV_B)/readback > $(COV_B)/readback.log 2>&1 || fail readback readback.log; \
+	  ABB_DEVICE= timeout $(COV_TIMEOUT) $(COV_B)/abb_tests $(COV_SIM_SUITES) > $(COV_B)/tests-sim.log 2>&1 || fail "abb_tests (sim)" tests-sim.log; \
 	  tail -n 5 $(COV_B)/tests-sim.log | grep -E 'tests|passed|FAILED' || true; \
-	  ABB_DEVICE=model timeout $(TB_TIMEOUT) $(COV_B)/abb_tests > $(COV_B)/tests-model.log 2>&1 || fail "abb_tests (model)" tests-model.log; \
+	  ABB_DEVICE=model timeout $(COV_TIMEOUT) $(COV_B)/abb_tests > $(COV_B)/tests-model.log 2>&1 || fail "abb_tests (model)" tests-model.log; \
 	  tail -n 5 $(COV_B)/tests-model.log | grep -E 'tests|passed|FAILED' || true; \
-	  timeout $(TB_TIMEOUT) $(COV_B)/abb_regress N=$(COV_REGRESS_N) SEED=$(SEED) > $(COV_B)/regress.log 2>&1 || fail regress regress.log; \
+	  timeout $(COV_TIMEOUT) $(COV_B)/abb_regress N=$(COV_REGRESS_N) SEED=$(SEED) > $(COV_B)/regress.log 2>&1 || fail regress regress.log; \
 	  tail -n 1 $(COV_B)/regress.log
 	verilator_coverage --write $(COV_B)/coverage.dat $(COV_B)/raw/*.dat
 	@verilator_coverage --annotate $(COV_B)/annotated $(COV_B)/coverage.dat > /dev/null
