@@ -22,6 +22,7 @@ MUT_SUITES ?= vectors scoreboard regs intx tlp_rules bad_input dma_integrity lin
               determinism blocking
 MUT_REGRESS_N ?= 300
 MUT_TIMEOUT   ?= 60
+MUT_OUT       ?= $(B)/mutate
 
 .PHONY: mutate
 mutate:
@@ -30,7 +31,7 @@ mutate:
 	@$(MAKE) --no-print-directory $(TB_BIN) $(B)/abb_regress $(SIM_LIB)
 	MUT_VFLAGS='$(filter-out --Mdir $(SIM_VDIR),$(SIM_VFLAGS))' MUT_VOPT='$(SIM_VOPT)' \
 	MUT_SIM_OBJS='$(SIM_OBJS)' MUT_SIM_LIBS='$(SIM_SC_LIBS)' \
-	python3 testbench/mutate.py --n '$(MUT_N)' --seed '$(MUT_SEED)' --out $(B)/mutate \
+	python3 testbench/mutate.py --n '$(MUT_N)' --seed '$(MUT_SEED)' --out $(MUT_OUT) \
 	  --verilator $(VERILATOR) --cxx '$(CXX)' --vlib $(SIM_VDIR)/libverilated_pic.a \
 	  --tests $(TB_BIN) --regress $(B)/abb_regress --suites '$(MUT_SUITES)' \
 	  --regress-n '$(MUT_REGRESS_N)' --timeout '$(MUT_TIMEOUT)' \
