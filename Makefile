@@ -10,6 +10,8 @@
 #   make coverage RTL line/toggle/functional and libabb line coverage (build/cov)
 #   make mutate   N=60 SEED=1: seeded RTL mutants through the bench, kill rate
 #   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools
+#   make sanitize ASan+UBSan and TSan builds (build-asan/, build-tsan/) and their suite runs
+#   make fuzz     libFuzzer targets of testbench/fuzz/ for FUZZ_SECONDS each
 #   make clean
 #
 # Each directory contributes a fragment (rtl-model/rtl.mk, sim/sim.mk,
@@ -56,6 +58,8 @@ deps:
 -include testbench/testbench.mk
 -include testbench/coverage.mk
 -include testbench/mutate.mk
+-include testbench/sanitize.mk
+-include testbench/fuzz/fuzz.mk
 
 # The example program, built exactly as README.md tells users to build
 # theirs: only <abb/abb.h>, flags from pkg-config (build/abb.pc).

@@ -3,14 +3,16 @@
 #   make coverage                     build $(B)/cov, run the bench, write the reports
 #   make coverage COV_REGRESS_N=1000  transfers of the regression run with it (the default)
 #
-# A build of its own below $(B)/cov (the normal build is untouched):
+# A build of its own below $(B)/coverage (the normal build is untouched;
+# `make vfio-coverage` has $(B)/cov):
 # the simulator verilated with --coverage (line, toggle and the functional
 # points of rtl-model/abb_cover.sv, `cover property` bound into the RTL
 # modules) and libabb (host/lib, host/daq) compiled with gcov (-O0
 # --coverage). The bench runs on it: every suite of abb_tests on the
 # simulator (COV_SIM_SUITES: all but the DAQ readout/writer suites), every
-# suite again on the reference model (ABB_DEVICE=model), and the regression
-# (COV_REGRESS_N transfers). Coverage is written only after all
+# suite again on the reference model (ABB_DEVICE=model), the vfio backend's
+# suites on the emulated VFIO kernel (--vfio-emu TB_COV_SUITES, as `make
+# vfio-coverage`), and the regression (COV_REGRESS_N transfers). Coverage is written only after all
 # of it passed: the simulator leaves one file per process in $(COV_B)/raw,
 # merged into $(COV_B)/coverage.dat and reported only then; on a failure
 # the raw data is deleted and the target fails.
@@ -23,7 +25,7 @@
 # Targets (checked, printed as PASS/MISS; the target fails only on a bench failure):
 # RTL line >= 95 %, every functional point hit, libabb line >= 90 %.
 
-COV_B          := $(B)/cov
+COV_B          := $(B)/coverage
 COV_REGRESS_N  ?= 1000
 # Suites run on the instrumented simulator (the DAQ suites run on the model
 # only: minutes of instrumented simulation for library code the model run
@@ -35,7 +37,7 @@ COV_DEB_PKGS   := gcovr python3
 COV_TIMEOUT    ?= 3600
 # The instrumented model is ~10x the C++ of the normal one (a toggle point
 # per signal bit): compiled file by file (-j2) at -O1.
-COV_MAKE_VARS  := B=$(COV_B) CFLAGS='-O0 -g --coverage' \
+COV_MAKE_VARS  := B=$(COV_B) CFLAGS='-O0 -g --coverage' LDFLAGS=--coverage \
                   SIM_VEXTRA='--coverage' SIM_VEXTRA_SRCS=$(RTL_DIR)/abb_cover.sv \
                   SIM_CXXEXTRA=-DVM_COVERAGE=1 \
                   SIM_VOPT='OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1 VM_PARALLEL_BUILDS=1 -j2'
@@ -60,6 +62,9 @@ coverage:
 	  tail -n 5 $(COV_B)/tests-sim.log | grep -E 'tests|passed|FAILED' || true; \
 	  ABB_DEVICE=model timeout $(COV_TIMEOUT) $(COV_B)/abb_tests > $(COV_B)/tests-model.log 2>&1 || fail "abb_tests (model)" tests-model.log; \
 	  tail -n 5 $(COV_B)/tests-model.log | grep -E 'tests|passed|FAILED' || true; \
+	  ABB_DEVICE= timeout $(COV_TIMEOUT) $(COV_B)/abb_tests --vfio-emu $(TB_COV_SUITES) > $(COV_B)/tests-vfio-emu.log 2>&1 || \
+	    fail "abb_tests --vfio-emu" tests-vfio-emu.log; \
+	  tail -n 5 $(COV_B)/tests-vfio-emu.log | grep -E 'tests|passed|FAILED' || true; \
 	  timeout $(COV_TIMEOUT) $(COV_B)/abb_regress N=$(COV_REGRESS_N) SEED=$(SEED) > $(COV_B)/regress.log 2>&1 || fail regress regress.log; \
 	  tail -n 1 $(COV_B)/regress.log
 	verilator_coverage --write $(COV_B)/coverage.dat $(COV_B)/raw/*.dat
