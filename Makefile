@@ -7,7 +7,7 @@
 #   make lint     Verilator -Wall, Icarus -g2012, Yosys on the RTL; regmap-check
 #   make regmap   regenerate the register-map outputs from rtl-model/abb_regs.def
 #   make wave     a traced DMA on the simulator, written to build/wave.fst
-#   make coverage RTL line/toggle/functional and libabb line coverage (build/cov)
+#   make coverage RTL line/toggle/functional and libabb line coverage (build/coverage)
 #   make mutate   N=60 SEED=1: seeded RTL mutants through the bench, kill rate
 #   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools
 #   make sanitize ASan+UBSan and TSan builds (build-asan/, build-tsan/) and their suite runs
