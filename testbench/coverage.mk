@@ -9,7 +9,7 @@
 # points of rtl-model/abb_cover.sv, `cover property` bound into the RTL
 # modules) and libabb (host/lib, host/daq) compiled with gcov (-O0
 # --coverage). The bench runs on it: every suite of abb_tests on the
-# simulator (COV_SIM_SUITES: all but the DAQ readout/writer suites), every
+# simulator (COV_SIM_SUITES: all but the DAQ readout/writer and protocol suites), every
 # suite again on the reference model (ABB_DEVICE=model), the vfio backend's
 # suites on the emulated VFIO kernel (--vfio-emu TB_COV_SUITES, as `make
 # vfio-coverage`), and the regression (COV_REGRESS_N transfers). Coverage is written only after all
@@ -27,10 +27,10 @@
 
 COV_B          := $(B)/coverage
 COV_REGRESS_N  ?= 1000
-# Suites run on the instrumented simulator (the DAQ suites run on the model
-# only: minutes of instrumented simulation for library code the model run
-# covers as well)
-COV_SIM_SUITES ?= regs dma_integrity blocking protocol bad_input determinism discovery tlp_rules \
+# Suites run on the instrumented simulator (the DAQ readout/writer and
+# protocol suites run on the model only: minutes of instrumented simulation
+# of milliseconds of device time, for library code the model run covers too)
+COV_SIM_SUITES ?= regs dma_integrity blocking bad_input determinism discovery tlp_rules \
                   cfgspace link vectors intx daq_units robust scoreboard
 COV_DEB_PKGS   := gcovr python3
 # wall seconds per program of the bench (the instrumented model is slow)
