@@ -42,7 +42,7 @@ COV_DEB_PKGS   := gcovr python3
 COV_TIMEOUT    ?= 3600
 # The instrumented model is ~10x the C++ of the normal one (a toggle point
 # per signal bit): compiled file by file (-j2) at -O1.
-COV_MAKE_VARS  := B=$(COV_B) CFLAGS='-O0 -g --coverage' LDFLAGS=--coverage \
+COV_MAKE_VARS  := B=$(COV_B) CFLAGS='-O0 -g --coverage -fprofile-update=atomic' LDFLAGS=--coverage \
                   SIM_VEXTRA='--coverage' SIM_VEXTRA_SRCS=$(RTL_DIR)/abb_cover.sv \
                   SIM_CXXEXTRA=-DVM_COVERAGE=1 \
                   SIM_VOPT='OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1 VM_PARALLEL_BUILDS=1 -j2'
@@ -80,7 +80,7 @@ coverage:
 	verilator_coverage --write $(COV_B)/coverage.dat $(COV_B)/raw/*.dat
 	@verilator_coverage --annotate $(COV_B)/annotated $(COV_B)/coverage.dat > /dev/null
 	@if command -v gcovr >/dev/null; then \
-	  gcovr -r . --filter 'host/lib/' --filter 'host/daq/' --txt $(COV_B)/libabb.txt $(COV_B)/host >/dev/null; \
+	  gcovr -r . --gcov-ignore-parse-errors --filter 'host/lib/' --filter 'host/daq/' --txt $(COV_B)/libabb.txt $(COV_B)/host >/dev/null; \
 	else \
 	  for f in $(COV_B)/host/lib/*.gcno $(COV_B)/host/daq/*.gcno; do \
 	    (cd $$(dirname $$f) && gcov -n -o . $$(basename $${f%.gcno}).o 2>/dev/null); done > $(COV_B)/libabb.gcov.txt; \
