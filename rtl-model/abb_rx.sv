@@ -6,6 +6,8 @@
 // one DW (a longer one is dropped: GER BAD_TLP); anything else (messages,
 // I/O, locked or atomic requests) is dropped the same way.
 
+`include "abb_assert.svh"
+
 module abb_rx #(
   parameter int AddrBits = 22  // board-memory word-index width
 ) (
@@ -46,6 +48,9 @@ module abb_rx #(
   output logic [1:0]          cpl_dw_o,     // valid DWs in cpl_data_o: 0, 1 or 2
   output logic [63:0]         cpl_data_o,
   output logic                cpl_last_o,   // last beat of this completion TLP
+  output logic                cpl_poison_o, // the completion's EP bit (poisoned data)
+  output logic                cpl_first_o,  // first beat of this completion TLP
+  output logic [6:0]          cpl_la_o,     // its Lower Address field
   // events
   output logic                bad_tlp_o,    // a TLP was dropped
   output logic                cpl_seen_o,   // first beat of a completion (counter)
@@ -133,6 +138,8 @@ module abb_rx #(
     cpl_last_o   = 1'b0;
     bad_tlp_o    = 1'b0;
     cpl_seen_o   = 1'b0;
+    cpl_first_o  = first_q;
+    cpl_la_o     = addr_q[14:8];
 
     unique case (state_q)
       StHdr0: begin
@@ -162,6 +169,8 @@ module abb_rx #(
             // completion without data (an error status): one event beat
             cpl_valid_o = 1'b1;
             cpl_tag_o   = rx_data_i[15:8];
+            cpl_first_o = 1'b1;
+            cpl_la_o    = rx_data_i[6:0];
             cpl_last_o  = 1'b1;
             cpl_seen_o  = 1'b1;
             state_d     = StHdr0;
@@ -172,7 +181,7 @@ module abb_rx #(
           end
           // keep DW2 of a completion (requester id, tag) in dw1's place is not
           // needed: the tag is latched into addr_q[7:0] for completions
-          if (is_cpld) addr_d = {24'h0, rx_data_i[15:8]};
+          if (is_cpld) addr_d = {17'h0, rx_data_i[6:0], rx_data_i[15:8]};
         end
       end
       StData: begin
@@ -217,6 +226,10 @@ module abb_rx #(
     endcase
   end
 
+  // EP (DW0 bit 14) of the completion being passed on (model: its data is
+  // poisoned: the DMA engine must not write it to board memory)
+  assign cpl_poison_o = dw0_q[14];
+
   // The read request waits in StRdReq with its fields in the header flops.
   assign rd_valid_o    = (state_q == StRdReq);
   assign rd_bar_o      = bar_q;
@@ -248,5 +261,25 @@ module abb_rx #(
       first_q <= first_d;
     end
   end
+
+  // ---- protocol assertions (test builds: ABB_ASSERT, see abb_assert.svh) ----
+`ifdef ABB_ASSERT
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      // the hard IP frames every TLP (sop on its first beat only)
+      if (beat)
+        `ABB_CHECK(rx_sop_i == (state_q == StHdr0), "abb_rx: RX beat without sop, or sop inside a TLP")
+      `ABB_CHECK(!(cpl_valid_o && mem_we_o != 2'b00), "abb_rx: PIO write and completion data in one cycle")
+      `ABB_CHECK(!(reg_we_o && mem_we_o != 2'b00), "abb_rx: register and memory write in one cycle")
+      `ABB_CHECK(mem_we_o == 2'b00 || (bar_q && kind_q == KPioWr && state_q == StData),
+                 "abb_rx: board memory written outside a BAR1 write")
+      `ABB_CHECK(mem_we_o != 2'b10, "abb_rx: upper lane written without the lower one")
+      `ABB_CHECK(!reg_we_o || (!bar_q && kind_q == KPioWr), "abb_rx: register write outside a BAR0 write")
+      `ABB_CHECK(cpl_dw_o == 2'd0 || cpl_valid_o, "abb_rx: completion data without valid")
+      `ABB_CHECK(cpl_dw_o != 2'd3, "abb_rx: completion beat of 3 DWs")
+      `ABB_CHECK(!rd_valid_o || (rd_len_o != 11'd0 && rd_len_o <= 11'd1024), "abb_rx: read request length")
+    end
+  end
+`endif
 
 endmodule

@@ -7,7 +7,8 @@
 # testbench/mutate.py draws the mutants and runs each: only the Verilator
 # model is rebuilt (into $(B)/mutate/obj, from a mutated copy of the RTL in
 # $(B)/mutate/rtl); the platform objects and the Verilator runtime of the
-# normal build are linked with it into $(B)/mutate/libabbsim.so, and the
+# normal build (and its unmutated 250 MHz model) are linked with it into
+# $(B)/mutate/libabbsim.so (the bench runs at 125 MHz), and the
 # bench runs on it through ABB_SIM_LIB, stopping at the first failing check:
 # MUT_SUITES of build/abb_tests in order (golden vectors first), then
 # build/abb_regress N=MUT_REGRESS_N. Report: $(B)/mutate/report.txt.
@@ -29,8 +30,8 @@ mutate:
 	@$(MAKE) --no-print-directory deps
 	@command -v python3 >/dev/null || { echo "mutate: needs python3 (apt-get install python3)" >&2; exit 1; }
 	@$(MAKE) --no-print-directory $(TB_BIN) $(B)/abb_regress $(SIM_LIB)
-	MUT_VFLAGS='$(filter-out --Mdir $(SIM_VDIR),$(SIM_VFLAGS))' MUT_VOPT='$(SIM_VOPT)' \
-	MUT_SIM_OBJS='$(SIM_OBJS)' MUT_SIM_LIBS='$(SIM_SC_LIBS)' \
+	MUT_VFLAGS='$(SIM_VFLAGS) $(SIM_VASSERT) --prefix Vabb_top' MUT_VOPT='$(SIM_VOPT)' \
+	MUT_SIM_OBJS='$(SIM_OBJS)' MUT_SIM_LIBS='$(SIM_VDIR250)/Vabb_top250__ALL.a $(SIM_SC_LIBS)' \
 	python3 testbench/mutate.py --n '$(MUT_N)' --seed '$(MUT_SEED)' --out $(MUT_OUT) \
 	  --verilator $(VERILATOR) --cxx '$(CXX)' --vlib $(SIM_VDIR)/libverilated_pic.a \
 	  --tests $(TB_BIN) --regress $(B)/abb_regress --suites '$(MUT_SUITES)' \

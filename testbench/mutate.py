@@ -290,8 +290,9 @@ def build_mutant(site, args, log):
         return False
     lib = os.path.join(args.out, "libabbsim.so")
     link = [args.cxx, "-shared", "-o", lib, "-Wl,--no-undefined", "-Wl,-soname,libabbsim.so"] + \
-        shlex.split(args.sim_objs) + [os.path.join(obj, "Vabb_top__ALL.a"), args.vlib] + \
-        shlex.split(args.sim_libs) + ["-lz", "-pthread"]
+        shlex.split(args.sim_objs) + [os.path.join(obj, "Vabb_top__ALL.a")] + \
+        [a for a in shlex.split(args.sim_libs) if a.endswith(".a")] + [args.vlib] + \
+        [a for a in shlex.split(args.sim_libs) if not a.endswith(".a")] + ["-lz", "-pthread"]
     return sh(link, log) == 0
 
 

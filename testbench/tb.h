@@ -111,6 +111,7 @@ CU_ErrorCode tb_register_blocking(void);
 CU_ErrorCode tb_register_protocol(void);
 CU_ErrorCode tb_register_bad_input(void);
 CU_ErrorCode tb_register_determinism(void);
+CU_ErrorCode tb_register_rtlclk(void);
 CU_ErrorCode tb_register_discovery(void);
 CU_ErrorCode tb_register_tlp_rules(void);
 CU_ErrorCode tb_register_cfgspace(void);
@@ -120,6 +121,7 @@ CU_ErrorCode tb_register_intx(void);
 CU_ErrorCode tb_register_robust(void);
 CU_ErrorCode tb_register_scoreboard(void);
 CU_ErrorCode tb_register_vfio(void);
+CU_ErrorCode tb_register_faults(void);
 
 /* 1 when the bench runs on the emulated VFIO kernel (--vfio-emu). */
 extern int tb_vfio_emu;

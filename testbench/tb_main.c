@@ -41,6 +41,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_protocol,
 	tb_register_bad_input,
 	tb_register_determinism,
+	tb_register_rtlclk,
 	tb_register_discovery,
 	tb_register_tlp_rules,
 	tb_register_cfgspace,
@@ -53,6 +54,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_robust,
 	tb_register_scoreboard,
 	tb_register_vfio,
+	tb_register_faults,
 };
 
 static void xml_esc(FILE *f, const char *s)
