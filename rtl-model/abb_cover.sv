@@ -30,7 +30,8 @@
 //   regs      interrupt generator arm / fire / ack / reset, soft reset,
 //             ISR/GER writes in strict and lenient mode, FIFO full and empty
 //   evsrc     FIFO full (stall), clear, odd DW reads
-//   top       both channels at once (controls and movers), each GER bit,
+//   top       both channels at once (controls and movers), each GER bit (with
+//             the completion timeout and poisoned data),
 //             each TLP kind sent (MRd 3/4-DW, MWr 3/4-DW, CplD, Cpl, none other)
 
 /* verilator lint_off DECLFILENAME */
@@ -339,7 +340,7 @@ module abb_top_cov (
   input logic        c2h_hold,
   input logic        h2c_hold,
   input logic        cpl_unknown,
-  input logic [4:0]  ger_set,
+  input logic [6:0]  ger_set,
   input logic        tx_valid_o,
   input logic        tx_ready_i,
   input logic        tx_sop_o,
@@ -362,6 +363,8 @@ module abb_top_cov (
   ger_bm:    cover property (@(posedge clk_i) rst_ni && ger_set[2]);
   ger_tlp:   cover property (@(posedge clk_i) rst_ni && ger_set[3]);
   ger_tag:   cover property (@(posedge clk_i) rst_ni && ger_set[4]);
+  ger_timeout: cover property (@(posedge clk_i) rst_ni && ger_set[5]);
+  ger_poison:  cover property (@(posedge clk_i) rst_ni && ger_set[6]);
   tx_mrd3:   cover property (@(posedge clk_i) sent && fmt == 3'b000 && typ == 5'b00000);
   tx_mrd4:   cover property (@(posedge clk_i) sent && fmt == 3'b001 && typ == 5'b00000);
   tx_mwr3:   cover property (@(posedge clk_i) sent && fmt == 3'b010 && typ == 5'b00000);
