@@ -5,8 +5,9 @@
                         [--out DIR] [--rtl FILE...] -- (run by `make mutate`)
 
 The RTL is parsed lightly: comments and strings blanked, declarations,
-parameters, typedefs, elaboration checks ($fatal) and the generated register
-package (abb_reg_pkg.sv) skipped. Every operator occurrence in the remaining
+parameters, typedefs, elaboration checks ($fatal), assertions, the generated
+register package (abb_reg_pkg.sv) and the protocol checker (abb_tlp_chk.sv)
+skipped. Every operator occurrence in the remaining
 statements is a site; N sites are drawn with SEED (random.Random(SEED),
 sites in file/offset order), so a run is repeatable and `--only` replays
 single mutants of the same run. Operators:
@@ -48,7 +49,8 @@ import time
 
 # --- light SystemVerilog parsing -------------------------------------------
 
-SKIP_FILES = {"abb_reg_pkg.sv"}  # generated constants (rtl-model/abb_regs.def)
+SKIP_FILES = {"abb_reg_pkg.sv",  # generated constants (rtl-model/abb_regs.def)
+              "abb_tlp_chk.sv"}  # the protocol checker (assertions), not the design
 DECL_RE = re.compile(r"^\s*(module|endmodule|parameter|localparam|input|output|inout|logic|"
                      r"typedef|import|package|endpackage|function|endfunction|genvar|"
                      r"wire|reg|bit|int|integer|`|\)\s*;|\(\s*$|#\()")
@@ -116,7 +118,7 @@ def sites_of_line(code, line_off):
     out = []
     stripped = code.strip()
     if not stripped or DECL_RE.match(code) or "$fatal" in code or "$error" in code or \
-            "$display" in code or ": g_bad" in code or re.search(r"\bcase\b", code) and "(" in code and \
+            "$display" in code or ": g_bad" in code or re.search(r"\b(assert|assume|cover)\b", code) or re.search(r"\bcase\b", code) and "(" in code and \
             re.match(r"^\s*(unique\s+|priority\s+)?case", code):
         return out
     # brackets: ranges inside [...] are not arithmetic sites
