@@ -12,8 +12,8 @@ v_toggle/..., v_user/...; v_branch/... count as line points) and prints:
   points (a signal bit seen 0->1 and 1->0 counts per bit and direction as
   Verilator counts them);
 - the functional points (rtl-model/abb_cover.sv, `cover property`), per
-  instance: channel by channel, so each state of each machine of each
-  channel must be reached;
+  module (Verilator merges the two channels' instances of abb_dma_ctl into
+  one set of points: a point counts when either channel hit it);
 - libabb (host/lib, host/daq) line coverage per file from gcovr's table (or
   plain gcov's summaries);
 - what is not covered: every RTL line point with count 0 (file:line and
