@@ -65,7 +65,9 @@ SIM_VOPT := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 # libabb keep their sanitizers): its compile under ASan is most of a
 # sanitizer build, and it is generated code (CI's sanitizer stage).
 SIM_VSAN_RTL ?= 1
-SIM_VSAN = $(if $(filter 0,$(SIM_VSAN_RTL)),,$(SIM_VSAN_ON))
+# (CXXFLAGS= : the sub-make would otherwise inherit the sanitizer flags
+# given on the command line through MAKEFLAGS)
+SIM_VSAN = $(if $(filter 0,$(SIM_VSAN_RTL)),CXXFLAGS=,$(SIM_VSAN_ON))
 SIM_VSAN_ON := USER_CPPFLAGS='$(filter -fsanitize% -fno-sanitize% -fno-omit-frame-pointer,$(CXXFLAGS)) \
             $(if $(findstring undefined,$(CXXFLAGS)),-fno-sanitize=alignment)' \
             SIM_VRT_CPPFLAGS='$(if $(findstring undefined,$(CXXFLAGS)),-fno-sanitize=undefined)'

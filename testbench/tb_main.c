@@ -178,6 +178,10 @@ static int emu_options(const char *text)
 			tb_emu_opts.pgsizes = v;
 		else if (!strcmp(t, "memlock"))
 			tb_emu_opts.memlock = v;
+		else if (!strcmp(t, "cdev"))
+			tb_emu_opts.cdev = (unsigned)v;
+		else if (!strcmp(t, "iommufd_only"))
+			tb_emu_opts.iommufd_only = (unsigned)v;
 		else {
 			fprintf(stderr, "abb_tests: unknown emulator option \"%s\"\n", t);
 			return -1;
