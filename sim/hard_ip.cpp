@@ -9,13 +9,46 @@
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
+#if VM_COVERAGE
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+#include "verilated_cov.h"
+#endif
+
 namespace abbsim {
+
+#if VM_COVERAGE
+/* Coverage build (make coverage): the model's coverage counters are
+ * written to $ABB_SIM_COVERAGE.<pid>.<n>.dat (nothing when unset) when the
+ * process exits and before a model is replaced (another clock), then
+ * cleared (the points belong to the model being destroyed); make coverage
+ * merges the files only after the bench passed. */
+static VerilatedContext *cov_ctx;
+
+static void cov_write()
+{
+	static unsigned seq;
+	const char *base = getenv("ABB_SIM_COVERAGE");
+	char path[4096];
+
+	if (!cov_ctx || !base || !*base)
+		return;
+	snprintf(path, sizeof path, "%s.%ld.%u.dat", base, (long)getpid(), seq++);
+	cov_ctx->coveragep()->write(path);
+}
+#endif
 
 HardIp::HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg)
 	: q_(q), up_(up), down_(down), cfg_(cfg)
 {
 	ctx_.reset(new VerilatedContext);
 	ctx_->traceEverOn(true);
+#if VM_COVERAGE
+	if (!cov_ctx)
+		atexit(cov_write);
+	cov_ctx = ctx_.get();
+#endif
 	select_clock(125);
 }
 
@@ -27,6 +60,12 @@ void HardIp::select_clock(unsigned clk_mhz)
 	trace_close();
 	if (top_)
 		top_->final();
+#if VM_COVERAGE
+	if (top_ && cov_ctx == ctx_.get()) {
+		cov_write();
+		ctx_->coveragep()->clear();
+	}
+#endif
 	top_.reset();
 	top_ = make_rtl_model(ctx_.get(), ns);
 	top_->clk_i = 0;
@@ -41,6 +80,12 @@ unsigned HardIp::rtl_clk_ns() const { return top_->clk_ns; }
 
 HardIp::~HardIp()
 {
+#if VM_COVERAGE
+	if (cov_ctx == ctx_.get()) {
+		cov_write();
+		cov_ctx = nullptr;
+	}
+#endif
 	trace_close();
 	top_->final();
 }

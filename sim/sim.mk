@@ -46,6 +46,13 @@ SIM_VASSERT := --assert -DABB_ASSERT
 SIM_VDIR250  := $(SIM_B)/obj_dir250
 SIM_VDIRFAST := $(SIM_B)/obj_fast
 
+# A build of its own may add flags and sources to the default (125 MHz)
+# model (make coverage: --coverage and rtl-model/abb_cover.sv, with
+# SIM_CXXEXTRA=-DVM_COVERAGE=1 for the platform).
+SIM_VEXTRA      ?=
+SIM_VEXTRA_SRCS ?=
+SIM_CXXEXTRA    ?=
+
 # Optimisation of the verilated C++ (the generated makefile's defaults are -Os).
 SIM_VOPT := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 # Sanitizer flags of CXXFLAGS (make sanitize) reach the verilated C++ too.
@@ -71,15 +78,15 @@ SIM_SRCS := params.cpp tlp.cpp cfg_space.cpp enumerate.cpp iommu.cpp link.cpp \
 SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o)) $(SIM_B)/abb_options.o
 SIM_CXXFLAGS := -std=c++17 -fPIC $(CXXFLAGS) $(WARN) -Isim -Ihost/include $(SIM_SC_CFLAGS) \
                 -I$(SIM_VDIR) -I$(SIM_VDIR250) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
-                -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL
+                -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL $(SIM_CXXEXTRA)
 
 .PHONY: sim sim-smoke sim-test sim-speed sim-install
 all: sim
 sim: $(SIM_LIB)
 
-$(SIM_VDIR)/.verilated: $(RTL_SRCS) $(RTL_DIR)/abb_assert.svh sim/sim.mk
+$(SIM_VDIR)/.verilated: $(RTL_SRCS) $(RTL_DIR)/abb_assert.svh $(SIM_VEXTRA_SRCS) sim/sim.mk
 	@mkdir -p $(SIM_VDIR)
-	$(VERILATOR) $(SIM_VFLAGS) $(SIM_VASSERT) --prefix Vabb_top --Mdir $(SIM_VDIR) $(RTL_SRCS)
+	$(VERILATOR) $(SIM_VFLAGS) $(SIM_VASSERT) $(SIM_VEXTRA) --prefix Vabb_top --Mdir $(SIM_VDIR) $(RTL_SRCS) $(SIM_VEXTRA_SRCS)
 	@touch $@
 
 $(SIM_VDIR250)/.verilated: $(RTL_SRCS) $(RTL_DIR)/abb_assert.svh sim/sim.mk
