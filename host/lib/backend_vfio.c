@@ -185,37 +185,12 @@ struct vfio {
 
 #define V(dev) ((struct vfio *)(dev)->be_priv)
 
-static int read_link_base(struct vfio *v, const char *path, char *out, size_t n)
-{
-	char buf[PATH_MAX];
-	ssize_t len = v->sys.readlink(path, buf, sizeof buf - 1);
-	const char *base;
-
-	if (len < 0)
-		return -errno;
-	buf[len] = 0;
-	base = strrchr(buf, '/');
-	base = base ? base + 1 : buf;
-	if (strlen(base) >= n)
-		return -ENAMETOOLONG;
-	memcpy(out, base, strlen(base) + 1);
-	return 0;
-}
-
+/* "DDDD:BB:DD.F" from the URI's address (abb_vfio_bdf_norm), with a message. */
 static int norm_bdf(const char *in, char *out, size_t n)
 {
-	unsigned dom = 0, bus, slot, fn;
-	char tail;
-
-	if (sscanf(in, "%x:%x:%x.%u%c", &dom, &bus, &slot, &fn, &tail) != 4) {
-		dom = 0;
-		if (sscanf(in, "%x:%x.%u%c", &bus, &slot, &fn, &tail) != 3)
-			return abb_err(-EINVAL, "vfio: \"%s\" is not a PCI address; use "
-				       "vfio:DDDD:BB:DD.F (as lspci -D prints it)", in);
-	}
-	if (bus > 0xff || slot > 0x1f || fn > 7)
-		return abb_err(-EINVAL, "vfio: PCI address \"%s\" out of range", in);
-	snprintf(out, n, "%04x:%02x:%02x.%u", dom, bus, slot, fn);
+	if (abb_vfio_bdf_norm(in, out, n))
+		return abb_err(-EINVAL, "vfio: \"%s\" is not a PCI address or out of range; use "
+			       "vfio:DDDD:BB:DD.F (as lspci -D prints it)", in);
 	return 0;
 }
 
@@ -793,7 +768,7 @@ static int vfio_open(abb_dev *dev, const char *args)
 		goto fail;
 	}
 	snprintf(path, sizeof path, "%s/bus/pci/devices/%s/driver", v->sys.sysfs_root, v->bdf);
-	if (read_link_base(v, path, drv, sizeof drv))
+	if (abb_vfio_link_base(v->sys.readlink, path, drv, sizeof drv))
 		drv[0] = 0;
 	if (strcmp(drv, "vfio-pci")) {
 		const char *sr = v->sys.sysfs_root;
@@ -810,7 +785,7 @@ static int vfio_open(abb_dev *dev, const char *args)
 		goto fail;
 	}
 	snprintf(path, sizeof path, "%s/bus/pci/devices/%s/iommu_group", v->sys.sysfs_root, v->bdf);
-	if (read_link_base(v, path, grp, sizeof grp)) {
+	if (abb_vfio_link_base(v->sys.readlink, path, grp, sizeof grp)) {
 		rc = abb_err(-ENODEV, "vfio: %s has no IOMMU group; enable the IOMMU (intel_iommu=on "
 			     "or amd_iommu=on on the kernel command line)", v->bdf);
 		goto fail;
