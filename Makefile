@@ -4,9 +4,13 @@
 #   make all      build the RTL model, the simulator, libabb, tools and tests
 #   make demo     deps + all, then a readout on the simulated board (MB/s table)
 #   make test     deps + all, then every CUnit suite (ABB_DEVICE selects the backend)
-#   make lint     Verilator -Wall, Icarus -g2012, Yosys on the RTL; regmap-check
+#   make lint     Verilator -Wall, Icarus -g2012, Yosys on the RTL (with the assertions); regmap-check
+#   make icarus-replay  the golden vectors replayed on the RTL under Icarus Verilog
+#   make rtl-benches    per-module RTL benches with parameter sweeps (rtl-model/tb/)
 #   make regmap   regenerate the register-map outputs from rtl-model/abb_regs.def
 #   make wave     a traced DMA on the simulator, written to build/wave.fst
+#   make coverage RTL line/toggle/functional and libabb line coverage (build/coverage)
+#   make mutate   N=60 SEED=1: seeded RTL mutants through the bench, kill rate
 #   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools,
 #                 the mprace layer (include/mprace/, libabb-mprace, abb-mprace.pc)
 #   make mprace-check MPRACE_TESTS=DIR   build and run old mprace programs (README)
@@ -57,6 +61,10 @@ deps:
 -include host/daq/daq.mk
 -include host/compat/mprace/mprace.mk
 -include testbench/testbench.mk
+-include testbench/coverage.mk
+-include testbench/mutate.mk
+-include testbench/icarus/icarus.mk
+-include rtl-model/tb/tb.mk
 -include testbench/sanitize.mk
 -include testbench/fuzz/fuzz.mk
 

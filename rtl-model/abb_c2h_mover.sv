@@ -10,6 +10,8 @@
 // (EVS_ADDR) drains the front-end FIFO instead of memory; each TLP then waits
 // until the FIFO holds its whole payload.
 
+`include "abb_assert.svh"
+
 module abb_c2h_mover #(
   parameter int AddrBits = 22  // board-memory word-index width
 ) (
@@ -169,5 +171,26 @@ module abb_c2h_mover #(
       fifo_q  <= fifo_d;
     end
   end
+
+  // ---- protocol assertions (test builds: ABB_ASSERT, see abb_assert.svh) ----
+`ifdef ABB_ASSERT
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      if (state_q == StHdr0 && tx_valid_o && tx_ready_i) begin
+        `ABB_CHECK(chunk != 11'd0, "abb_c2h_mover: memory write without payload")
+        `ABB_CHECK(chunk <= mps_dw_i, "abb_c2h_mover: memory write larger than Max_Payload_Size")
+        `ABB_CHECK({1'b0, ha_q[11:2]} + chunk <= 11'd1024,
+                   "abb_c2h_mover: memory write crosses a 4 KiB boundary")
+        `ABB_CHECK(30'(chunk) <= rem_q, "abb_c2h_mover: memory write past the end of the transfer")
+        `ABB_CHECK(ha_q[1:0] == 2'b00, "abb_c2h_mover: host address not DW aligned")
+      end
+      if (state_q == StData)
+        `ABB_CHECK(left_q != 11'd0 && tx_valid_o, "abb_c2h_mover: data beat with nothing left to send")
+      `ABB_CHECK(32'(fifo_rd_dw_o) <= fifo_level_i, "abb_c2h_mover: event FIFO read past its level")
+      `ABB_CHECK(!done_o || busy_o, "abb_c2h_mover: done without a command")
+      `ABB_CHECK(!start_i || state_q == StIdle, "abb_c2h_mover: started while busy")
+    end
+  end
+`endif
 
 endmodule

@@ -19,6 +19,8 @@
 // DONE left from the previous transfer (the channel then reads DONE|BUSY,
 // an error, while it runs); only the channel reset clears it.
 
+`include "abb_assert.svh"
+
 module abb_dma_ctl
 #(
   parameter logic [7:0] FetchTag = 8'h80, // tag of this channel's descriptor reads
@@ -376,5 +378,28 @@ module abb_dma_ctl
   always_ff @(posedge clk_i) begin
     nxt_q <= nxt_d;
   end
+
+  // ---- protocol assertions (test builds: ABB_ASSERT, see abb_assert.svh) ----
+`ifdef ABB_ASSERT
+  logic [2:0] chk_ev;   // (Icarus 11: $onehot0 of a concatenation is wrong)
+  assign chk_ev = {mv_start_o, desc_err_o, bm_err_o};
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      if (mv_start_o) begin
+        `ABB_CHECK(state_q == StCheck && desc_ok && cfg_bus_master_en_i,
+                   "abb_dma_ctl: mover started without a valid descriptor")
+        `ABB_CHECK(pa_end <= mem_bytes_i, "abb_dma_ctl: transfer past the end of board memory")
+      end
+      `ABB_CHECK($onehot0(chk_ev), "abb_dma_ctl: start and error at once")
+      // descriptor fetch: one 32-byte read, 32-byte aligned (never crosses 4 KiB)
+      if (tx_valid_o && tx_ready_i && fst_q == FHdr0)
+        `ABB_CHECK(bdal_q[4:0] == 5'd0, "abb_dma_ctl: descriptor read not 32-byte aligned")
+      `ABB_CHECK(!fetch_o || fdw_q + {2'b00, cpl_dw_i} >= 4'd8, "abb_dma_ctl: descriptor taken before 8 DWs")
+      `ABB_CHECK(!mv_abort_o || state_q == StDrain, "abb_dma_ctl: mover aborted outside a drain")
+      if (state_q == StCheck || state_q == StRun || state_q == StNext)
+        `ABB_CHECK(sta_q[1], "abb_dma_ctl: channel runs while STA does not read BUSY")  // strict: DONE|BUSY
+    end
+  end
+`endif
 
 endmodule

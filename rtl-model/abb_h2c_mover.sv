@@ -32,6 +32,8 @@
 // is given up (error, timeout_o); a completion that arrives later for a
 // tag that is not outstanding is an unexpected completion (cpl_tag_err_o).
 
+`include "abb_assert.svh"
+
 module abb_h2c_mover #(
   parameter int AddrBits = 22,  // board-memory word-index width
   parameter int NumTags  = 16,  // read tags (0 .. NumTags-1), at most 32
@@ -333,5 +335,30 @@ module abb_h2c_mover #(
       la_q[ctag]  <= la_q[ctag] + {3'b000, cpl_dw_i, 2'b00};
     end
   end
+
+  // ---- protocol assertions (test builds: ABB_ASSERT, see abb_assert.svh) ----
+`ifdef ABB_ASSERT
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      if (want_req && tx_ready_i) begin
+        `ABB_CHECK(!out_q[free_tag], "abb_h2c_mover: read tag reused while outstanding")
+        `ABB_CHECK(6'(free_tag) < limit, "abb_h2c_mover: read tag beyond the tag limit (MRD_CR / NumTags)")
+        `ABB_CHECK(chunk != 11'd0, "abb_h2c_mover: read request of 0 DWs")
+        `ABB_CHECK(chunk <= mrrs_dw_i, "abb_h2c_mover: read request larger than Max_Read_Request_Size")
+        `ABB_CHECK({1'b0, ha_q[11:2]} + chunk <= 11'd1024,
+                   "abb_h2c_mover: read request crosses a 4 KiB boundary")
+        `ABB_CHECK(30'(chunk) <= rem_q, "abb_h2c_mover: read request past the end of the transfer")
+      end
+      if (state_q == StReq1)
+        `ABB_CHECK(!out_q[tag_q], "abb_h2c_mover: read tag reused while outstanding")
+      `ABB_CHECK(!cpl_we || out_q[ctag], "abb_h2c_mover: completion data for a tag not outstanding")
+      `ABB_CHECK(mem_we_o == 2'b00 || cpl_ok, "abb_h2c_mover: board memory written without a good completion")
+      `ABB_CHECK(!(new_we && cpl_we && tag_q == ctag), "abb_h2c_mover: request and completion update one tag")
+      if (done_o && !(state_q == StIssue && more_q))
+        `ABB_CHECK(out_d == '0, "abb_h2c_mover: done while reads are outstanding")
+      `ABB_CHECK(!start_i || state_q == StIdle, "abb_h2c_mover: started while a command runs")
+    end
+  end
+`endif
 
 endmodule

@@ -6,6 +6,8 @@
 // one DW (a longer one is dropped: GER BAD_TLP); anything else (messages,
 // I/O, locked or atomic requests) is dropped the same way.
 
+`include "abb_assert.svh"
+
 module abb_rx #(
   parameter int AddrBits = 22  // board-memory word-index width
 ) (
@@ -259,5 +261,25 @@ module abb_rx #(
       first_q <= first_d;
     end
   end
+
+  // ---- protocol assertions (test builds: ABB_ASSERT, see abb_assert.svh) ----
+`ifdef ABB_ASSERT
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      // the hard IP frames every TLP (sop on its first beat only)
+      if (beat)
+        `ABB_CHECK(rx_sop_i == (state_q == StHdr0), "abb_rx: RX beat without sop, or sop inside a TLP")
+      `ABB_CHECK(!(cpl_valid_o && mem_we_o != 2'b00), "abb_rx: PIO write and completion data in one cycle")
+      `ABB_CHECK(!(reg_we_o && mem_we_o != 2'b00), "abb_rx: register and memory write in one cycle")
+      `ABB_CHECK(mem_we_o == 2'b00 || (bar_q && kind_q == KPioWr && state_q == StData),
+                 "abb_rx: board memory written outside a BAR1 write")
+      `ABB_CHECK(mem_we_o != 2'b10, "abb_rx: upper lane written without the lower one")
+      `ABB_CHECK(!reg_we_o || (!bar_q && kind_q == KPioWr), "abb_rx: register write outside a BAR0 write")
+      `ABB_CHECK(cpl_dw_o == 2'd0 || cpl_valid_o, "abb_rx: completion data without valid")
+      `ABB_CHECK(cpl_dw_o != 2'd3, "abb_rx: completion beat of 3 DWs")
+      `ABB_CHECK(!rd_valid_o || (rd_len_o != 11'd0 && rd_len_o <= 11'd1024), "abb_rx: read request length")
+    end
+  end
+`endif
 
 endmodule

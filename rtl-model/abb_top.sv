@@ -322,4 +322,13 @@ module abb_top #(
     else         quiet_q <= quiet;
   end
 
+  // ---- protocol assertions on the TX stream (test builds: ABB_ASSERT) ----------
+`ifdef ABB_ASSERT
+  abb_tlp_chk u_tlp_chk (
+    .clk_i, .rst_ni, .mps_dw_i(mps_dw), .mrrs_dw_i(mrrs_dw),
+    .tx_valid_i(tx_valid_o), .tx_ready_i, .tx_sop_i(tx_sop_o), .tx_eop_i(tx_eop_o),
+    .tx_data_i(tx_data_o)
+  );
+`endif
+
 endmodule

@@ -15,6 +15,8 @@
 // and the host's status reads. Other sources start whenever tx_ready_i
 // allows.
 
+`include "abb_assert.svh"
+
 module abb_tx_arb #(
   parameter int N = 4,                   // number of sources
   parameter logic [31:0] PostedSrc = 0, // bit k set: source k sends posted TLPs
@@ -99,5 +101,22 @@ module abb_tx_arb #(
       hold_posted_q <= {26'd0, tx_buf_av_i} < PostedMinAv;
     end
   end
+
+  // ---- protocol assertions (test builds: ABB_ASSERT, see abb_assert.svh) ----
+`ifdef ABB_ASSERT
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      `ABB_CHECK($onehot0(src_ready_o), "abb_tx_arb: grant (src_ready_o) not one-hot")
+      `ABB_CHECK((src_ready_o & ~src_valid_i) == '0, "abb_tx_arb: grant to a source that is not valid")
+      `ABB_CHECK(!locked_q || src_valid_i[last_q], "abb_tx_arb: a source dropped valid inside its TLP")
+      `ABB_CHECK(!locked_q || !src_sop_i[last_q], "abb_tx_arb: start of packet inside the granted TLP")
+      if (tx_valid_o && !locked_q)
+        `ABB_CHECK(tx_sop_o, "abb_tx_arb: a TLP starts without start of packet")
+      // the only credit the RTL tracks: the hard block's transmit buffer
+      if (tx_valid_o && tx_ready_i && !locked_q && PostedSrc[5'(sel)])
+        `ABB_CHECK(!hold_posted_q, "abb_tx_arb: posted TLP started with too little TX buffer")
+    end
+  end
+`endif
 
 endmodule

@@ -13,6 +13,7 @@ RTL_SRCS := $(RTL_DIR)/abb_reg_pkg.sv \
             $(RTL_DIR)/abb_dma_ctl.sv \
             $(RTL_DIR)/abb_c2h_mover.sv \
             $(RTL_DIR)/abb_h2c_mover.sv \
+            $(RTL_DIR)/abb_tlp_chk.sv \
             $(RTL_DIR)/abb_top.sv
 RTL_TOP  := abb_top
 
@@ -41,14 +42,19 @@ regmap-check: $(B)/regmap_gen
 	done; [ $$ok = 1 ] && echo "regmap-check: generated register map is current"
 
 # Lint: Verilator -Wall (waivers in rtl-model/lint.vlt carry their reasons),
-# Icarus -g2012 elaboration, Yosys read + hierarchy check.
+# Icarus -g2012 elaboration, Yosys read + hierarchy check; each with the
+# protocol assertions (ABB_ASSERT, rtl-model/abb_assert.svh), Verilator also
+# without them (the speed build).
+RTL_ASSERT_DEFS := -DABB_ASSERT
 lint: regmap-check
-	verilator --lint-only -Wall --top-module $(RTL_TOP) $(RTL_DIR)/lint.vlt $(RTL_SRCS)
+	verilator --lint-only -Wall -I$(RTL_DIR) --top-module $(RTL_TOP) $(RTL_DIR)/lint.vlt $(RTL_SRCS)
+	verilator --lint-only -Wall -I$(RTL_DIR) --assert $(RTL_ASSERT_DEFS) --top-module $(RTL_TOP) \
+	  $(RTL_DIR)/lint.vlt $(RTL_SRCS)
 	@mkdir -p $(B)
 	@# Icarus prints "sorry" notes for constructs it accepts but does not
 	@# optimise (unique case, constant selects); only errors fail the target.
-	iverilog -g2012 -o $(B)/abb_top.vvp -s $(RTL_TOP) $(RTL_SRCS) > $(B)/iverilog.log 2>&1 || \
-	  { grep -v 'sorry:' $(B)/iverilog.log; exit 1; }
-	yosys -q -p "read_verilog -sv $(RTL_SRCS); hierarchy -check -top $(RTL_TOP); proc; check -assert" \
+	iverilog -g2012 -I $(RTL_DIR) $(RTL_ASSERT_DEFS) -o $(B)/abb_top.vvp -s $(RTL_TOP) $(RTL_SRCS) \
+	  > $(B)/iverilog.log 2>&1 || { grep -v 'sorry:' $(B)/iverilog.log; exit 1; }
+	yosys -q -p "read_verilog -sv -I$(RTL_DIR) $(RTL_ASSERT_DEFS) $(RTL_SRCS); hierarchy -check -top $(RTL_TOP); proc; check -assert" \
 	  > $(B)/yosys.log 2>&1 || { tail -20 $(B)/yosys.log; exit 1; }
-	@echo "lint: verilator, iverilog and yosys clean"
+	@echo "lint: verilator, iverilog and yosys clean (with and without ABB_ASSERT)"

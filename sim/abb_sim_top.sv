@@ -26,7 +26,8 @@ module abb_sim_top #(
   parameter int NumTags    = 16,
   parameter int ClkNs      = 8,
   parameter bit SharedEngine = 1'b0,
-  parameter int TxPostedMinAv = 12
+  parameter int TxPostedMinAv = 12,
+  parameter int CplTimeoutCycles = 1 << 22
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -83,7 +84,8 @@ module abb_sim_top #(
 
   abb_top #(
     .MemBitsMax(MemBitsMax), .NumTags(NumTags), .ClkNs(ClkNs),
-    .SharedEngine(SharedEngine), .TxPostedMinAv(TxPostedMinAv)
+    .SharedEngine(SharedEngine), .TxPostedMinAv(TxPostedMinAv),
+    .CplTimeoutCycles(CplTimeoutCycles)
   ) u_abb (
     .clk_i, .rst_ni,
     .cfg_bus_master_en_i(bm_q), .cfg_max_payload_i(mps_q), .cfg_max_read_req_i(mrrs_q),

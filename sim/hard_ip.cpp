@@ -6,19 +6,69 @@
 #include <algorithm>
 #include "hard_ip.h"
 
-#include "Vabb_top.h"
-#include "model_inputs.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
+#if VM_COVERAGE
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+#include "verilated_cov.h"
+#endif
+
 namespace abbsim {
+
+#if VM_COVERAGE
+/* Coverage build (make coverage): the model's coverage counters are
+ * written to $ABB_SIM_COVERAGE.<pid>.<n>.dat (nothing when unset) when the
+ * process exits and before a model is replaced (another clock), then
+ * cleared (the points belong to the model being destroyed); make coverage
+ * merges the files only after the bench passed. */
+static VerilatedContext *cov_ctx;
+
+static void cov_write()
+{
+	static unsigned seq;
+	const char *base = getenv("ABB_SIM_COVERAGE");
+	char path[4096];
+
+	if (!cov_ctx || !base || !*base)
+		return;
+	snprintf(path, sizeof path, "%s.%ld.%u.dat", base, (long)getpid(), seq++);
+	cov_ctx->coveragep()->write(path);
+}
+#endif
 
 HardIp::HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg)
 	: q_(q), up_(up), down_(down), cfg_(cfg)
 {
 	ctx_.reset(new VerilatedContext);
 	ctx_->traceEverOn(true);
-	top_.reset(new Vabb_top(ctx_.get(), "abb_top"));
+#if VM_COVERAGE
+	if (!cov_ctx)
+		atexit(cov_write);
+	cov_ctx = ctx_.get();
+#endif
+	select_clock(125);
+}
+
+void HardIp::select_clock(unsigned clk_mhz)
+{
+	unsigned ns = abbsim::rtl_clk_ns(clk_mhz);
+	if (top_ && top_->clk_ns == ns)
+		return;
+	trace_close();
+	if (top_)
+		top_->final();
+#if VM_COVERAGE
+	if (top_ && cov_ctx == ctx_.get()) {
+		cov_write();
+		ctx_->coveragep()->clear();
+	}
+#endif
+	top_.reset();
+	top_ = make_rtl_model(ctx_.get(), ns);
+	inputs_ = ModelInputs(); // the new model has sampled nothing yet
 	top_->clk_i = 0;
 	top_->rst_ni = 0;
 	top_->rx_valid_i = 0;
@@ -27,8 +77,16 @@ HardIp::HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg)
 	top_->eval();
 }
 
+unsigned HardIp::rtl_clk_ns() const { return top_->clk_ns; }
+
 HardIp::~HardIp()
 {
+#if VM_COVERAGE
+	if (cov_ctx == ctx_.get()) {
+		cov_write();
+		cov_ctx = nullptr;
+	}
+#endif
 	trace_close();
 	top_->final();
 }
@@ -44,6 +102,36 @@ void HardIp::reset()
 	cfg_.set_int_status(false);
 	top_->rx_valid_i = 0;
 	top_->tx_ready_i = 0;
+	std::string err;
+	rec_.reset(StimRec::from_env(err));
+	rec_irq_ = false;
+	if (!err.empty() && violation)
+		violation(err);
+}
+
+void HardIp::stim_in()
+{
+	const RtlModel &m = *top_;
+	StimIn s{};
+	s.rst_n = m.rst_ni;
+	s.bm = m.cfg_bus_master_en_i;
+	s.mps = m.cfg_max_payload_i;
+	s.mrrs = m.cfg_max_read_req_i;
+	s.reqid = m.cfg_req_id_i;
+	s.msi = m.cfg_msi_en_i;
+	s.membits = m.cfg_mem_bits_i;
+	s.strict = m.strict_i;
+	s.rxv = m.rx_valid_i;
+	if (s.rxv) {
+		s.sop = m.rx_sop_i;
+		s.eop = m.rx_eop_i;
+		s.bar = m.rx_bar_i;
+		s.rxdata = m.rx_data_i;
+	}
+	s.txready = m.tx_ready_i;
+	s.bufav = m.tx_buf_av_i;
+	s.skip = m.skip_cycles_i;
+	rec_->in(s);
 }
 
 void HardIp::set_reset(bool active)
@@ -129,7 +217,7 @@ uint8_t HardIp::tx_buf_av() const
 
 void HardIp::edge(uint64_t t, uint32_t skip)
 {
-	Vabb_top &m = *top_;
+	RtlModel &m = *top_;
 	const Tlp *rx = rx_.empty() ? nullptr : &rx_.front();
 	if (rx) {
 		m.rx_valid_i = 1;
@@ -146,6 +234,8 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 	m.tx_buf_av_i = tx_buf_av();
 	m.skip_cycles_i = skip;
 	model_sample(m, inputs_); // sim/model_inputs.h
+	if (rec_)
+		stim_in();
 	m.clk_i = 0;
 	m.eval();
 	model_sample_done(m);
@@ -162,6 +252,12 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 		tfp_->dump(t - epoch);
 	idle_o_ = m.idle_o;
 	tx_valid_ = m.tx_valid_o;
+	if (rec_) {
+		if (tx_fire)
+			rec_->tx(tx_sop, tx_eop, tx_data);
+		if (irq != rec_irq_)
+			rec_->irq(rec_irq_ = irq);
+	}
 	if (rx_fire && ++rx_beat_ == beat_count(*rx))
 		rx_done(t);
 	if (tx_fire)

@@ -25,9 +25,10 @@
 #include "event_queue.h"
 #include "link.h"
 #include "model_inputs.h"
+#include "rtl_model.h"
+#include "stim_rec.h"
 #include "tlp.h"
 
-class Vabb_top;
 class VerilatedContext;
 class VerilatedFstC;
 
@@ -41,6 +42,11 @@ public:
 
 	HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg);
 	~HardIp();
+
+	/* The RTL built for this user clock (rtl_model.h): a new model when
+	 * the clock needs another build (before reset(), at open). */
+	void select_clock(unsigned clk_mhz);
+	unsigned rtl_clk_ns() const;
 
 	/* Drops every buffered TLP; the RTL reset is driven by set_reset. */
 	void reset();
@@ -64,6 +70,16 @@ public:
 	int trace_open(const char *path, std::string &err);
 	void trace_close();
 	bool tracing() const { return tfp_ != nullptr; }
+
+	/* ABB_SIM_STIM: the port record for a replay (stim_rec.h); mark = the
+	 * TLP log was opened at this cycle (pub: the
+	 * count abbsim_cycles() reads then). */
+	void stim_mark(uint64_t cycle, uint64_t pub)
+	{
+		if (rec_)
+			rec_->mark(cycle, pub);
+	}
+	void stim_close() { rec_.reset(); } /* the board is closed */
 
 	std::function<void(const char *dir, const Tlp &t, uint64_t now)> log; /* may be empty */
 	std::function<void(const std::string &)> violation;
@@ -90,9 +106,12 @@ private:
 	Link &up_, &down_;
 	CfgSpace &cfg_;
 	std::unique_ptr<VerilatedContext> ctx_;
-	std::unique_ptr<Vabb_top> top_;
+	std::unique_ptr<RtlModel> top_;
 	ModelInputs inputs_; // the inputs abb_sim_top holds (model_inputs.h)
 	VerilatedFstC *tfp_ = nullptr;
+	std::unique_ptr<StimRec> rec_;
+	bool rec_irq_ = false;
+	void stim_in();
 
 	std::deque<Tlp> rx_; /* bar set: the BAR hit */
 	size_t rx_beat_ = 0;

@@ -468,6 +468,7 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	down_.reset(params, Link::from_params(params.credits_down));
 	rc.reset(params);
 	mmu.reset(params.iova_scatter, params.seed);
+	hip_.select_clock(clk_mhz_); /* the RTL verilated for this clock */
 	hip_.reset();
 	hip_.set_strict(params.strict != 0);
 	cfg.reset(params, DeviceBdf);
@@ -515,6 +516,7 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 void Platform::do_close()
 {
 	hip_.trace_close();
+	hip_.stim_close();
 	trace_switch_ = UINT64_MAX;
 	if (tlp_log_) {
 		fclose(tlp_log_);
@@ -571,6 +573,7 @@ int Platform::do_tlp_log(const std::string &path, std::string &err)
 		params.gen, params.lanes, bars.mps, bars.mrrs, params.rcb,
 		params.cpl_rcb ? "rcb" : "mps", params.clk_mhz);
 	hip_.log = [this](const char *dir, const Tlp &t, uint64_t now) { log_tlp(dir, t, now); };
+	hip_.stim_mark(cycle_, cycle_of(now_));
 	return 0;
 }
 

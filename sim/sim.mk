@@ -27,13 +27,37 @@ SIM_VFLAGS += -O3#                           all Verilator optimisations
 SIM_VFLAGS += --x-assign fast#               X assignments take the fastest value
 SIM_VFLAGS += --x-initial fast#              uninitialised state: fastest value (reset defines it)
 SIM_VFLAGS += --trace-fst#                   FST tracing compiled in, switched on at run time
-SIM_VFLAGS += --top-module abb_sim_top#      $(RTL_TOP) with its inputs loaded only when changed (speed: sim/abb_sim_top.sv)
-SIM_VFLAGS += --prefix Vabb_top#             model class name the wrapper includes
-SIM_VFLAGS += --Mdir $(SIM_VDIR)#            generated files below build/
+# The verilated top is $(RTL_TOP) (the RTL / hard-IP boundary,
+# rtl-model/TLP-STREAM.md) inside sim/abb_sim_top.sv, which loads its inputs
+# only when one changed (speed; sim/model_inputs.h). The wrapper's source is
+# part of the flags so that every build from them (make mutate too) has it.
+SIM_VTOP := sim/abb_sim_top.sv
+SIM_VFLAGS += --top-module abb_sim_top $(SIM_VTOP)
 SIM_VFLAGS += -CFLAGS -fPIC#                 the model goes into a shared library
 SIM_VFLAGS += -CFLAGS -DVL_USER_FINISH#      $$finish ...
 SIM_VFLAGS += -CFLAGS -DVL_USER_STOP#        ... $$stop ...
 SIM_VFLAGS += -CFLAGS -DVL_USER_FATAL#       ... and fatal errors stop the simulation, never exit() (sim/rtl_hooks.cpp)
+SIM_VFLAGS += -I$(RTL_DIR)#                  rtl-model/abb_assert.svh
+# The protocol assertions of the RTL (rtl-model/abb_assert.svh) are on in the
+# library the tests use; a failing one stops the simulation: every later
+# call fails with "RTL model fatal error: $$stop at <file>:<line>" (the
+# assertion's message is printed on stdout). The speed build leaves them out.
+SIM_VASSERT := --assert -DABB_ASSERT
+
+# The RTL is built for the clock the simulator runs (sim/rtl_model.h): the
+# default ClkNs 8 (125 MHz) as class Vabb_top in $(SIM_VDIR), ClkNs 4
+# (250 MHz) as class Vabb_top250 in $(SIM_VDIR250); both go into the one
+# library, which picks by the user clock at open. The speed build
+# ($(SIM_VDIRFAST): 125 MHz, no assertions) is made only by `make sim-speed`.
+SIM_VDIR250  := $(SIM_B)/obj_dir250
+SIM_VDIRFAST := $(SIM_B)/obj_fast
+
+# A build of its own may add flags and sources to the default (125 MHz)
+# model (make coverage: --coverage and rtl-model/abb_cover.sv, with
+# SIM_CXXEXTRA=-DVM_COVERAGE=1 for the platform).
+SIM_VEXTRA      ?=
+SIM_VEXTRA_SRCS ?=
+SIM_CXXEXTRA    ?=
 
 # Optimisation of the verilated C++ (the generated makefile's defaults are -Os).
 SIM_VOPT := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
@@ -47,25 +71,38 @@ SIM_VOPT := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 # libabb keep their sanitizers): its compile under ASan is most of a
 # sanitizer build, and it is generated code (CI's sanitizer stage).
 SIM_VSAN_RTL ?= 1
-SIM_VSAN = $(if $(filter 0,$(SIM_VSAN_RTL)),,$(SIM_VSAN_ON))
+# (CXXFLAGS= : the sub-make would otherwise inherit the sanitizer flags
+# given on the command line through MAKEFLAGS)
+SIM_VSAN = $(if $(filter 0,$(SIM_VSAN_RTL)),CXXFLAGS=,$(SIM_VSAN_ON))
 SIM_VSAN_ON := USER_CPPFLAGS='$(filter -fsanitize% -fno-sanitize% -fno-omit-frame-pointer,$(CXXFLAGS)) \
             $(if $(findstring undefined,$(CXXFLAGS)),-fno-sanitize=alignment)' \
             SIM_VRT_CPPFLAGS='$(if $(findstring undefined,$(CXXFLAGS)),-fno-sanitize=undefined)'
 
 SIM_SRCS := params.cpp tlp.cpp cfg_space.cpp enumerate.cpp iommu.cpp link.cpp \
-            root_complex.cpp faults.cpp hard_ip.cpp platform.cpp rtl_hooks.cpp abbsim.cpp
+            root_complex.cpp faults.cpp hard_ip.cpp platform.cpp rtl_hooks.cpp abbsim.cpp \
+            stim_rec.cpp rtl_model.cpp
 SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o)) $(SIM_B)/abb_options.o
 SIM_CXXFLAGS := -std=c++17 -fPIC $(CXXFLAGS) $(WARN) -Isim -Ihost/include $(SIM_SC_CFLAGS) \
-                -I$(SIM_VDIR) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
-                -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL
+                -I$(SIM_VDIR) -I$(SIM_VDIR250) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
+                -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL $(SIM_CXXEXTRA)
 
 .PHONY: sim sim-smoke sim-test sim-speed sim-install
 all: sim
 sim: $(SIM_LIB)
 
-$(SIM_VDIR)/.verilated: $(RTL_SRCS) sim/abb_sim_top.sv sim/sim.mk
+$(SIM_VDIR)/.verilated: $(RTL_SRCS) $(RTL_DIR)/abb_assert.svh $(SIM_VEXTRA_SRCS) $(SIM_VTOP) sim/sim.mk
 	@mkdir -p $(SIM_VDIR)
-	$(VERILATOR) $(SIM_VFLAGS) $(RTL_SRCS) sim/abb_sim_top.sv
+	$(VERILATOR) $(SIM_VFLAGS) $(SIM_VASSERT) $(SIM_VEXTRA) --prefix Vabb_top --Mdir $(SIM_VDIR) $(RTL_SRCS) $(SIM_VEXTRA_SRCS)
+	@touch $@
+
+$(SIM_VDIR250)/.verilated: $(RTL_SRCS) $(RTL_DIR)/abb_assert.svh $(SIM_VTOP) sim/sim.mk
+	@mkdir -p $(SIM_VDIR250)
+	$(VERILATOR) $(SIM_VFLAGS) $(SIM_VASSERT) -GClkNs=4 --prefix Vabb_top250 --Mdir $(SIM_VDIR250) $(RTL_SRCS)
+	@touch $@
+
+$(SIM_VDIRFAST)/.verilated: $(RTL_SRCS) $(RTL_DIR)/abb_assert.svh $(SIM_VTOP) sim/sim.mk
+	@mkdir -p $(SIM_VDIRFAST)
+	$(VERILATOR) $(SIM_VFLAGS) --prefix Vabb_top --Mdir $(SIM_VDIRFAST) $(RTL_SRCS)
 	@touch $@
 
 $(SIM_VDIR)/.compiled: $(SIM_VDIR)/.verilated sim/verilated_lib.mk
@@ -73,9 +110,17 @@ $(SIM_VDIR)/.compiled: $(SIM_VDIR)/.verilated sim/verilated_lib.mk
 	  Vabb_top__ALL.a libverilated_pic.a
 	@touch $@
 
+$(SIM_VDIR250)/.compiled: $(SIM_VDIR250)/.verilated
+	$(MAKE) -C $(SIM_VDIR250) -f Vabb_top250.mk $(SIM_VOPT) $(SIM_VSAN) Vabb_top250__ALL.a
+	@touch $@
+
+$(SIM_VDIRFAST)/.compiled: $(SIM_VDIRFAST)/.verilated
+	$(MAKE) -C $(SIM_VDIRFAST) -f Vabb_top.mk $(SIM_VOPT) $(SIM_VSAN) Vabb_top__ALL.a
+	@touch $@
+
 # Every platform object waits for the generated headers (hard_ip.cpp and
 # rtl_hooks.cpp include them).
-$(SIM_B)/%.o: sim/%.cpp $(SIM_VDIR)/.verilated
+$(SIM_B)/%.o: sim/%.cpp $(SIM_VDIR)/.verilated $(SIM_VDIR250)/.verilated
 	@mkdir -p $(SIM_B)
 	$(CXX) $(SIM_CXXFLAGS) -MMD -MP -c -o $@ $<
 
@@ -85,9 +130,18 @@ $(SIM_B)/abb_options.o: host/lib/abb_options.c
 	@mkdir -p $(SIM_B)
 	$(CC) -std=c11 -fPIC $(CFLAGS) $(WARN) -Isim -MMD -MP -c -o $@ $<
 
-$(SIM_LIB): $(SIM_OBJS) $(SIM_VDIR)/.compiled
+$(SIM_LIB): $(SIM_OBJS) $(SIM_VDIR)/.compiled $(SIM_VDIR250)/.compiled
 	$(CXX) $(CXXFLAGS) $(LDFLAGS) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so $(SIM_OBJS) \
-	  $(SIM_VDIR)/Vabb_top__ALL.a $(SIM_VDIR)/libverilated_pic.a $(SIM_SC_LIBS) -lz -pthread
+	  $(SIM_VDIR)/Vabb_top__ALL.a $(SIM_VDIR250)/Vabb_top250__ALL.a $(SIM_VDIR)/libverilated_pic.a \
+	  $(SIM_SC_LIBS) -lz -pthread
+
+# The speed build: the same platform with the 125 MHz model without
+# assertions (the 250 MHz one is the test build's), in $(SIM_B)/fast.
+$(SIM_B)/fast/libabbsim.so: $(SIM_OBJS) $(SIM_VDIRFAST)/.compiled $(SIM_VDIR250)/.compiled $(SIM_VDIR)/.compiled
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) $(LDFLAGS) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so $(SIM_OBJS) \
+	  $(SIM_VDIRFAST)/Vabb_top__ALL.a $(SIM_VDIR250)/Vabb_top250__ALL.a $(SIM_VDIR)/libverilated_pic.a \
+	  $(SIM_SC_LIBS) -lz -pthread
 
 $(SIM_B)/smoke_abbsim: sim/smoke_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_LIB)
 	$(CC) -std=c11 $(CFLAGS) $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
@@ -103,12 +157,14 @@ sim-test: $(SIM_B)/test_abbsim
 
 # Speed: the full platform against the bare Verilator loop (sim/bare_bench.cpp:
 # same model, ideal link), one 4 MiB DMA read each; target ratio >= 0.5.
-$(SIM_B)/bare_bench: sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_VDIR)/.compiled
-	$(CXX) $(SIM_CXXFLAGS) -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
-	  $(SIM_VDIR)/Vabb_top__ALL.a $(SIM_VDIR)/libverilated_pic.a -lz -pthread
+# Both use the speed build (no assertions).
+$(SIM_B)/fast/bare_bench: sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_VDIRFAST)/.compiled $(SIM_VDIR)/.compiled
+	@mkdir -p $(@D)
+	$(CXX) $(filter-out -I$(SIM_VDIR),$(SIM_CXXFLAGS)) -I$(SIM_VDIRFAST) -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
+	  $(SIM_VDIRFAST)/Vabb_top__ALL.a $(SIM_VDIR)/libverilated_pic.a -lz -pthread
 
-$(SIM_B)/speed_abbsim: sim/speed_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_LIB)
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
+$(SIM_B)/fast/speed_abbsim: sim/speed_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_B)/fast/libabbsim.so
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B)/fast -labbsim -Wl,-rpath,'$$ORIGIN'
 
 # make sim-speed [BASELINE=<rev>] [SIM_SPEED_RUNS=n]: with BASELINE, the
 # RTL of <rev> is built beside the current one as <rev> built it (its
@@ -131,12 +187,12 @@ $(SIM_BASE_VDIR)/.compiled:
 	$(MAKE) -C $(SIM_BASE_D)/src -f rtl-model/rtl.mk -f sim/sim.mk B=build BASELINE= build/sim/obj_dir/.compiled
 
 $(SIM_BASE_BENCH): sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_BASE_VDIR)/.compiled
-	$(CXX) $(filter-out -I$(SIM_VDIR),$(SIM_CXXFLAGS)) -I$(SIM_BASE_VDIR) -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
+	$(CXX) $(filter-out -I$(SIM_VDIR) -I$(SIM_VDIR250),$(SIM_CXXFLAGS)) -I$(SIM_BASE_VDIR) -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
 	  $(SIM_BASE_VDIR)/Vabb_top__ALL.a $(SIM_BASE_VDIR)/libverilated_pic.a -lz -pthread
 endif
 
-sim-speed: $(SIM_B)/bare_bench $(SIM_B)/speed_abbsim $(SIM_BASE_BENCH)
-	@sim/sim_speed.sh $(SIM_SPEED_RUNS) $(SIM_B)/bare_bench $(SIM_B)/speed_abbsim $(SIM_BASE_BENCH) $(BASELINE)
+sim-speed: $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH)
+	@sim/sim_speed.sh $(SIM_SPEED_RUNS) $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH) $(BASELINE)
 
 sim-install: $(SIM_LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include

@@ -144,11 +144,21 @@ bool from_beats(const std::vector<uint64_t> &beats, Tlp &t, std::string &why)
 		why = buf;
 		return false;
 	}
+	/* rtl-model/TLP-STREAM.md: the unused upper half of beat 1 (3-DW
+	 * header) and of the last beat (odd payload) is 0 */
+	if (t.hdr_dw == 3 && (beats[1] >> 32) != 0) {
+		why = "3-DW header with a non-zero upper half of beat 1";
+		return false;
+	}
 	if (t.has_data()) {
 		unsigned n = t.len_dw();
 		t.data.resize(n);
 		for (unsigned i = 0; i < n; i++)
 			t.data[i] = (uint32_t)(beats[2 + i / 2] >> (32 * (i % 2)));
+		if ((n % 2) && (beats.back() >> 32) != 0) {
+			why = "odd payload with a non-zero upper half of its last beat";
+			return false;
+		}
 	}
 	return true;
 }

@@ -41,6 +41,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_protocol,
 	tb_register_bad_input,
 	tb_register_determinism,
+	tb_register_rtlclk,
 	tb_register_discovery,
 	tb_register_tlp_rules,
 	tb_register_cfgspace,
@@ -177,6 +178,10 @@ static int emu_options(const char *text)
 			tb_emu_opts.pgsizes = v;
 		else if (!strcmp(t, "memlock"))
 			tb_emu_opts.memlock = v;
+		else if (!strcmp(t, "cdev"))
+			tb_emu_opts.cdev = (unsigned)v;
+		else if (!strcmp(t, "iommufd_only"))
+			tb_emu_opts.iommufd_only = (unsigned)v;
 		else {
 			fprintf(stderr, "abb_tests: unknown emulator option \"%s\"\n", t);
 			return -1;

@@ -101,6 +101,11 @@ static void test_daq_queue_order_backpressure_close(void)
 	for (int i = 0; i < 8; i++)
 		CU_ASSERT_EQUAL_FATAL(abb_daq_pool_get(p, &ps.b[i], 0), 0);
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, push_all, &ps), 0);
+	/* wait (up to 10 s: a loaded machine may not run the producer at
+	 * once) until it filled the queue, then give it 20 ms more to push
+	 * past the capacity, which it must not */
+	for (int i = 0; i < 500 && __atomic_load_n(&ps.pushed, __ATOMIC_SEQ_CST) < 3; i++)
+		nanosleep(&d, NULL);
 	nanosleep(&d, NULL);
 	/* back-pressure: the producer stopped at the capacity */
 	CU_ASSERT_EQUAL(__atomic_load_n(&ps.pushed, __ATOMIC_SEQ_CST), 3);

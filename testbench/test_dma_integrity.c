@@ -364,6 +364,54 @@ static void test_dma_integrity_fifo_read(void)
 	fifo_read((uint32_t)mem_size() - 4, 64, 520);
 }
 
+/* The event FIFO drained exactly: the source writes some events and is
+ * stopped, then a fixed-address DMA read at EVS_ADDR of exactly the DWs in
+ * the FIFO completes (every TLP waits only for its own DWs, not for more
+ * than the FIFO will ever hold), starts with an event header and leaves
+ * the FIFO empty. Sizes below and above one TLP (MPS 128 bytes).
+ * Simulator: the level is watched in device time while the source runs. */
+static void test_dma_integrity_evsrc_drain_exact(void)
+{
+	static const uint32_t want_min[] = { 24, 300 };
+	const uint32_t fa = 0x10000;
+	size_t i;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	for (i = 0; i < sizeof(want_min) / sizeof(want_min[0]); i++) {
+		uint32_t level = 0, *h;
+		abb_dmabuf *b = NULL;
+		int n;
+
+		tb_reg_set(ABB_REG_EVS_CTRL, ABB_EVS_CTRL_CLEAR);
+		tb_reg_set(ABB_REG_EVS_ADDR, fa);
+		tb_reg_set(ABB_REG_EVS_SIZE, 12);
+		tb_reg_set(ABB_REG_EVS_GAP, 4);
+		tb_reg_set(ABB_REG_EVS_CTRL, ABB_EVS_CTRL_ENABLE);
+		for (n = 0; n < 100000 && level < want_min[i]; n++)
+			level = tb_reg(ABB_REG_EVS_LEVEL);
+		tb_reg_set(ABB_REG_EVS_CTRL, 0);
+		level = tb_reg(ABB_REG_EVS_LEVEL);
+		/* stopped early: less than a TLP plus half the FIFO's depth */
+		CU_ASSERT_FATAL(level >= want_min[i] && level < 2048);
+		h = (uint32_t *)tb_alloc_pages(level * 4);
+		CU_ASSERT_FATAL(h != NULL);
+		memset(h, 0, level * 4);
+		CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, h, level * 4, &b), 0);
+		if (abb_dma_read(tb_dev, b, 0, fa, level * 4, ABB_DMA_FIXED) != 0)
+			printf("\n    draining %u DWs of the event FIFO: %s\n", level, abb_last_error());
+		CU_ASSERT_EQUAL(tb_reg(ABB_REG_EVS_LEVEL), 0);
+		CU_ASSERT_EQUAL(h[0] & ABB_EVS_HDR_MAGIC, ABB_EVS_MAGIC & ABB_EVS_HDR_MAGIC);
+		CU_ASSERT_EQUAL(h[0] & ABB_EVS_HDR_DWS, 16);
+		CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+		free(h);
+	}
+	tb_reg_set(ABB_REG_EVS_CTRL, ABB_EVS_CTRL_CLEAR);
+	tb_reg_set(ABB_REG_EVS_ADDR, 0xFFFFFFFCu);
+	tb_reg_set(ABB_REG_EVS_SIZE, 0x3C);
+	tb_reg_set(ABB_REG_EVS_GAP, 0);
+}
+
 /* FIFO mode, DMA write: the fixed address ends up with the last word; the
  * neighbours keep theirs. */
 static void fifo_write(uint32_t f, size_t nwords, uint32_t seed)
@@ -716,6 +764,7 @@ static void test_dma_integrity_random(void)
 
 static CU_TestInfo dma_integrity_tests[] = {
 	{ "test_dma_integrity_small_sizes", test_dma_integrity_small_sizes },
+	{ "test_dma_integrity_evsrc_drain_exact", test_dma_integrity_evsrc_drain_exact },
 	{ "test_dma_integrity_page_sizes", test_dma_integrity_page_sizes },
 	{ "test_dma_integrity_64k", test_dma_integrity_64k },
 	{ "test_dma_integrity_1m", test_dma_integrity_1m },

@@ -135,6 +135,84 @@ static void igen_ack(void)
 	CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 1000), 0);
 }
 
+/* Cycles from the ARM write (the last IGEN_CTRL write down the link) to
+ * the Assert_INTA it causes, from the log so far; the log's clock (MHz)
+ * into *mhz. -1 when the log lacks them. */
+static long igen_arm_to_assert(unsigned *mhz)
+{
+	char line[256];
+	long arm = -1, cyc = -1;
+	FILE *f = fopen(log_path, "r");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	while (fgets(line, sizeof line, f)) {
+		unsigned long long c, addr;
+		const char *p;
+
+		if (line[0] == '#') {
+			if ((p = strstr(line, " MHz")) != NULL) {
+				while (p > line && p[-1] >= '0' && p[-1] <= '9')
+					p--;
+				*mhz = (unsigned)strtoul(p, NULL, 10);
+			}
+			continue;
+		}
+		if (sscanf(line, "%llu", &c) != 1)
+			continue;
+		if (strstr(line, " down ") && strstr(line, "MWr") && (p = strstr(line, " addr=")) &&
+		    ((addr = strtoull(p + 6, NULL, 16)) & 0xFFFFu) == ABB_REG_IGEN_CTRL)
+			arm = (long)c;
+		else if (strstr(line, " up ") && strstr(line, "Msg Assert_INTA") && arm >= 0)
+			cyc = (long)(c - (unsigned long long)arm);
+	}
+	fclose(f);
+	return cyc;
+}
+
+/* The generator's latency, exactly: LAT x 4 ns rounded up to whole clock
+ * cycles, at least one. LAT 0 and 4 ns fire in the same cycle (one cycle
+ * of latency each at 8 ns); LAT 100 (400 ns) 49 cycles later at 125 MHz;
+ * LAT 101 one more. The constant path (link, RX, TX) cancels out. */
+static void test_intx_generator_latency_exact(void)
+{
+	static const uint32_t lat[] = { 0, 1, 2, 100, 101, 1000 };
+	long cyc[6];
+	unsigned mhz = 0, clk_ns, i;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_RESET);
+	tb_reg_set(ABB_REG_IER, ABB_ISR_IGEN);
+	for (i = 0; i < 6; i++) {
+		log_start();
+		tb_reg_set(ABB_REG_IGEN_LAT, lat[i]);
+		tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_ARM);
+		CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 6000), 0);
+		CU_ASSERT(tb_reg(ABB_REG_ISR) & ABB_ISR_IGEN);
+		cyc[i] = igen_arm_to_assert(&mhz);
+		igen_ack();
+		log_stop();
+		CU_ASSERT(cyc[i] > 0);
+	}
+	tb_reg_set(ABB_REG_IER, 0);
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_RESET);
+	CU_ASSERT_FATAL(mhz == 125 || mhz == 250);
+	clk_ns = 1000 / mhz;
+	for (i = 1; i < 6; i++) {
+		/* cycles of latency: ceil(LAT * 4 / clk_ns), at least 1 */
+		long want = (long)(((uint64_t)lat[i] * 4 + clk_ns - 1) / clk_ns);
+		long base = 1;
+
+		if (want < 1)
+			want = 1;
+		if (cyc[i] - cyc[0] != want - base)
+			printf("\n    IGEN_LAT %u at %u MHz: Assert_INTA %ld cycles after ARM, "
+			       "LAT 0: %ld (want a difference of %ld)\n", lat[i], mhz, cyc[i], cyc[0],
+			       want - base);
+		CU_ASSERT_EQUAL(cyc[i] - cyc[0], want - base);
+	}
+}
+
 /* ---- INTx ---- */
 
 /* Config space of the default board: INTA, no MSI capability, Interrupt
@@ -570,6 +648,7 @@ static void test_iommu_map_at_permissions(void)
 static CU_TestInfo tests[] = {
 	{"test_intx_config_space", test_intx_config_space},
 	{"test_intx_generator_assert_deassert", test_intx_generator_assert_deassert},
+	{"test_intx_generator_latency_exact", test_intx_generator_latency_exact},
 	{"test_intx_interrupt_disable", test_intx_interrupt_disable},
 	{"test_intx_dma_read", test_intx_dma_read},
 	{"test_intx_msi_only_with_msi", test_intx_msi_only_with_msi},

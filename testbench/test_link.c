@@ -321,6 +321,88 @@ static void test_link_enotsup_off_sim(void)
 	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x3c, 1, 0), -ENOTSUP);
 }
 
+/* Reserved Max_Payload_Size / Max_Read_Request_Size encodings (6, 7) in
+ * Device Control: the board clamps both to 4096 bytes (model-defined, as
+ * the largest defined encoding 5). A 64 KiB DMA write and read at link
+ * MPS = MRRS = 4096 then send TLPs of exactly 1024 DW as with encoding 5,
+ * move every byte and break no rule. */
+static void test_link_reserved_mps_mrrs_clamped(void)
+{
+	static const unsigned code[2] = { 6, 7 };
+	char path[] = "/tmp/abb-tb-tlp-XXXXXX", line[256];
+	uint8_t *host, *back;
+	abb_dmabuf *b = NULL, *bb = NULL;
+	unsigned cap = 0, i;
+	uint32_t v = 0, devctl;
+	int fd;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	host = tb_alloc_pages(XFER); /* after the checks: a skipped test leaks nothing */
+	back = tb_alloc_pages(XFER);
+	CU_ASSERT_FATAL(host && back);
+	for (i = 0; i < 2; i++) {
+		unsigned mwr_max = 0, mrd_max = 0;
+		FILE *f;
+
+		CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=4096,mrrs=4096"), 0);
+		/* the PCI Express capability (ID 0x10), Device Control at +8 */
+		CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0x34, 1, &v), 0);
+		for (cap = v & ~3u; cap; cap = v & ~3u) {
+			CU_ASSERT_EQUAL_FATAL(abb_sim_cfg_read(tb_dev, cap, 2, &v), 0);
+			if ((v & 0xFF) == 0x10)
+				break;
+			v >>= 8;
+		}
+		CU_ASSERT_FATAL(cap != 0);
+		CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, cap + 8, 2, &devctl), 0);
+		CU_ASSERT_EQUAL((devctl >> 5) & 7, 5); /* 4096 */
+		devctl = (devctl & ~((7u << 5) | (7u << 12))) | (code[i] << 5) | (code[i] << 12);
+		CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, cap + 8, 2, devctl), 0);
+		CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, cap + 8, 2, &v), 0);
+		CU_ASSERT_EQUAL((v >> 5) & 7, code[i]);
+
+		fd = mkstemp(strcpy(path, "/tmp/abb-tb-tlp-XXXXXX"));
+		CU_ASSERT_FATAL(fd >= 0);
+		close(fd);
+		tb_fill(host, XFER, 300 + i);
+		memset(back, 0, XFER);
+		CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, host, XFER, &b), 0);
+		CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, back, XFER, &bb), 0);
+		CU_ASSERT_EQUAL(abb_sim_tlp_log(tb_dev, path), 0);
+		CU_ASSERT_EQUAL(abb_dma_write(tb_dev, b, 0, WR_BOARD, XFER, 0), 0);
+		CU_ASSERT_EQUAL(abb_dma_read(tb_dev, bb, 0, WR_BOARD, XFER, 0), 0);
+		CU_ASSERT_EQUAL(abb_sim_tlp_log(tb_dev, "/dev/null"), 0);
+		CU_ASSERT(tb_same("data back at reserved MPS/MRRS codes", back, host, XFER));
+		protocol_clean("reserved MPS/MRRS codes");
+		f = fopen(path, "r");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		while (fgets(line, sizeof(line), f)) {
+			const char *l = strstr(line, " len=");
+			unsigned n = l ? (unsigned)atoi(l + 5) : 0;
+
+			if (!strstr(line, " up ") || strstr(line, "tag=8"))
+				continue; /* descriptor fetches (tags 0x80, 0x81) aside */
+			if (strstr(line, "MWr") && n > mwr_max)
+				mwr_max = n;
+			if (strstr(line, "MRd") && n > mrd_max)
+				mrd_max = n;
+		}
+		fclose(f);
+		unlink(path);
+		if (mwr_max != 1024 || mrd_max != 1024)
+			printf("\n    reserved code %u: largest MWr %u DW, MRd %u DW (want 1024)\n", code[i],
+			       mwr_max, mrd_max);
+		CU_ASSERT_EQUAL(mwr_max, 1024);
+		CU_ASSERT_EQUAL(mrd_max, 1024);
+		CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+		CU_ASSERT_EQUAL(abb_dmabuf_unmap(bb), 0);
+	}
+	free(host);
+	free(back);
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
 static CU_TestInfo link_tests[] = {
 	{ "test_link_enotsup_off_sim", test_link_enotsup_off_sim },
 	{ "test_link_defaults_read_back", test_link_defaults_read_back },
@@ -328,6 +410,7 @@ static CU_TestInfo link_tests[] = {
 	{ "test_link_bad_options", test_link_bad_options },
 	{ "test_link_completion_sizes", test_link_completion_sizes },
 	{ "test_link_tiny_credits", test_link_tiny_credits },
+	{ "test_link_reserved_mps_mrrs_clamped", test_link_reserved_mps_mrrs_clamped },
 	CU_TEST_INFO_NULL,
 };
 

@@ -6,7 +6,9 @@
  * MRRS bytes, no request crosses a 4 KiB boundary, byte enables fit the
  * length, completions to PIO reads carry at most MPS bytes, and the bytes
  * written upstream add up to what the DMA reads moved. Under several link
- * configurations, with unaligned buffers and scattered IOVAs.
+ * configurations, with unaligned buffers and scattered IOVAs. The board's
+ * statistics counters (DIAG_C2H_TLP, DIAG_H2C_RDREQ, DIAG_CPL, DIAG_DESC,
+ * DIAG_MSI) equal, exactly, what the same log counts.
  */
 #define _GNU_SOURCE
 #include "tb.h"
@@ -28,6 +30,12 @@ struct tlp_stats {
 	unsigned long long up_mwr_bytes; /* DMA-read data (MSI writes excluded) */
 	unsigned long long up_mrd_bytes; /* asked for by DMA writes and descriptor fetches */
 	unsigned long bad;        /* rule violations */
+	/* what the DIAG_* counters count, from the log */
+	unsigned long up_mwr_data; /* MWr upstream, not MSI: DIAG_C2H_TLP */
+	unsigned long up_mrd_data; /* MRd upstream with a mover tag (< 0x80): DIAG_H2C_RDREQ */
+	unsigned long up_mrd_desc; /* MRd upstream, descriptor fetch tags 0x80/0x81: DIAG_DESC */
+	unsigned long down_cpl;    /* Cpl and CplD downstream: DIAG_CPL */
+	unsigned long up_irq;      /* Assert_INTA messages and MSI writes upstream: DIAG_MSI */
 	char first_bad[256];
 };
 
@@ -65,8 +73,13 @@ static int check_log(const char *path, struct tlp_stats *st)
 		if (sscanf(line, "%llu %lf %7s %7s", &cyc, &t, dir, type) != 4)
 			continue;
 		st->tlps++;
-		if (strcmp(dir, "up") != 0)
+		if (strcmp(dir, "up") != 0) {
+			if (!strcmp(type, "Cpl") || !strcmp(type, "CplD"))
+				st->down_cpl++;
 			continue; /* the root complex's TLPs are the simulator's business */
+		}
+		if (!strcmp(type, "Msg") && strstr(line, " Assert_INTA"))
+			st->up_irq++;
 		if ((p = strstr(line, " len=")))
 			len = (unsigned)strtoul(p + 5, NULL, 10);
 		if (strcmp(type, "CplD") == 0) {
@@ -95,9 +108,19 @@ static int check_log(const char *path, struct tlp_stats *st)
 		if (strcmp(type, "MWr") == 0) {
 			if (len * 4 > st->mps)
 				bad(st, "memory write above MPS", line);
-			if (addr < 0xFEE00000ull || addr > 0xFEEFFFFFull)
+			if (addr < 0xFEE00000ull || addr > 0xFEEFFFFFull) {
 				st->up_mwr_bytes += (unsigned long long)len * 4;
+				st->up_mwr_data++;
+			} else {
+				st->up_irq++;
+			}
 		} else {
+			unsigned tag = (p = strstr(line, " tag=")) ? (unsigned)strtoul(p + 5, NULL, 16) : 0;
+
+			if (tag >= 0x80)
+				st->up_mrd_desc++;
+			else
+				st->up_mrd_data++;
 			if (len * 4 > st->mrrs)
 				bad(st, "read request above MRRS", line);
 			st->up_mrd_bytes += (unsigned long long)len * 4;
@@ -197,6 +220,71 @@ static void test_tlp_rules_link_configs(void)
 	CU_ASSERT_EQUAL(tb_open(NULL), 0);
 }
 
+/* The statistics counters against the TLP log, exactly: DMA reads and
+ * writes of many shapes (one completed by interrupt), chains over scattered
+ * IOVAs, completions split at the RCB and reordered, MSI instead of INTx. */
+static void test_tlp_rules_diag_counters(void)
+{
+	static const char *const cfg[] = {
+		"mps=128,mrrs=512",
+		"mps=256,mrrs=128,rcb=128,iova=scatter",
+		"mps=512,mrrs=1024,cpl=rcb,reorder=1,seed=5,msi=1",
+	};
+	static const uint32_t reg[5] = {
+		ABB_REG_DIAG_C2H_TLP, ABB_REG_DIAG_H2C_RDREQ, ABB_REG_DIAG_DESC,
+		ABB_REG_DIAG_CPL, ABB_REG_DIAG_MSI,
+	};
+	static const char *const name[5] = { "C2H_TLP", "H2C_RDREQ", "DESC", "CPL", "MSI" };
+	char path[64];
+	uint8_t *h;
+	size_t i, k;
+	int fd;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	h = tb_alloc_pages(HBUF); /* after the checks: a skipped test leaks nothing */
+	CU_ASSERT_FATAL(h != NULL);
+	for (i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++) {
+		struct tlp_stats st;
+		abb_dmabuf *b = NULL;
+		uint32_t before[5], after[5];
+		unsigned long want[5];
+
+		snprintf(path, sizeof(path), "/tmp/abb-tb-tlp-XXXXXX");
+		fd = mkstemp(path);
+		CU_ASSERT_FATAL(fd >= 0);
+		close(fd);
+		CU_ASSERT_EQUAL_FATAL(tb_reopen(cfg[i]), 0);
+		for (k = 0; k < 5; k++)
+			before[k] = tb_reg(reg[k]);
+		CU_ASSERT_EQUAL(abb_sim_tlp_log(tb_dev, path), 0);
+		CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, h, HBUF, &b), 0);
+		CU_ASSERT(traffic(h, b) > 0);
+		CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 20000), 0); /* let posted messages out */
+		for (k = 0; k < 5; k++)
+			after[k] = tb_reg(reg[k]);
+		tb_close(); /* ends the log */
+		CU_ASSERT_EQUAL(check_log(path, &st), 0);
+		want[0] = st.up_mwr_data;
+		want[1] = st.up_mrd_data;
+		want[2] = st.up_mrd_desc;
+		want[3] = st.down_cpl;
+		want[4] = st.up_irq;
+		for (k = 0; k < 5; k++) {
+			if ((unsigned long)(after[k] - before[k]) != want[k])
+				printf("\n    %s: DIAG_%s counted %u, the TLP log %lu\n", cfg[i], name[k],
+				       after[k] - before[k], want[k]);
+			CU_ASSERT_EQUAL((unsigned long)(after[k] - before[k]), want[k]);
+		}
+		CU_ASSERT(st.up_mwr_data > 0 && st.up_mrd_data > 0 && st.down_cpl > 0 && st.up_irq > 0);
+		if (strstr(cfg[i], "scatter"))
+			CU_ASSERT(st.up_mrd_desc > 0);
+		unlink(path);
+	}
+	free(h);
+	CU_ASSERT_EQUAL(tb_open(NULL), 0);
+}
+
 /* The same sequence after a hot reset gives the same TLP log, line for
  * line (cycles included). */
 static void test_tlp_rules_log_reproducible(void)
@@ -256,6 +344,7 @@ static void test_tlp_rules_log_reproducible(void)
 static CU_TestInfo tlp_rules_tests[] = {
 	{ "test_tlp_rules_link_configs", test_tlp_rules_link_configs },
 	{ "test_tlp_rules_log_reproducible", test_tlp_rules_log_reproducible },
+	{ "test_tlp_rules_diag_counters", test_tlp_rules_diag_counters },
 	CU_TEST_INFO_NULL,
 };
 

@@ -23,6 +23,7 @@
 
 #include "abb_vfio.h"
 #include "vfio_emu.h"
+#include "vfio_iommufd_abi.h"
 
 #define PG 4096u
 
@@ -551,10 +552,368 @@ static void test_vfio_iommu_types(void)
 	free(a);
 	o = (struct vfio_emu_opts){.no_type1 = 1};
 	open_fails(&o, NULL, -ENOTSUP, "type-1", NULL);
-	o = (struct vfio_emu_opts){.iommufd_only = 1};
+	o = (struct vfio_emu_opts){.iommufd_only = 1, .no_vfio_dev = 1};
 	open_fails(&o, NULL, -ENOTSUP, "iommufd", "CONFIG_VFIO_CONTAINER");
 }
 
+
+/* ---- the iommufd/cdev path -------------------------------------------- */
+
+#define CDEV_URI VFIO_EMU_URI ",iommu=iommufd"
+
+static abb_dev *cdev_open(const struct vfio_emu_opts *o, const char *uri)
+{
+	abb_dev *d = NULL;
+	int rc;
+
+	if (emu(o))
+		return NULL;
+	rc = abb_open(&d, uri);
+	if (rc)
+		printf("\n    abb_open(%s): %d %s\n", uri, rc, abb_last_error());
+	CU_ASSERT_EQUAL(rc, 0);
+	return rc ? NULL : d;
+}
+
+/* Open, DMA both ways (polled and by interrupt), a read-only buffer,
+ * interrupts (MSI and INTx), close: all through the cdev and /dev/iommu. */
+static void test_vfio_cdev_dma(void)
+{
+	for (int intx = 0; intx < 2; intx++) {
+		struct vfio_emu_opts o = {.cdev = 1, .no_msi = (unsigned)intx};
+		abb_dev *d = cdev_open(&o, CDEV_URI);
+		size_t n = 64 * 1024;
+		uint8_t *a = tb_alloc_pages(n), *b = tb_alloc_pages(n);
+		uint8_t *ro = mmap(NULL, PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		abb_dmabuf *ma = NULL, *mb = NULL, *mr = NULL;
+
+		if (!d || !a || !b || ro == MAP_FAILED)
+			goto out;
+		stats();
+		CU_ASSERT_EQUAL(st.containers + st.groups, 0);
+		CU_ASSERT_EQUAL(st.iommufds, 1);
+		CU_ASSERT_EQUAL(st.ioas, 1);
+		CU_ASSERT_EQUAL(st.binds, 1);
+		CU_ASSERT_EQUAL(st.attaches, 1);
+		CU_ASSERT_EQUAL(st.devices, 1);
+		CU_ASSERT_EQUAL(st.resets, 1);
+		if (intx) /* the simulated board has MSI only with its msi=1 */
+			CU_ASSERT_STRING_EQUAL(abb_vfio_irq_mode(d), "INTx");
+		CU_ASSERT_STRING_NOT_EQUAL(abb_vfio_irq_mode(d), "none");
+		tb_fill(a, n, 91);
+		CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(d, a, n, &ma), 0);
+		CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(d, b, n, &mb), 0);
+		for (int i = 0; i < 2; i++) {
+			unsigned fl = i ? ABB_DMA_IRQ : 0;
+
+			memset(b, 0, n);
+			CU_ASSERT_EQUAL(abb_dma_write(d, ma, 0, 0, n, fl), 0);
+			CU_ASSERT_EQUAL(abb_dma_read(d, mb, 0, 0, n, fl), 0);
+			CU_ASSERT(tb_same("vfio cdev DMA round trip", b, a, n));
+		}
+		irq_generator(d, 2, 0);
+		/* read-only memory: mapped without WRITEABLE, the board reads it */
+		CU_ASSERT_EQUAL(abb_dmabuf_map(d, ro, PG, &mr), 0);
+		stats();
+		CU_ASSERT_EQUAL(st.ro_maps, 1);
+		CU_ASSERT_EQUAL(st.maps, 3);
+		CU_ASSERT_EQUAL(st.pinned, 2 * n + PG);
+		if (mr)
+			CU_ASSERT_EQUAL(abb_dma_write(d, mr, 0, 0, PG, 0), 0);
+		CU_ASSERT_EQUAL(abb_dmabuf_unmap(ma), 0);
+		stats();
+		CU_ASSERT_EQUAL(st.maps, 2);
+		CU_ASSERT_EQUAL(st.unmap_with_master, 1); /* an unmap while open */
+		vfio_emu_stats_reset();
+		/* mb and mr stay mapped: close unmaps them after bus master off */
+		abb_close(d);
+		d = NULL;
+		stats();
+		CU_ASSERT_EQUAL(st.unmap_with_master, 0);
+		if (st.devices + st.iommufds + st.ioas + st.maps)
+			printf("\n    after close: devices %u iommufds %u ioas %u maps %u: %s\n",
+			       st.devices, st.iommufds, st.ioas, st.maps, st.last_rule);
+		CU_ASSERT_EQUAL(st.devices + st.iommufds + st.ioas + st.maps, 0);
+		CU_ASSERT_EQUAL(st.pinned, 0);
+		CU_ASSERT_EQUAL(st.rule_errors, 0);
+out:
+		if (d)
+			abb_close(d);
+		free(a);
+		free(b);
+		if (ro != MAP_FAILED)
+			munmap(ro, PG);
+	}
+}
+
+/* Which interface: the URI's iommu=, ABB_VFIO_IOMMU, else auto. */
+static void test_vfio_cdev_select(void)
+{
+	struct vfio_emu_opts o = {.cdev = 1};
+	abb_dev *d;
+
+	d = cdev_open(&o, VFIO_EMU_URI); /* auto, both offered: the group */
+	stats();
+	CU_ASSERT_EQUAL(st.containers, 1);
+	CU_ASSERT_EQUAL(st.iommufds, 0);
+	if (d)
+		abb_close(d);
+	setenv("ABB_VFIO_IOMMU", "iommufd", 1);
+	d = cdev_open(&o, VFIO_EMU_URI);
+	stats();
+	CU_ASSERT_EQUAL(st.containers, 0);
+	CU_ASSERT_EQUAL(st.iommufds, 1);
+	if (d)
+		abb_close(d);
+	d = cdev_open(&o, VFIO_EMU_URI ",iommu=group"); /* the URI wins */
+	stats();
+	CU_ASSERT_EQUAL(st.containers, 1);
+	if (d)
+		abb_close(d);
+	setenv("ABB_VFIO_IOMMU", "both", 1);
+	open_fails(&o, NULL, -EINVAL, "ABB_VFIO_IOMMU", "iommu=group");
+	unsetenv("ABB_VFIO_IOMMU");
+	open_fails(&o, VFIO_EMU_URI ",iommu=cdev", -EINVAL, "iommu=cdev", NULL);
+	d = cdev_open(&o, VFIO_EMU_URI ",iommu=auto");
+	if (d)
+		abb_close(d);
+	o = (struct vfio_emu_opts){.iommufd_only = 1}; /* auto: the only one */
+	d = cdev_open(&o, "vfio");
+	stats();
+	CU_ASSERT_EQUAL(st.iommufds, 1);
+	if (d)
+		abb_close(d);
+	o.cdev = 1; /* options only: discovery finds the address */
+	d = cdev_open(&o, "vfio:iommu=iommufd");
+	if (d)
+		abb_close(d);
+	open_fails(&o, VFIO_EMU_URI ",iommu=group", -ENOTSUP, "CONFIG_VFIO_CONTAINER", NULL);
+	o = (struct vfio_emu_opts){0}; /* no cdev on this kernel */
+	open_fails(&o, CDEV_URI, -ENOTSUP, "CONFIG_VFIO_DEVICE_CDEV", "iommu=group");
+	o = (struct vfio_emu_opts){.cdev = 1, .no_vfio_dev = 1};
+	open_fails(&o, CDEV_URI, -ENOTSUP, "vfio-dev", NULL);
+	/* an IOVA alignment above the CPU page: maps in its units */
+	o = (struct vfio_emu_opts){.cdev = 1, .pgsizes = 0x200000};
+	d = cdev_open(&o, CDEV_URI);
+	if (d) {
+		uint8_t *a = aligned_alloc(0x200000, 0x200000); /* the whole IOVA unit */
+		abb_dmabuf *m = NULL;
+
+		if (a && abb_dmabuf_map(d, a, PG, &m) == 0) {
+			stats();
+			CU_ASSERT_EQUAL(st.pinned, 0x200000);
+			CU_ASSERT_EQUAL(abb_dma_write(d, m, 0, 0, PG, 0), 0);
+			CU_ASSERT_EQUAL(abb_dmabuf_unmap(m), 0);
+		} else {
+			printf("\n    %s\n", abb_last_error());
+			CU_FAIL("map with a 2 MiB IOVA alignment");
+		}
+		abb_close(d);
+		free(a);
+	}
+}
+
+/* Each failure of the iommufd path has its message and leaves nothing open. */
+static void test_vfio_cdev_failures(void)
+{
+	static const struct {
+		const char *call;
+		unsigned long req;
+		int err;
+		unsigned skip;
+		int rc;
+		const char *word;
+	} cases[] = {
+		{"open", 0, ENOENT, 0, -ENOTSUP, "CONFIG_IOMMUFD"},
+		{"open", 0, EACCES, 0, -EACCES, "chmod 666"},
+		{"open", 0, EIO, 0, -EIO, "/iommu"},
+		{"open", 0, EACCES, 1, -EACCES, "chown"},
+		{"open", 0, EBUSY, 1, -EBUSY, "another process"},
+		{"open", 0, EIO, 1, -EIO, "vfio/devices/vfio0"},
+		{"ioctl", VFIO_DEVICE_BIND_IOMMUFD, EBUSY, 0, -EBUSY, "in use"},
+		{"ioctl", VFIO_DEVICE_BIND_IOMMUFD, EIO, 0, -EIO, "BIND_IOMMUFD"},
+		{"ioctl", IOMMU_IOAS_ALLOC, ENOMEM, 0, -ENOMEM, "IOMMU_IOAS_ALLOC"},
+		{"ioctl", VFIO_DEVICE_ATTACH_IOMMUFD_PT, EIO, 0, -EIO, "ATTACH_IOMMUFD_PT"},
+		{"ioctl", IOMMU_IOAS_IOVA_RANGES, EIO, 0, -EIO, "IOVA_RANGES"},
+	};
+	struct vfio_emu_opts o = {.cdev = 1};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		if (emu(&o))
+			return;
+		vfio_emu_fail(cases[i].call, cases[i].req, cases[i].err, cases[i].skip);
+		{
+			abb_dev *d = NULL;
+			int got = abb_open(&d, CDEV_URI);
+
+			if (got != cases[i].rc || !strstr(abb_last_error(), cases[i].word))
+				printf("\n    case %zu: %d (want %d): %s\n", i, got, cases[i].rc,
+				       abb_last_error());
+			CU_ASSERT_EQUAL(got, cases[i].rc);
+			CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), cases[i].word));
+			if (d)
+				abb_close(d);
+		}
+		vfio_emu_fail(NULL, 0, 0, 0);
+		stats();
+		CU_ASSERT_EQUAL(st.devices + st.iommufds + st.ioas, 0);
+	}
+	o.no_irq_remap = 1;
+	open_fails(&o, CDEV_URI, -EPERM, "interrupt remapping", "iommufd/parameters");
+	o.no_irq_remap = 0;
+	/* the memlock limit, a refused map, a refused unmap */
+	o.memlock = 4 * PG;
+	{
+		abb_dev *d = cdev_open(&o, CDEV_URI);
+		uint8_t *a = tb_alloc_pages(8 * PG);
+		abb_dmabuf *m = NULL;
+
+		if (d && a) {
+			CU_ASSERT_EQUAL(abb_dmabuf_map(d, a, 8 * PG, &m), -ENOMEM);
+			CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "RLIMIT_MEMLOCK"));
+			vfio_emu_fail("ioctl", IOMMU_IOAS_MAP, ENOMEM, 0);
+			CU_ASSERT_EQUAL(abb_dmabuf_map(d, a, PG, &m), -ENOMEM);
+			CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "IOMMU_IOAS_MAP"));
+			vfio_emu_fail("ioctl", IOMMU_IOAS_MAP, EIO, 0);
+			CU_ASSERT_EQUAL(abb_dmabuf_map(d, a, PG, &m), -EIO);
+			CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "IOMMU_IOAS_MAP"));
+			CU_ASSERT_EQUAL(abb_dmabuf_map(d, a, PG, &m), 0);
+			vfio_emu_fail("ioctl", IOMMU_IOAS_UNMAP, EIO, 0);
+			CU_ASSERT_EQUAL(abb_dmabuf_unmap(m), -EIO);
+			CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "IOMMU_IOAS_UNMAP"));
+		}
+		vfio_emu_fail(NULL, 0, 0, 0);
+		if (d)
+			abb_close(d);
+		free(a);
+	}
+}
+
+/* The emulated kernel's rules of the cdev path, call by call. */
+static void test_vfio_rule_cdev(void)
+{
+	struct vfio_emu_opts o = {.cdev = 1, .memlock = 8 * PG};
+	const struct abb_vfio_sys *s;
+	char path[512];
+	int ifd = -1, dfd = -1, efd = -1;
+	struct vfio_region_info ri = {.argsz = sizeof ri};
+	struct vfio_device_bind_iommufd bind = {.argsz = sizeof bind};
+	struct vfio_device_attach_iommufd_pt at = {.argsz = sizeof at};
+	struct iommu_ioas_alloc ia = {.size = sizeof ia};
+	struct iommu_iova_range r[4];
+	struct iommu_ioas_iova_ranges q = {.size = sizeof q};
+	struct iommu_ioas_map im = {.size = sizeof im};
+	struct iommu_ioas_unmap iu = {.size = sizeof iu};
+	struct iommu_destroy ds = {.size = sizeof ds};
+	uint8_t *a = tb_alloc_pages(16 * PG);
+	uint8_t *ro = mmap(NULL, PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint32_t w;
+	const unsigned FX = IOMMU_IOAS_MAP_FIXED_IOVA, RW = IOMMU_IOAS_MAP_READABLE |
+							  IOMMU_IOAS_MAP_WRITEABLE;
+
+	if (!a || ro == MAP_FAILED || emu(&o))
+		goto out;
+	s = abb_vfio_get_sys();
+	snprintf(path, sizeof path, "%s/iommu", s->dev_root);
+	ifd = s->open(path, O_RDWR);
+	CU_ASSERT(ifd >= 0);
+	snprintf(path, sizeof path, "%s/vfio/devices/vfio0", s->dev_root);
+	dfd = s->open(path, O_RDWR);
+	CU_ASSERT(dfd >= 0);
+	REFUSED(s->open(path, O_RDWR), EBUSY);                          /* open twice */
+	/* bind before anything else */
+	REFUSED(s->ioctl(dfd, VFIO_DEVICE_GET_REGION_INFO, &ri), EINVAL);
+	REFUSED(s->pread(dfd, &w, 4, 0), EINVAL);
+	REFUSED(s->ioctl(dfd, VFIO_DEVICE_ATTACH_IOMMUFD_PT, &at), EINVAL);
+	bind.iommufd = dfd;
+	REFUSED(s->ioctl(dfd, VFIO_DEVICE_BIND_IOMMUFD, &bind), EBADF); /* not /dev/iommu */
+	bind.iommufd = ifd, bind.flags = 1;
+	REFUSED(s->ioctl(dfd, VFIO_DEVICE_BIND_IOMMUFD, &bind), EINVAL);
+	bind.flags = 0;
+	CU_ASSERT_EQUAL(s->ioctl(dfd, VFIO_DEVICE_BIND_IOMMUFD, &bind), 0);
+	REFUSED(s->ioctl(dfd, VFIO_DEVICE_BIND_IOMMUFD, &bind), EINVAL); /* twice */
+	/* attach before regions */
+	REFUSED(s->ioctl(dfd, VFIO_DEVICE_GET_REGION_INFO, &ri), EINVAL);
+	REFUSED(s->mmap(NULL, PG, PROT_READ, MAP_SHARED, dfd, 0), EINVAL);
+	at.pt_id = 2;
+	REFUSED(s->ioctl(dfd, VFIO_DEVICE_ATTACH_IOMMUFD_PT, &at), ENOENT); /* no IOAS yet */
+	ia.flags = 1;
+	REFUSED(s->ioctl(ifd, IOMMU_IOAS_ALLOC, &ia), EOPNOTSUPP);
+	ia.flags = 0;
+	CU_ASSERT_EQUAL(s->ioctl(ifd, IOMMU_IOAS_ALLOC, &ia), 0);
+	CU_ASSERT(ia.out_ioas_id != 0);
+	q.ioas_id = ia.out_ioas_id + 1;
+	REFUSED(s->ioctl(ifd, IOMMU_IOAS_IOVA_RANGES, &q), ENOENT);
+	q.ioas_id = ia.out_ioas_id, q.num_iovas = 0;
+	REFUSED(s->ioctl(ifd, IOMMU_IOAS_IOVA_RANGES, &q), EMSGSIZE);   /* the count */
+	CU_ASSERT_EQUAL(q.num_iovas, 2);
+	q.allowed_iovas = (uintptr_t)r;
+	CU_ASSERT_EQUAL(s->ioctl(ifd, IOMMU_IOAS_IOVA_RANGES, &q), 0);
+	CU_ASSERT_EQUAL(r[0].last, 0xfedfffffull);
+	CU_ASSERT_EQUAL(q.out_iova_alignment, PG);
+	at.pt_id = ia.out_ioas_id;
+	CU_ASSERT_EQUAL(s->ioctl(dfd, VFIO_DEVICE_ATTACH_IOMMUFD_PT, &at), 0);
+	CU_ASSERT_EQUAL(s->ioctl(dfd, VFIO_DEVICE_GET_REGION_INFO, &ri), 0);
+	/* maps */
+	im.ioas_id = ia.out_ioas_id;
+#define MAP(va, io, sz, fl)                                                   \
+	(im.user_va = (uintptr_t)(va), im.iova = (io), im.length = (sz), im.flags = (fl), \
+	 s->ioctl(ifd, IOMMU_IOAS_MAP, &im))
+	REFUSED(MAP(a + 1, 0x10000000, PG, FX | RW), EINVAL);      /* user_va misaligned */
+	REFUSED(MAP(a, 0x10000800, PG, FX | RW), EINVAL);          /* iova misaligned */
+	REFUSED(MAP(a, 0x10000000, PG + 8, FX | RW), EINVAL);      /* length misaligned */
+	REFUSED(MAP(a, 0x10000000, PG, FX), EINVAL);               /* no access */
+	REFUSED(MAP(a, 0x10000000, PG, RW), EOPNOTSUPP);           /* no FIXED_IOVA */
+	REFUSED(MAP(a, 0x10000000, PG, FX | RW | 0x100), EOPNOTSUPP); /* unknown flag */
+	REFUSED(MAP(a, 0xfee00000, PG, FX | RW), EINVAL);          /* the MSI hole */
+	CU_ASSERT_EQUAL(MAP(a, 0x10000000, 4 * PG, FX | RW), 0);
+	REFUSED(MAP(a + 4 * PG, 0x10003000, PG, FX | RW), EEXIST); /* overlap */
+	REFUSED(MAP(a + 4 * PG, 0x20000000, 8 * PG, FX | RW), ENOMEM); /* memlock */
+	REFUSED(MAP(ro, 0x20000000, PG, FX | RW), EFAULT);         /* write on read-only */
+	CU_ASSERT_EQUAL(MAP(ro, 0x20000000, PG, FX | IOMMU_IOAS_MAP_READABLE), 0);
+	im.ioas_id = 99;
+	REFUSED(MAP(a, 0x30000000, PG, FX | RW), ENOENT);          /* unknown IOAS */
+	im.ioas_id = ia.out_ioas_id;
+#undef MAP
+	stats();
+	CU_ASSERT_EQUAL(st.maps, 2);
+	CU_ASSERT_EQUAL(st.pinned, 5 * PG);
+	CU_ASSERT_EQUAL(st.ro_maps, 1);
+	iu.ioas_id = ia.out_ioas_id, iu.iova = 0x10001000, iu.length = PG; /* cuts */
+	REFUSED(s->ioctl(ifd, IOMMU_IOAS_UNMAP, &iu), ENOENT);
+	iu.iova = 0x40000000, iu.length = PG;                      /* nothing there */
+	REFUSED(s->ioctl(ifd, IOMMU_IOAS_UNMAP, &iu), ENOENT);
+	iu.iova = 0x10000000, iu.length = 0x20000000;
+	CU_ASSERT_EQUAL(s->ioctl(ifd, IOMMU_IOAS_UNMAP, &iu), 0);
+	CU_ASSERT_EQUAL(iu.length, 5 * PG);
+	stats();
+	CU_ASSERT_EQUAL(st.pinned, 0);
+	/* the IOAS cannot go while the device is attached */
+	ds.id = ia.out_ioas_id;
+	REFUSED(s->ioctl(ifd, IOMMU_DESTROY, &ds), EBUSY);
+	/* a device fd from the cdev refuses the group; the group path's device
+	 * fd refuses the cdev ioctls (below, after close) */
+	REFUSED(s->ioctl(ifd, 0x3bff, NULL), ENOTTY);
+	efd = s->eventfd(0, 0);
+	s->close(dfd);
+	dfd = -1;
+	CU_ASSERT_EQUAL(s->ioctl(ifd, IOMMU_DESTROY, &ds), 0);
+	REFUSED(s->ioctl(ifd, IOMMU_DESTROY, &ds), ENOENT);
+	s->close(ifd);
+	ifd = -1;
+	stats();
+	CU_ASSERT_EQUAL(st.devices + st.iommufds + st.ioas + st.maps, 0);
+out:
+	if (efd >= 0)
+		close(efd);
+	if (dfd >= 0)
+		abb_vfio_get_sys()->close(dfd);
+	if (ifd >= 0)
+		abb_vfio_get_sys()->close(ifd);
+	free(a);
+	if (ro != MAP_FAILED)
+		munmap(ro, PG);
+}
 
 /* ---- failures of single calls (fault injection) ----------------------- */
 
@@ -923,6 +1282,10 @@ static CU_TestInfo vfio_tests[] = {
 	{ "test_vfio_rule_order", test_vfio_rule_order },
 	{ "test_vfio_rule_viability", test_vfio_rule_viability },
 	{ "test_vfio_rule_map_dma", test_vfio_rule_map_dma },
+	{ "test_vfio_cdev_dma", test_vfio_cdev_dma },
+	{ "test_vfio_cdev_select", test_vfio_cdev_select },
+	{ "test_vfio_cdev_failures", test_vfio_cdev_failures },
+	{ "test_vfio_rule_cdev", test_vfio_rule_cdev },
 	{ "test_vfio_rule_device", test_vfio_rule_device },
 	CU_TEST_INFO_NULL,
 };

@@ -104,6 +104,9 @@ test:
 	  $(if $(JUNIT_DIR),--junit '$(JUNIT_DIR)/abb_tests-vfio-emu$(TB_SHARD_SFX).xml') $(TB_SUITES) ;; \
 	*) echo "vfio-emu: not run on ABB_DEVICE=$(ABB_DEVICE)" ;; esac
 	@$(MAKE) --no-print-directory mprace-test
+	@# a second simulator on the same RTL: Icarus replays the golden vectors
+	@if [ -z '$(TB_SUITES)' ] && { [ -z '$(SHARD)' ] || [ '$(firstword $(subst /, ,$(SHARD)))' = 1 ]; }; then \
+	  $(MAKE) --no-print-directory icarus-replay; else echo "icarus-replay: not run (TB_SUITES or SHARD)"; fi
 
 # libabb and the bench built with --coverage in $(TB_COV_B) (the simulator
 # of $(B) is used as it is), the suites run on the emulated VFIO kernel,
@@ -112,6 +115,8 @@ test:
 # $(B), so `make clean` removes it).
 TB_COV_B      ?= $(B)/cov
 TB_COV_SUITES ?= vfio regs blocking dma_integrity bad_input
+# a second run through the iommufd/cdev path (no legacy container)
+TB_COV_CDEV_SUITES ?= regs blocking dma_integrity
 vfio-coverage: $(B)/sim/libabbsim.so
 	@if [ -d $(TB_COV_B) ]; then find $(TB_COV_B) -name '*.gcda' -delete; fi
 	@$(MAKE) --no-print-directory B=$(TB_COV_B) CFLAGS='-O0 -g --coverage' $(TB_COV_B)/abb_tests
@@ -119,6 +124,11 @@ vfio-coverage: $(B)/sim/libabbsim.so
 	  $(TB_COV_B)/abb_tests --vfio-emu $(TB_COV_SUITES) > $(TB_COV_B)/vfio-coverage.log 2>&1 || \
 	  { grep -B1 -A3 FAILED $(TB_COV_B)/vfio-coverage.log; \
 	    echo "vfio-coverage: tests failed (log: $(TB_COV_B)/vfio-coverage.log)"; }
+	ABB_SIM_LIB=$(abspath $(B))/sim/libabbsim.so timeout $(TB_TIMEOUT) \
+	  $(TB_COV_B)/abb_tests --vfio-emu=iommufd_only $(TB_COV_CDEV_SUITES) \
+	  > $(TB_COV_B)/vfio-coverage-cdev.log 2>&1 || \
+	  { grep -B1 -A3 FAILED $(TB_COV_B)/vfio-coverage-cdev.log; \
+	    echo "vfio-coverage: cdev run failed (log: $(TB_COV_B)/vfio-coverage-cdev.log)"; }
 	@gcov -o $(TB_COV_B)/host/lib host/lib/backend_vfio.c 2>/dev/null | \
 	  grep -A1 "File '.*backend_vfio.c'"; mv -f *.gcov $(TB_COV_B)/ 2>/dev/null || true
 	@echo "vfio-coverage: lines not run (line number: source), from $(TB_COV_B)/backend_vfio.c.gcov:"

@@ -6,7 +6,9 @@
  *
  * Each canonical transfer of tb_vectors.c runs on a freshly reset
  * simulator; its file holds the parameters, the cycle count and the
- * decoded TLP trace. Vectors change only on purpose: regenerate them in the
+ * decoded TLP trace; next to it NAME.stim, the RTL's port activity from the
+ * hot reset on (ABB_SIM_STIM, sim/stim_rec.h), which the Icarus replay
+ * (testbench/icarus/) feeds to the same RTL. Vectors change only on purpose: regenerate them in the
  * commit that moves cycle counts, and say why there. Exit status 0 when
  * every vector was written.
  */
@@ -15,6 +17,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -39,8 +42,12 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < tb_nvectors; i++) {
 		uint64_t cycles;
 
+		snprintf(path, sizeof(path), "%s/%s.stim", dir, tb_vectors[i].name);
+		setenv("ABB_SIM_STIM", path, 1);
 		snprintf(path, sizeof(path), "%s/%s.txt", dir, tb_vectors[i].name);
-		if (tb_vector_run(&tb_vectors[i], path, &cycles, err, sizeof(err))) {
+		int r = tb_vector_run(&tb_vectors[i], path, &cycles, err, sizeof(err));
+		unsetenv("ABB_SIM_STIM");
+		if (r) {
 			fprintf(stderr, "vectors_run: %s: %s\n", tb_vectors[i].name, err);
 			failed = 1;
 			continue;

@@ -38,6 +38,23 @@
  *     IOMMU mappings of the container stay;
  *   - closing the container removes its mappings; UNMAP_DMA while the
  *     device's bus master bit is on is counted (unmap_with_master).
+ *   - the iommufd/cdev path (options cdev, iommufd_only): the device cdev
+ *     /dev/vfio/devices/vfio0 (open twice: EBUSY) takes no ioctl but
+ *     VFIO_DEVICE_BIND_IOMMUFD until bound (EINVAL), and no region, irq or
+ *     reset ioctl, pread/pwrite or mmap until attached to an IOAS
+ *     (VFIO_DEVICE_ATTACH_IOMMUFD_PT; EINVAL); BIND twice (EINVAL), flags
+ *     not 0 (EINVAL), an fd that is not /dev/iommu (EBADF), the group open
+ *     (EBUSY); ATTACH of an unknown IOAS (ENOENT), without interrupt
+ *     remapping (EPERM); IOMMU_IOAS_ALLOC flags not 0 (EOPNOTSUPP);
+ *     IOMMU_IOAS_IOVA_RANGES with too little room (EMSGSIZE and the count);
+ *     IOMMU_IOAS_MAP: unknown IOAS (ENOENT), unknown flags (EOPNOTSUPP),
+ *     neither READABLE nor WRITEABLE (EINVAL), without FIXED_IOVA (not
+ *     emulated: EOPNOTSUPP), iova, length or user_va not aligned to the
+ *     IOVA alignment (EINVAL), outside the ranges (EINVAL), overlap
+ *     (EEXIST), memlock (ENOMEM), WRITEABLE on read-only memory (EFAULT);
+ *     IOMMU_IOAS_UNMAP of a range that cuts an area or covers none
+ *     (ENOENT), reports the bytes unmapped; IOMMU_DESTROY of an IOAS a
+ *     device is attached to (EBUSY); closing /dev/iommu drops the IOAS.
  *
  * Device time: clock_gettime(CLOCK_MONOTONIC) is the simulator's time,
  * nanosleep advances it, poll() on the interrupt eventfd waits for the
@@ -71,7 +88,7 @@
 #include "vfio_emu_tree.h"
 
 struct emu_state emu = {.lock = PTHREAD_MUTEX_INITIALIZER, .container_fd = -1, .group_fd = -1,
-			.device_fd = -1, .irq_index = -1, .irq_efd = -1};
+			.device_fd = -1, .irq_index = -1, .irq_efd = -1, .iommufd_fd = -1};
 
 /* Fault injection (vfio_emu_fail). */
 static struct {
@@ -167,6 +184,28 @@ static int emu_open(const char *path, int flags)
 		pthread_mutex_unlock(&emu.lock);
 		return fd;
 	}
+	snprintf(p, sizeof p, "%s/iommu", emu.dev);
+	if (strcmp(path, p) == 0 && access(path, F_OK) == 0) {
+		if ((fd = emu_new_fd(K_IOMMUFD)) >= 0) {
+			emu.iommufd_fd = fd;
+			emu.st.iommufds++;
+		}
+		pthread_mutex_unlock(&emu.lock);
+		return fd;
+	}
+	snprintf(p, sizeof p, "%s/vfio/devices/vfio0", emu.dev);
+	if (strcmp(path, p) == 0 && access(path, F_OK) == 0) {
+		if (emu.device_fd >= 0)
+			fd = emu_rule(EBUSY, "open %s: the device is open", path);
+		else if ((fd = emu_new_fd(K_DEVICE)) >= 0) {
+			emu.device_fd = fd;
+			emu.dev_cdev = 1;
+			emu.cdev_bound = emu.cdev_attached = 0;
+			emu.st.devices++;
+		}
+		pthread_mutex_unlock(&emu.lock);
+		return fd;
+	}
 	snprintf(p, sizeof p, "%s/vfio/%s" VFIO_EMU_GROUP, emu.dev, emu.o.noiommu ? "noiommu-" : "");
 	if (strcmp(path, p) == 0 && access(path, F_OK) == 0) {
 		if (emu.o.group_eacces)
@@ -207,7 +246,18 @@ static int emu_close(int fd)
 		emu_irq_off();
 		emu_board_close();
 		emu.device_fd = -1;
+		emu.dev_cdev = emu.cdev_bound = emu.cdev_attached = 0;
 		emu.st.devices--;
+		break;
+	case K_IOMMUFD:
+		/* closing the iommufd destroys its IOAS and mappings */
+		if (emu.ioas_id) {
+			emu_drop_maps();
+			emu.ioas_id = 0;
+			emu.st.ioas--;
+		}
+		emu.iommufd_fd = -1;
+		emu.st.iommufds--;
 		break;
 	case K_EVENTFD:
 		if (emu.irq_efd == fd)
@@ -239,6 +289,9 @@ static int emu_ioctl(int fd, unsigned long req, void *arg)
 		break;
 	case K_DEVICE:
 		rc = emu_device_ioctl(req, arg);
+		break;
+	case K_IOMMUFD:
+		rc = emu_iommufd_ioctl(req, arg);
 		break;
 	default:
 		rc = emu_rule(EBADF, "ioctl on fd %d", fd);
@@ -477,10 +530,12 @@ void vfio_emu_stats_reset(void)
 	pthread_mutex_lock(&emu.lock);
 	{
 		unsigned c = emu.st.containers, g = emu.st.groups, d = emu.st.devices, m = emu.st.maps;
+		unsigned fds = emu.st.iommufds, ioas = emu.st.ioas;
 		uint64_t p = emu.st.pinned;
 
 		memset(&emu.st, 0, sizeof emu.st);
 		emu.st.containers = c, emu.st.groups = g, emu.st.devices = d, emu.st.maps = m;
+		emu.st.iommufds = fds, emu.st.ioas = ioas;
 		emu.st.pinned = p;
 	}
 	pthread_mutex_unlock(&emu.lock);

@@ -43,7 +43,11 @@ struct vfio_emu_opts {
 	unsigned no_irq_remap;  /* VFIO_SET_IOMMU fails with EPERM */
 	unsigned no_type1v2;    /* only the type-1 v1 IOMMU */
 	unsigned no_type1;      /* no type-1 IOMMU at all */
-	unsigned iommufd_only;  /* no /dev/vfio/vfio; /dev/iommu and /dev/vfio/devices exist */
+	unsigned iommufd_only;  /* no /dev/vfio/vfio; /dev/iommu and /dev/vfio/devices exist
+				 * (the cdev path as with cdev) */
+	unsigned cdev;          /* also the iommufd/cdev path: /dev/iommu,
+				 * /dev/vfio/devices/vfio0, sysfs <bdf>/vfio-dev/vfio0 */
+	unsigned no_vfio_dev;   /* with cdev/iommufd_only: no sysfs vfio-dev entry */
 	unsigned no_ranges;     /* VFIO_IOMMU_GET_INFO reports no IOVA range */
 	unsigned no_reset;      /* the device has no reset (no VFIO_DEVICE_FLAGS_RESET) */
 	unsigned no_iommu_group;/* the device has no iommu_group link */
@@ -73,6 +77,8 @@ struct vfio_emu_stats {
 	unsigned rule_errors;    /* calls refused for a broken rule */
 	char last_rule[256];     /* what the last refused call broke */
 	int irq_index;           /* VFIO_PCI_*_IRQ_INDEX with an eventfd, -1: none */
+	unsigned iommufds, ioas; /* /dev/iommu fds and IOASes now */
+	unsigned binds, attaches;/* VFIO_DEVICE_BIND_IOMMUFD / ATTACH_IOMMUFD_PT that worked */
 };
 
 /* Creates the trees and installs the seam (after a vfio_emu_remove of an

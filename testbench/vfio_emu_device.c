@@ -23,6 +23,8 @@ int emu_group_ioctl(unsigned long req, void *arg)
 		return 0;
 	}
 	case VFIO_GROUP_SET_CONTAINER: {
+		if (emu.dev_cdev)
+			return emu_rule(EBUSY, "VFIO_GROUP_SET_CONTAINER: the device is open by its cdev");
 		int cfd = *(int *)arg;
 
 		if (emu_kind_of(cfd) != K_CONTAINER)
@@ -116,8 +118,73 @@ static int set_irqs(struct vfio_irq_set *s)
 	return emu_rule(EINVAL, "VFIO_DEVICE_SET_IRQS: flags 0x%x on index %u", s->flags, s->index);
 }
 
+int emu_cdev_ready(const char *what)
+{
+	if (!emu.dev_cdev)
+		return 0;
+	if (!emu.cdev_bound)
+		return emu_rule(EINVAL, "%s on the device cdev before VFIO_DEVICE_BIND_IOMMUFD", what);
+	if (!emu.cdev_attached)
+		return emu_rule(EINVAL, "%s on the device cdev before VFIO_DEVICE_ATTACH_IOMMUFD_PT",
+				what);
+	return 0;
+}
+
+static int cdev_ioctl(unsigned long req, void *arg)
+{
+	if (req == VFIO_DEVICE_BIND_IOMMUFD) {
+		struct vfio_device_bind_iommufd *b = arg;
+		int rc;
+
+		if (emu.cdev_bound)
+			return emu_rule(EINVAL, "VFIO_DEVICE_BIND_IOMMUFD twice");
+		if (b->argsz < sizeof *b || b->flags)
+			return emu_rule(EINVAL, "VFIO_DEVICE_BIND_IOMMUFD: argsz %u flags 0x%x",
+					b->argsz, b->flags);
+		if (emu_kind_of(b->iommufd) != K_IOMMUFD)
+			return emu_rule(EBADF, "VFIO_DEVICE_BIND_IOMMUFD: %d is not /dev/iommu",
+					b->iommufd);
+		if (emu.group_fd >= 0)
+			return emu_rule(EBUSY, "VFIO_DEVICE_BIND_IOMMUFD: the group is open");
+		rc = emu_board_open();
+		if (rc) {
+			errno = -rc;
+			return -1;
+		}
+		emu.cdev_bound = 1;
+		emu.st.binds++;
+		b->out_devid = 1;
+		return 0;
+	}
+	if (req == VFIO_DEVICE_ATTACH_IOMMUFD_PT) {
+		struct vfio_device_attach_iommufd_pt *a = arg;
+
+		if (!emu.cdev_bound)
+			return emu_rule(EINVAL, "VFIO_DEVICE_ATTACH_IOMMUFD_PT before "
+					"VFIO_DEVICE_BIND_IOMMUFD");
+		if (a->argsz < sizeof *a || a->flags)
+			return emu_rule(EINVAL, "VFIO_DEVICE_ATTACH_IOMMUFD_PT: argsz %u flags 0x%x",
+					a->argsz, a->flags);
+		if (!emu.ioas_id || a->pt_id != emu.ioas_id)
+			return emu_rule(ENOENT, "VFIO_DEVICE_ATTACH_IOMMUFD_PT: no IOAS %u", a->pt_id);
+		if (emu.o.no_irq_remap)
+			return emu_rule(EPERM, "VFIO_DEVICE_ATTACH_IOMMUFD_PT: no interrupt remapping");
+		emu.cdev_attached = 1;
+		emu.st.attaches++;
+		return 0;
+	}
+	return emu_rule(ENOTTY, "cdev ioctl 0x%lx", req);
+}
+
 int emu_device_ioctl(unsigned long req, void *arg)
 {
+	if (req == VFIO_DEVICE_BIND_IOMMUFD || req == VFIO_DEVICE_ATTACH_IOMMUFD_PT) {
+		if (!emu.dev_cdev)
+			return emu_rule(ENOTTY, "cdev ioctl 0x%lx on a device fd from a group", req);
+		return cdev_ioctl(req, arg);
+	}
+	if (emu_cdev_ready("device ioctl"))
+		return -1;
 	switch (req) {
 	case VFIO_DEVICE_GET_INFO: {
 		struct vfio_device_info *di = arg;
@@ -207,7 +274,9 @@ ssize_t emu_dev_rw(int fd, void *buf, size_t n, off_t off, int write)
 
 	pthread_mutex_lock(&emu.lock);
 	emu_service();
-	rc = region_at(off, n, &index, &at);
+	rc = emu_cdev_ready(write ? "pwrite" : "pread");
+	if (!rc)
+		rc = region_at(off, n, &index, &at);
 	if (!rc && index == VFIO_PCI_CONFIG_REGION_INDEX)
 		emu.st.cfg_accesses++;
 	else if (!rc)
@@ -259,7 +328,7 @@ void *emu_dev_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t of
 	if (emu_kind_of(fd) != K_DEVICE)
 		return mmap(addr, len, prot, flags, fd, off);
 	pthread_mutex_lock(&emu.lock);
-	if (region_at(off, len, &index, &at)) {
+	if (emu_cdev_ready("mmap") || region_at(off, len, &index, &at)) {
 		pthread_mutex_unlock(&emu.lock);
 		return MAP_FAILED;
 	}

@@ -264,3 +264,188 @@ void emu_drop_maps(void)
 	emu.st.pinned = 0;
 }
 
+
+/* ---- the iommufd path: /dev/iommu and its one IOAS ------------------- */
+
+#define EMU_IOAS_ID 2 /* as the kernel numbers objects: any non-zero id */
+
+/* Room the user gave in IOMMU_IOAS_IOVA_RANGES: the ranges, inclusive. */
+static unsigned ioas_ranges(struct iommu_iova_range *out, unsigned room)
+{
+	unsigned nr = nranges() ? nranges() : 1;
+
+	for (unsigned i = 0; i < nr && i < room; i++) {
+		uint64_t s = 0, e = UINT64_MAX;
+
+		if (nranges())
+			range_of(i, &s, &e);
+		out[i].start = s;
+		out[i].last = e;
+	}
+	return nr;
+}
+
+static int ioas_check(uint32_t id, const char *what)
+{
+	if (!emu.ioas_id || id != emu.ioas_id)
+		return emu_rule(ENOENT, "%s: no IOAS %u", what, id);
+	return 0;
+}
+
+int emu_iommufd_ioctl(unsigned long req, void *arg)
+{
+	uint64_t pg = min_page();
+
+	switch (req) {
+	case IOMMU_IOAS_ALLOC: {
+		struct iommu_ioas_alloc *ia = arg;
+
+		if (ia->size < sizeof *ia || ia->flags)
+			return emu_rule(EOPNOTSUPP, "IOMMU_IOAS_ALLOC: size %u flags 0x%x", ia->size,
+					ia->flags);
+		if (emu.ioas_id)
+			return emu_rule(ENOSPC, "IOMMU_IOAS_ALLOC: the emulator has one IOAS");
+		emu.ioas_id = EMU_IOAS_ID;
+		emu.st.ioas++;
+		ia->out_ioas_id = emu.ioas_id;
+		return 0;
+	}
+	case IOMMU_IOAS_IOVA_RANGES: {
+		struct iommu_ioas_iova_ranges *q = arg;
+		struct iommu_iova_range tmp[8];
+		unsigned nr;
+
+		if (ioas_check(q->ioas_id, "IOMMU_IOAS_IOVA_RANGES"))
+			return -1;
+		nr = ioas_ranges(tmp, 8);
+		if (q->num_iovas && q->allowed_iovas)
+			memcpy((void *)(uintptr_t)q->allowed_iovas, tmp,
+			       (q->num_iovas < nr ? q->num_iovas : nr) * sizeof tmp[0]);
+		q->out_iova_alignment = pg;
+		if (q->num_iovas < nr) {
+			q->num_iovas = nr;
+			errno = EMSGSIZE; /* the documented answer, not a broken rule */
+			return -1;
+		}
+		q->num_iovas = nr;
+		return 0;
+	}
+	case IOMMU_IOAS_MAP: {
+		struct iommu_ioas_map *im = arg;
+		const uint32_t known = IOMMU_IOAS_MAP_FIXED_IOVA | IOMMU_IOAS_MAP_READABLE |
+				       IOMMU_IOAS_MAP_WRITEABLE;
+		struct iommu_iova_range r[8];
+		unsigned nr;
+		uint64_t end;
+		int in = 0, acc, slot = -1, rc;
+
+		emu.st.map_calls++;
+		if (ioas_check(im->ioas_id, "IOMMU_IOAS_MAP"))
+			return -1;
+		if (im->flags & ~known)
+			return emu_rule(EOPNOTSUPP, "IOMMU_IOAS_MAP: flags 0x%x", im->flags);
+		if (!(im->flags & (IOMMU_IOAS_MAP_READABLE | IOMMU_IOAS_MAP_WRITEABLE)))
+			return emu_rule(EINVAL, "IOMMU_IOAS_MAP: neither READABLE nor WRITEABLE");
+		if (!(im->flags & IOMMU_IOAS_MAP_FIXED_IOVA))
+			return emu_rule(EOPNOTSUPP, "IOMMU_IOAS_MAP without FIXED_IOVA (not emulated)");
+		if (!im->length || im->length % pg || im->iova % pg || im->user_va % pg)
+			return emu_rule(EINVAL, "IOMMU_IOAS_MAP: user_va 0x%llx iova 0x%llx length "
+				    "0x%llx not aligned to the IOVA alignment 0x%llx",
+				    (unsigned long long)im->user_va, (unsigned long long)im->iova,
+				    (unsigned long long)im->length, (unsigned long long)pg);
+		end = im->iova + im->length - 1;
+		if (end < im->iova)
+			return emu_rule(EOVERFLOW, "IOMMU_IOAS_MAP: iova + length wraps");
+		nr = ioas_ranges(r, 8);
+		for (unsigned i = 0; i < nr && i < 8; i++)
+			in |= im->iova >= r[i].start && end <= r[i].last;
+		if (!in)
+			return emu_rule(EINVAL, "IOMMU_IOAS_MAP: [0x%llx, 0x%llx] outside the IOVA ranges",
+				    (unsigned long long)im->iova, (unsigned long long)end);
+		if (map_find(im->iova, im->length))
+			return emu_rule(EEXIST, "IOMMU_IOAS_MAP: iova 0x%llx overlaps an area",
+				    (unsigned long long)im->iova);
+		if (emu.o.memlock && emu.st.pinned + im->length > emu.o.memlock)
+			return emu_rule(ENOMEM, "IOMMU_IOAS_MAP: %llu + %llu bytes pinned > "
+				    "RLIMIT_MEMLOCK %llu", (unsigned long long)emu.st.pinned,
+				    (unsigned long long)im->length, (unsigned long long)emu.o.memlock);
+		acc = vm_access(im->user_va, im->length);
+		if (!acc || ((im->flags & IOMMU_IOAS_MAP_WRITEABLE) && acc < 2))
+			return emu_rule(EFAULT, "IOMMU_IOAS_MAP: user_va 0x%llx %s",
+				    (unsigned long long)im->user_va,
+				    acc ? "is read-only memory (mapping WRITEABLE)" : "is not mapped");
+		for (int i = 0; i < MAX_MAPS && slot < 0; i++)
+			if (!emu.maps[i].used)
+				slot = i;
+		if (slot < 0)
+			return emu_rule(ENOSPC, "IOMMU_IOAS_MAP: too many areas");
+		emu.maps[slot] = (struct emap){
+			im->user_va, im->iova, im->length,
+			((im->flags & IOMMU_IOAS_MAP_READABLE) ? VFIO_DMA_MAP_FLAG_READ : 0) |
+				((im->flags & IOMMU_IOAS_MAP_WRITEABLE) ? VFIO_DMA_MAP_FLAG_WRITE : 0),
+			1};
+		rc = emu_sim_map(&emu.maps[slot]);
+		if (rc) {
+			emu.maps[slot].used = 0;
+			return emu_rule(-rc, "IOMMU_IOAS_MAP: the simulator's IOMMU refused (%d)", rc);
+		}
+		emu.st.maps++;
+		emu.st.pinned += im->length;
+		if (!(im->flags & IOMMU_IOAS_MAP_WRITEABLE))
+			emu.st.ro_maps++;
+		return 0;
+	}
+	case IOMMU_IOAS_UNMAP: {
+		struct iommu_ioas_unmap *iu = arg;
+		uint64_t done = 0;
+		uint32_t cmd = 0;
+		int any = 0;
+
+		emu.st.unmap_calls++;
+		if (ioas_check(iu->ioas_id, "IOMMU_IOAS_UNMAP"))
+			return -1;
+		for (int i = 0; i < MAX_MAPS; i++) {
+			struct emap *m = &emu.maps[i];
+
+			if (!m->used || m->iova + m->size <= iu->iova || m->iova >= iu->iova + iu->length)
+				continue;
+			if (m->iova < iu->iova || m->iova + m->size > iu->iova + iu->length)
+				return emu_rule(ENOENT, "IOMMU_IOAS_UNMAP: cuts the area at 0x%llx",
+					    (unsigned long long)m->iova);
+			any = 1;
+		}
+		if (!any)
+			return emu_rule(ENOENT, "IOMMU_IOAS_UNMAP: no area in [0x%llx, +0x%llx)",
+				    (unsigned long long)iu->iova, (unsigned long long)iu->length);
+		if (emu.sim_open && emu_sim.cfg_read(0x04, 2, &cmd) == 0 && (cmd & 0x4))
+			emu.st.unmap_with_master++;
+		for (int i = 0; i < MAX_MAPS; i++) {
+			struct emap *m = &emu.maps[i];
+
+			if (!m->used || m->iova < iu->iova || m->iova + m->size > iu->iova + iu->length)
+				continue;
+			emu_sim_unmap(m);
+			m->used = 0;
+			done += m->size;
+			emu.st.maps--;
+			emu.st.pinned -= m->size;
+		}
+		iu->length = done;
+		return 0;
+	}
+	case IOMMU_DESTROY: {
+		struct iommu_destroy *d = arg;
+
+		if (ioas_check(d->id, "IOMMU_DESTROY"))
+			return -1;
+		if (emu.cdev_attached)
+			return emu_rule(EBUSY, "IOMMU_DESTROY: a device is attached to IOAS %u", d->id);
+		emu_drop_maps();
+		emu.ioas_id = 0;
+		emu.st.ioas--;
+		return 0;
+	}
+	default:
+		return emu_rule(ENOTTY, "iommufd ioctl 0x%lx", req);
+	}
+}

@@ -16,6 +16,7 @@
 #include <linux/vfio.h>
 
 #include "abb_vfio.h"
+#include "vfio_iommufd_abi.h"
 #include "abbsim.h"
 #include "vfio_emu.h"
 
@@ -51,7 +52,7 @@ struct emu_sim {
 };
 extern struct emu_sim emu_sim;
 
-enum kind { K_NONE, K_CONTAINER, K_GROUP, K_DEVICE, K_EVENTFD };
+enum kind { K_NONE, K_CONTAINER, K_GROUP, K_DEVICE, K_EVENTFD, K_IOMMUFD };
 
 struct emap {
 	uint64_t vaddr, iova, size;
@@ -70,6 +71,11 @@ struct emu_state {
 	int container_fd, group_fd, device_fd;
 	int group_in_container, iommu_type;
 	struct emap maps[MAX_MAPS];
+	/* the iommufd/cdev path */
+	int iommufd_fd;    /* -1 */
+	uint32_t ioas_id;  /* 0: none */
+	int dev_cdev;      /* the device fd is the cdev */
+	int cdev_bound, cdev_attached;
 	/* the device */
 	int sim_open;
 	uint64_t bar_size[2];
@@ -110,6 +116,9 @@ void emu_irq_off(void);
 
 /* vfio_emu_iommu.c (lock held) */
 int emu_container_ioctl(unsigned long req, void *arg);
+int emu_iommufd_ioctl(unsigned long req, void *arg);
+/* The cdev rules for a device access (bind, attach): 0 or emu_rule. */
+int emu_cdev_ready(const char *what);
 void emu_drop_maps(void);
 
 /* vfio_emu_device.c */

@@ -166,7 +166,11 @@ int vfio_emu_tree_make(char *root, size_t n, const struct vfio_emu_opts *o, cons
 		rc = mkdirs(root, "dev/vfio");
 	if (!rc && !o->iommufd_only && !o->no_container)
 		rc = put(root, "dev/vfio/vfio", "", 0);
-	if (!rc && o->iommufd_only) {
+	if (!rc && (o->iommufd_only || o->cdev) && !o->no_vfio_dev) {
+		snprintf(rel, sizeof rel, DEVDIR "%s/vfio-dev/vfio0", VFIO_EMU_BDF);
+		rc = mkdirs(root, rel);
+	}
+	if (!rc && (o->iommufd_only || o->cdev)) {
 		rc = mkdirs(root, "dev/vfio/devices");
 		if (!rc)
 			rc = put(root, "dev/vfio/devices/vfio0", "", 0);

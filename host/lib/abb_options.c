@@ -73,7 +73,8 @@ static const struct opt table[] = {
 	{"clk_mhz", "ABB_SIM_CLK_MHZ", OT_UINT, S, GP, F_ZERO, 10, 1000, NULL, PF(clk_mhz), "0",
 	 "MHz", "user clock of the RTL (64-bit beats); 0 = auto: 125 MHz up to 1 GB/s of raw link "
 	 "bandwidth (Gen1 x4), 250 MHz above (Gen1 x8, Gen2 x4), as Xilinx endpoint blocks do. The "
-	 "interrupt generator counts 4-ns units assuming 125 MHz"},
+	 "RTL is built for the clock: ClkNs 4 at 188 MHz and above, else 8 (the interrupt "
+	 "generator counts 4-ns units of that period)"},
 	{"link_ns", "ABB_SIM_LINK_NS", OT_UINT, S, GP, 0, 0, 1000000, NULL, PF(link_latency_ns),
 	 "200", "ns", "one-way link latency"},
 	{"mem_ns", "ABB_SIM_MEM_NS", OT_UINT, S, GP, 0, 0, 10000000, NULL, PF(mem_latency_ns),

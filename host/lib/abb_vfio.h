@@ -53,6 +53,10 @@ int abb_vfio_find_all(const char *sysfs_root, const char *dump_file,
 /* Normalizes "BB:DD.F" or "DDDD:BB:DD.F" to "DDDD:BB:DD.F" (out: n >=
  * ABB_BDF_LEN). 0, or -EINVAL if in is not a PCI address. */
 int abb_vfio_bdf_norm(const char *in, char *out, size_t n);
+/* The last part of the target of symbolic link path (a driver or group
+ * name) into out (n bytes), read with rl; 0, -errno of rl, -ENAMETOOLONG. */
+int abb_vfio_link_base(ssize_t (*rl)(const char *, char *, size_t), const char *path, char *out,
+		       size_t n);
 
 /* 0 if sysfs_root/bus/pci/devices/<bdf> exists, else -ENODEV. */
 int abb_vfio_dev_exists(const char *sysfs_root, const char *bdf);

@@ -5,9 +5,24 @@
  * Discovery: abb_vfio_find (vfio_find.c, libpci) under the seam's
  * sysfs_root when the URI names no address. The device must be bound
  * to vfio-pci and sit alone (or with other vfio-bound devices) in an IOMMU
- * group. The legacy container interface is used (type-1 v2 IOMMU, v1 as a
- * fallback); the iommufd/cdev interface is not (the message says so when a
- * kernel offers only that one).
+ * group.
+ *
+ * Two kernel interfaces (URI option "iommu=", e.g. "vfio:0000:01:00.0,
+ * iommu=iommufd", or the environment ABB_VFIO_IOMMU; the URI wins):
+ *   - "group": the legacy container (/dev/vfio/vfio, type-1 v2 IOMMU, v1 as
+ *     a fallback) and the group /dev/vfio/<N>;
+ *   - "iommufd": the device's cdev dev_root/vfio/devices/vfioN (N from
+ *     sysfs_root/bus/pci/devices/<bdf>/vfio-dev/vfioN) bound to /dev/iommu
+ *     (VFIO_DEVICE_BIND_IOMMUFD), an IOAS (IOMMU_IOAS_ALLOC) attached to
+ *     the device (VFIO_DEVICE_ATTACH_IOMMUFD_PT), buffers mapped with
+ *     IOMMU_IOAS_MAP at the IOVA the allocator below picks (FIXED_IOVA)
+ *     inside IOMMU_IOAS_IOVA_RANGES, in units of its out_iova_alignment;
+ *   - "auto" (default): the group path when /dev/vfio/vfio exists (it is
+ *     the one every kernel since 3.6 has, and iommufd's compatibility
+ *     container offers it too), else the iommufd path when the device has
+ *     a vfio-dev entry and /dev/iommu exists, else the container's error.
+ * The uAPI of the iommufd path is in vfio_iommufd_abi.h (Debian 12's 6.1
+ * headers lack it). Both paths share everything from the device fd on.
  *
  * Every system call goes through a seam (struct abb_vfio_sys, abb_vfio.h):
  * the real libc calls by default, an emulated VFIO kernel in the test bench
@@ -53,6 +68,8 @@
 #include <unistd.h>
 
 #include <linux/vfio.h>
+
+#include "vfio_iommufd_abi.h"
 
 #include "abb_priv.h"
 #include "abb_vfio.h"
@@ -161,42 +178,19 @@ struct vfio {
 	int irq_mode;         /* IRQ_* */
 	int masked;           /* INTx fired and not unmasked yet */
 	int iommu_type;       /* VFIO_TYPE1v2_IOMMU or VFIO_TYPE1_IOMMU */
+	int iommufd;          /* /dev/iommu (iommufd path), else -1 */
+	uint32_t ioas;        /* the IOAS of the iommufd path (0: none) */
 	int quiesced;
 };
 
 #define V(dev) ((struct vfio *)(dev)->be_priv)
 
-static int read_link_base(struct vfio *v, const char *path, char *out, size_t n)
-{
-	char buf[PATH_MAX];
-	ssize_t len = v->sys.readlink(path, buf, sizeof buf - 1);
-	const char *base;
-
-	if (len < 0)
-		return -errno;
-	buf[len] = 0;
-	base = strrchr(buf, '/');
-	base = base ? base + 1 : buf;
-	if (strlen(base) >= n)
-		return -ENAMETOOLONG;
-	memcpy(out, base, strlen(base) + 1);
-	return 0;
-}
-
+/* "DDDD:BB:DD.F" from the URI's address (abb_vfio_bdf_norm), with a message. */
 static int norm_bdf(const char *in, char *out, size_t n)
 {
-	unsigned dom = 0, bus, slot, fn;
-	char tail;
-
-	if (sscanf(in, "%x:%x:%x.%u%c", &dom, &bus, &slot, &fn, &tail) != 4) {
-		dom = 0;
-		if (sscanf(in, "%x:%x.%u%c", &bus, &slot, &fn, &tail) != 3)
-			return abb_err(-EINVAL, "vfio: \"%s\" is not a PCI address; use "
-				       "vfio:DDDD:BB:DD.F (as lspci -D prints it)", in);
-	}
-	if (bus > 0xff || slot > 0x1f || fn > 7)
-		return abb_err(-EINVAL, "vfio: PCI address \"%s\" out of range", in);
-	snprintf(out, n, "%04x:%02x:%02x.%u", dom, bus, slot, fn);
+	if (abb_vfio_bdf_norm(in, out, n))
+		return abb_err(-EINVAL, "vfio: \"%s\" is not a PCI address or out of range; use "
+			       "vfio:DDDD:BB:DD.F (as lspci -D prints it)", in);
 	return 0;
 }
 
@@ -324,6 +318,8 @@ static void vfio_quiesce(abb_dev *dev)
 	v->quiesced = 1;
 }
 
+static int dma_unmap_one(struct vfio *v, const struct vmap *m);
+
 static void vfio_close(abb_dev *dev)
 {
 	struct vfio *v = V(dev);
@@ -336,10 +332,25 @@ static void vfio_close(abb_dev *dev)
 	for (int i = 0; i < 2; i++)
 		if (v->bar[i])
 			v->sys.munmap((void *)v->bar[i], v->bar_size[i]);
-	/* v->maps is empty: the core unmapped every buffer before close (and
-	 * the kernel drops a container's mappings when its fd closes). */
+	/* Normally empty (the core unmapped every buffer before close); any
+	 * left go now, with bus master off (quiesced above). */
+	while (v->maps) {
+		struct vmap *m = v->maps;
+
+		dma_unmap_one(v, m);
+		v->maps = m->next;
+		free(m);
+	}
 	if (v->device >= 0)
 		v->sys.close(v->device);
+	if (v->iommufd >= 0) {
+		if (v->ioas) {
+			struct iommu_destroy d = {.size = sizeof d, .id = v->ioas};
+
+			v->sys.ioctl(v->iommufd, IOMMU_DESTROY, &d);
+		}
+		v->sys.close(v->iommufd);
+	}
 	if (v->group >= 0)
 		v->sys.close(v->group);
 	if (v->container >= 0)
@@ -360,10 +371,12 @@ static int container_error(struct vfio *v, const char *path, int err)
 	snprintf(p, sizeof p, "%s/iommu", v->sys.dev_root);
 	if (err == ENOENT && cdev && v->sys.access(p, F_OK) == 0)
 		return abb_err(-ENOTSUP, "vfio: %s is missing but %s/vfio/devices and %s exist: this "
-			       "kernel offers only the iommufd/cdev interface, which libabb does not "
-			       "support yet; enable the legacy container (CONFIG_VFIO_CONTAINER=y, or "
-			       "iommufd's compatibility /dev/vfio/vfio: CONFIG_IOMMUFD_VFIO_CONTAINER=y)",
-			       path, v->sys.dev_root, p);
+			       "kernel offers only the iommufd/cdev interface, and %s has no "
+			       "%s/bus/pci/devices/%s/vfio-dev/vfioN entry for it (is it bound to "
+			       "vfio-pci? CONFIG_VFIO_DEVICE_CDEV=y?); or enable the legacy container "
+			       "(CONFIG_VFIO_CONTAINER=y, or iommufd's compatibility /dev/vfio/vfio: "
+			       "CONFIG_IOMMUFD_VFIO_CONTAINER=y)",
+			       path, v->sys.dev_root, p, v->bdf, v->sys.sysfs_root, v->bdf);
 	if (err == EACCES || err == EPERM)
 		return abb_err(-err, "vfio: %s: %s; it is normally world-accessible: check its mode "
 			       "(ls -l %s)", path, strerror(err), path);
@@ -395,6 +408,8 @@ static int group_error(struct vfio *v, const char *path, const char *grp, int er
 			       strerror(err));
 	return abb_err(-err, "vfio: %s: %s", path, strerror(err));
 }
+
+static void finish_ranges(struct vfio *v);
 
 /* The IOMMU's IOVA ranges and page sizes (VFIO_IOMMU_GET_INFO). */
 static int iommu_info(struct vfio *v)
@@ -456,6 +471,14 @@ static int iommu_info(struct vfio *v)
 		}
 	}
 	free(info);
+	finish_ranges(v);
+	return 0;
+}
+
+/* The fallback window, or the reported ranges clipped to [256 MiB, 4 GiB)
+ * where that leaves any; the cursor at the bottom. */
+static void finish_ranges(struct vfio *v)
+{
 	if (!v->ranges_reported) {
 		v->ranges[0] = (struct iova_range){VFIO_IOVA_BASE, VFIO_IOVA_END};
 		v->nranges = 1;
@@ -481,28 +504,258 @@ static int iommu_info(struct vfio *v)
 		}
 	}
 	v->cursor = v->nranges ? v->ranges[0].lo : 0;
+}
+
+enum { MODE_AUTO, MODE_GROUP, MODE_IOMMUFD };
+
+/* "iommu=group|iommufd|auto" in the URI's options (after the address and
+ * a comma, or alone), else ABB_VFIO_IOMMU; unset: auto. */
+static int parse_iommu(struct vfio *v, const char *args, int *mode)
+{
+	const char *o = args ? strstr(args, "iommu=") : NULL;
+	const char *val = o ? o + 6 : getenv("ABB_VFIO_IOMMU");
+	size_t n;
+
+	*mode = MODE_AUTO;
+	if (!val || !*val)
+		return 0;
+	n = strcspn(val, ",");
+	if (n == 5 && !strncmp(val, "group", 5))
+		*mode = MODE_GROUP;
+	else if (n == 7 && !strncmp(val, "iommufd", 7))
+		*mode = MODE_IOMMUFD;
+	else if (!(n == 4 && !strncmp(val, "auto", 4)))
+		return abb_err(-EINVAL, "vfio: iommu=%.*s%s: use iommu=group (the legacy "
+			       "container), iommu=iommufd (the device cdev and /dev/iommu) or "
+			       "iommu=auto", (int)n, val, o ? "" : " (ABB_VFIO_IOMMU)");
+	(void)v;
+	return 0;
+}
+
+/* The device's cdev number (sysfs .../vfio-dev/vfioN), or -ENOENT. */
+static int cdev_index(struct vfio *v)
+{
+	char p[PATH_MAX];
+
+	for (int i = 0; i < 256; i++) {
+		snprintf(p, sizeof p, "%s/bus/pci/devices/%s/vfio-dev/vfio%d", v->sys.sysfs_root,
+			 v->bdf, i);
+		if (v->sys.access(p, F_OK) == 0)
+			return i;
+	}
+	return -ENOENT;
+}
+
+/* 1 if the iommufd path can be tried: a vfio-dev entry and /dev/iommu. */
+static int cdev_usable(struct vfio *v)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof p, "%s/iommu", v->sys.dev_root);
+	return cdev_index(v) >= 0 && v->sys.access(p, F_OK) == 0;
+}
+
+/* IOMMU_IOAS_IOVA_RANGES: the usable ranges and the IOVA alignment. */
+static int ioas_ranges(struct vfio *v)
+{
+	struct iommu_iova_range r[VFIO_MAX_RANGES];
+	struct iommu_ioas_iova_ranges q = {.size = sizeof q, .ioas_id = v->ioas,
+					   .num_iovas = VFIO_MAX_RANGES,
+					   .allowed_iovas = (uintptr_t)r};
+	uint64_t cpu = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	if (v->sys.ioctl(v->iommufd, IOMMU_IOAS_IOVA_RANGES, &q)) {
+		if (errno != EMSGSIZE)
+			return abb_err(-errno, "vfio: IOMMU_IOAS_IOVA_RANGES: %s", strerror(errno));
+		q.num_iovas = VFIO_MAX_RANGES; /* more than we keep: the first ones */
+	}
+	v->granule = cpu;
+	if (q.out_iova_alignment > cpu) {
+		if (q.out_iova_alignment & (q.out_iova_alignment - 1))
+			return abb_err(-EINVAL, "vfio: IOMMU_IOAS_IOVA_RANGES: IOVA alignment %llu "
+				       "is not a power of two",
+				       (unsigned long long)q.out_iova_alignment);
+		v->granule = q.out_iova_alignment;
+	}
+	v->ranges_reported = 1;
+	for (uint32_t i = 0; i < q.num_iovas && i < VFIO_MAX_RANGES; i++) {
+		uint64_t lo = (r[i].start + v->granule - 1) & ~(v->granule - 1);
+		uint64_t hi = r[i].last == UINT64_MAX ? r[i].last & ~(v->granule - 1)
+						      : (r[i].last + 1) & ~(v->granule - 1);
+
+		if (hi > lo)
+			v->ranges[v->nranges++] = (struct iova_range){lo, hi};
+	}
+	if (!v->nranges)
+		return abb_err(-ENOSPC, "vfio: IOMMU_IOAS_IOVA_RANGES reports no usable IOVA range");
+	finish_ranges(v);
+	return 0;
+}
+
+/* The iommufd path: device cdev, /dev/iommu, bind, IOAS, attach. */
+static int open_iommufd(struct vfio *v)
+{
+	struct vfio_device_bind_iommufd bind = {.argsz = sizeof bind};
+	struct vfio_device_attach_iommufd_pt at = {.argsz = sizeof at};
+	struct iommu_ioas_alloc ia = {.size = sizeof ia};
+	char path[PATH_MAX];
+	int n = cdev_index(v);
+
+	if (n < 0)
+		return abb_err(-ENOTSUP, "vfio: iommu=iommufd, but %s/bus/pci/devices/%s/vfio-dev/ "
+			       "has no vfioN entry: the kernel lacks the VFIO device cdev "
+			       "(CONFIG_VFIO_DEVICE_CDEV=y, Linux 6.6 or later); use iommu=group",
+			       v->sys.sysfs_root, v->bdf);
+	snprintf(path, sizeof path, "%s/iommu", v->sys.dev_root);
+	v->iommufd = v->sys.open(path, O_RDWR | O_CLOEXEC);
+	if (v->iommufd < 0) {
+		int err = errno;
+
+		if (err == ENOENT)
+			return abb_err(-ENOTSUP, "vfio: %s is missing: iommufd is not enabled "
+				       "(CONFIG_IOMMUFD, modprobe iommufd); use iommu=group", path);
+		return abb_err(-err, "vfio: %s: %s%s", path, strerror(err),
+			       err == EACCES || err == EPERM
+				       ? "; as root: chmod 666 it (or a udev rule: KERNEL==\"iommu\", "
+					 "MODE=\"0666\")"
+				       : "");
+	}
+	snprintf(path, sizeof path, "%s/vfio/devices/vfio%d", v->sys.dev_root, n);
+	v->device = v->sys.open(path, O_RDWR | O_CLOEXEC);
+	if (v->device < 0) {
+		int err = errno;
+
+		if (err == EACCES || err == EPERM)
+			return abb_err(-err, "vfio: %s: %s; as root: chown $USER %s (or a udev "
+				       "rule: SUBSYSTEM==\"vfio\", OWNER=\"youruser\")", path,
+				       strerror(err), path);
+		if (err == EBUSY)
+			return abb_err(-EBUSY, "vfio: %s: %s: another process has the board open",
+				       path, strerror(err));
+		return abb_err(-err, "vfio: %s: %s", path, strerror(err));
+	}
+	bind.iommufd = v->iommufd;
+	if (v->sys.ioctl(v->device, VFIO_DEVICE_BIND_IOMMUFD, &bind)) {
+		int err = errno;
+
+		if (err == EBUSY)
+			return abb_err(-EBUSY, "vfio: VFIO_DEVICE_BIND_IOMMUFD of %s: %s: the device "
+				       "is in use (another process, or its group is open)", v->bdf,
+				       strerror(err));
+		return abb_err(-err, "vfio: VFIO_DEVICE_BIND_IOMMUFD of %s: %s", v->bdf,
+			       strerror(err));
+	}
+	if (v->sys.ioctl(v->iommufd, IOMMU_IOAS_ALLOC, &ia))
+		return abb_err(-errno, "vfio: IOMMU_IOAS_ALLOC: %s", strerror(errno));
+	v->ioas = ia.out_ioas_id;
+	at.pt_id = v->ioas;
+	if (v->sys.ioctl(v->device, VFIO_DEVICE_ATTACH_IOMMUFD_PT, &at)) {
+		int err = errno;
+
+		if (err == EPERM)
+			return abb_err(-EPERM, "vfio: VFIO_DEVICE_ATTACH_IOMMUFD_PT refused (EPERM): "
+				       "the IOMMU lacks interrupt remapping; enable it (x2APIC/IR in "
+				       "the firmware) or, accepting the risk, as root: echo 1 > "
+				       "%s/module/iommufd/parameters/allow_unsafe_interrupts",
+				       v->sys.sysfs_root);
+		return abb_err(-err, "vfio: VFIO_DEVICE_ATTACH_IOMMUFD_PT of %s to IOAS %u: %s",
+			       v->bdf, v->ioas, strerror(err));
+	}
+	return ioas_ranges(v);
+}
+
+/* The legacy path: container, group, type-1 IOMMU, device fd. */
+static int open_group(struct vfio *v, const char *grp)
+{
+	struct vfio_group_status gs = {.argsz = sizeof gs};
+	char path[PATH_MAX];
+	int rc;
+
+	snprintf(path, sizeof path, "%s/vfio/vfio", v->sys.dev_root);
+	v->container = v->sys.open(path, O_RDWR | O_CLOEXEC);
+	if (v->container < 0) {
+		rc = container_error(v, path, errno);
+		return rc;
+	}
+	if (v->sys.ioctl(v->container, VFIO_GET_API_VERSION, NULL) != VFIO_API_VERSION) {
+		rc = abb_err(-ENOTSUP, "vfio: the kernel's VFIO is not API version %d",
+			     VFIO_API_VERSION);
+		return rc;
+	}
+	if (v->sys.ioctl(v->container, VFIO_CHECK_EXTENSION, (void *)(long)VFIO_TYPE1v2_IOMMU) > 0)
+		v->iommu_type = VFIO_TYPE1v2_IOMMU;
+	else if (v->sys.ioctl(v->container, VFIO_CHECK_EXTENSION, (void *)(long)VFIO_TYPE1_IOMMU) > 0)
+		v->iommu_type = VFIO_TYPE1_IOMMU;
+	else {
+		rc = abb_err(-ENOTSUP, "vfio: the kernel's VFIO has no type-1 IOMMU (v2 or v1); "
+			     "modprobe vfio_iommu_type1");
+		return rc;
+	}
+	snprintf(path, sizeof path, "%s/vfio/%s", v->sys.dev_root, grp);
+	v->group = v->sys.open(path, O_RDWR | O_CLOEXEC);
+	if (v->group < 0) {
+		rc = group_error(v, path, grp, errno);
+		return rc;
+	}
+	if (v->sys.ioctl(v->group, VFIO_GROUP_GET_STATUS, &gs) ||
+	    !(gs.flags & VFIO_GROUP_FLAGS_VIABLE)) {
+		rc = abb_err(-EBUSY, "vfio: IOMMU group %s is not viable: bind every device in "
+			     "%s/kernel/iommu_groups/%s/devices to vfio-pci (or unbind it)", grp,
+			     v->sys.sysfs_root, grp);
+		return rc;
+	}
+	if (v->sys.ioctl(v->group, VFIO_GROUP_SET_CONTAINER, &v->container)) {
+		rc = abb_err(-errno, "vfio: adding group %s to the container: %s", grp,
+			     strerror(errno));
+		return rc;
+	}
+	if (v->sys.ioctl(v->container, VFIO_SET_IOMMU, (void *)(long)v->iommu_type)) {
+		if (errno == EPERM)
+			rc = abb_err(-EPERM, "vfio: VFIO_SET_IOMMU refused (EPERM): the IOMMU lacks "
+				     "interrupt remapping, so vfio_iommu_type1 will not isolate "
+				     "the device's interrupts. Enable interrupt remapping (x2APIC/IR "
+				     "in the firmware), or accept the risk that the board can forge "
+				     "interrupts to other devices and the host: as root echo 1 > "
+				     "%s/module/vfio_iommu_type1/parameters/allow_unsafe_interrupts "
+				     "(or options vfio_iommu_type1 allow_unsafe_interrupts=1 in "
+				     "/etc/modprobe.d)", v->sys.sysfs_root);
+		else
+			rc = abb_err(-errno, "vfio: VFIO_SET_IOMMU (type-1%s): %s",
+				     v->iommu_type == VFIO_TYPE1v2_IOMMU ? " v2" : "", strerror(errno));
+		return rc;
+	}
+	rc = iommu_info(v);
+	if (rc)
+		return rc;
+	v->device = v->sys.ioctl(v->group, VFIO_GROUP_GET_DEVICE_FD, v->bdf);
+	if (v->device < 0)
+		return abb_err(-errno, "vfio: getting device %s from group %s: %s", v->bdf, grp,
+			       strerror(errno));
 	return 0;
 }
 
 static int vfio_open(abb_dev *dev, const char *args)
 {
-	struct vfio_group_status gs = {.argsz = sizeof gs};
 	struct vfio_device_info di = {.argsz = sizeof di};
 	struct vfio_region_info ri;
-	char path[PATH_MAX], grp[64], drv[64];
+	char path[PATH_MAX], grp[64], drv[64], addr[64];
 	struct vfio *v;
-	int rc;
+	int rc, mode;
 
 	v = calloc(1, sizeof *v);
 	if (!v)
 		return abb_err(-ENOMEM, "out of memory");
 	v->sys = sys_now;
-	v->container = v->group = v->device = v->irq_fd = -1;
+	v->container = v->group = v->device = v->irq_fd = v->iommufd = -1;
 	pthread_mutex_init(&v->lock, NULL);
 	dev->be_priv = v;
 
-	if (args && *args)
-		rc = norm_bdf(args, v->bdf, sizeof v->bdf);
+	/* the address: args up to the first ',' (options follow) */
+	snprintf(addr, sizeof addr, "%.*s", args ? (int)strcspn(args, ",") : 0, args ? args : "");
+	if (strchr(addr, '=')) /* "vfio:iommu=...": options only, discovery */
+		addr[0] = 0;
+	if (addr[0])
+		rc = norm_bdf(addr, v->bdf, sizeof v->bdf);
 	else if ((rc = abb_vfio_find(v->sys.sysfs_root, NULL, v->bdf, sizeof v->bdf)) > 0)
 		rc = 0;
 	if (rc)
@@ -515,7 +768,7 @@ static int vfio_open(abb_dev *dev, const char *args)
 		goto fail;
 	}
 	snprintf(path, sizeof path, "%s/bus/pci/devices/%s/driver", v->sys.sysfs_root, v->bdf);
-	if (read_link_base(v, path, drv, sizeof drv))
+	if (abb_vfio_link_base(v->sys.readlink, path, drv, sizeof drv))
 		drv[0] = 0;
 	if (strcmp(drv, "vfio-pci")) {
 		const char *sr = v->sys.sysfs_root;
@@ -532,74 +785,21 @@ static int vfio_open(abb_dev *dev, const char *args)
 		goto fail;
 	}
 	snprintf(path, sizeof path, "%s/bus/pci/devices/%s/iommu_group", v->sys.sysfs_root, v->bdf);
-	if (read_link_base(v, path, grp, sizeof grp)) {
+	if (abb_vfio_link_base(v->sys.readlink, path, grp, sizeof grp)) {
 		rc = abb_err(-ENODEV, "vfio: %s has no IOMMU group; enable the IOMMU (intel_iommu=on "
 			     "or amd_iommu=on on the kernel command line)", v->bdf);
 		goto fail;
 	}
 
-	snprintf(path, sizeof path, "%s/vfio/vfio", v->sys.dev_root);
-	v->container = v->sys.open(path, O_RDWR | O_CLOEXEC);
-	if (v->container < 0) {
-		rc = container_error(v, path, errno);
-		goto fail;
+	rc = parse_iommu(v, args, &mode);
+	if (!rc) {
+		snprintf(path, sizeof path, "%s/vfio/vfio", v->sys.dev_root);
+		if (mode == MODE_AUTO)
+			mode = v->sys.access(path, F_OK) && cdev_usable(v) ? MODE_IOMMUFD : MODE_GROUP;
+		rc = mode == MODE_IOMMUFD ? open_iommufd(v) : open_group(v, grp);
 	}
-	if (v->sys.ioctl(v->container, VFIO_GET_API_VERSION, NULL) != VFIO_API_VERSION) {
-		rc = abb_err(-ENOTSUP, "vfio: the kernel's VFIO is not API version %d",
-			     VFIO_API_VERSION);
-		goto fail;
-	}
-	if (v->sys.ioctl(v->container, VFIO_CHECK_EXTENSION, (void *)(long)VFIO_TYPE1v2_IOMMU) > 0)
-		v->iommu_type = VFIO_TYPE1v2_IOMMU;
-	else if (v->sys.ioctl(v->container, VFIO_CHECK_EXTENSION, (void *)(long)VFIO_TYPE1_IOMMU) > 0)
-		v->iommu_type = VFIO_TYPE1_IOMMU;
-	else {
-		rc = abb_err(-ENOTSUP, "vfio: the kernel's VFIO has no type-1 IOMMU (v2 or v1); "
-			     "modprobe vfio_iommu_type1");
-		goto fail;
-	}
-	snprintf(path, sizeof path, "%s/vfio/%s", v->sys.dev_root, grp);
-	v->group = v->sys.open(path, O_RDWR | O_CLOEXEC);
-	if (v->group < 0) {
-		rc = group_error(v, path, grp, errno);
-		goto fail;
-	}
-	if (v->sys.ioctl(v->group, VFIO_GROUP_GET_STATUS, &gs) ||
-	    !(gs.flags & VFIO_GROUP_FLAGS_VIABLE)) {
-		rc = abb_err(-EBUSY, "vfio: IOMMU group %s is not viable: bind every device in "
-			     "%s/kernel/iommu_groups/%s/devices to vfio-pci (or unbind it)", grp,
-			     v->sys.sysfs_root, grp);
-		goto fail;
-	}
-	if (v->sys.ioctl(v->group, VFIO_GROUP_SET_CONTAINER, &v->container)) {
-		rc = abb_err(-errno, "vfio: adding group %s to the container: %s", grp,
-			     strerror(errno));
-		goto fail;
-	}
-	if (v->sys.ioctl(v->container, VFIO_SET_IOMMU, (void *)(long)v->iommu_type)) {
-		if (errno == EPERM)
-			rc = abb_err(-EPERM, "vfio: VFIO_SET_IOMMU refused (EPERM): the IOMMU lacks "
-				     "interrupt remapping, so vfio_iommu_type1 will not isolate "
-				     "the device's interrupts. Enable interrupt remapping (x2APIC/IR "
-				     "in the firmware), or accept the risk that the board can forge "
-				     "interrupts to other devices and the host: as root echo 1 > "
-				     "%s/module/vfio_iommu_type1/parameters/allow_unsafe_interrupts "
-				     "(or options vfio_iommu_type1 allow_unsafe_interrupts=1 in "
-				     "/etc/modprobe.d)", v->sys.sysfs_root);
-		else
-			rc = abb_err(-errno, "vfio: VFIO_SET_IOMMU (type-1%s): %s",
-				     v->iommu_type == VFIO_TYPE1v2_IOMMU ? " v2" : "", strerror(errno));
-		goto fail;
-	}
-	rc = iommu_info(v);
 	if (rc)
 		goto fail;
-	v->device = v->sys.ioctl(v->group, VFIO_GROUP_GET_DEVICE_FD, v->bdf);
-	if (v->device < 0) {
-		rc = abb_err(-errno, "vfio: getting device %s from group %s: %s", v->bdf, grp,
-			     strerror(errno));
-		goto fail;
-	}
 	if (v->sys.ioctl(v->device, VFIO_DEVICE_GET_INFO, &di) == 0 &&
 	    (di.flags & VFIO_DEVICE_FLAGS_RESET))
 		v->sys.ioctl(v->device, VFIO_DEVICE_RESET, NULL);
@@ -773,13 +973,65 @@ static int memlock_error(struct vfio *v, size_t len, uint64_t size, const struct
 		       (unsigned long long)rl->rlim_cur);
 }
 
+static const char *map_name(const struct vfio *v)
+{
+	return v->iommufd >= 0 ? "IOMMU_IOAS_MAP" : "VFIO_IOMMU_MAP_DMA";
+}
+
+/* One kernel mapping of m at its IOVA: -1 and errno on failure. */
+static int dma_map_one(struct vfio *v, const struct vmap *m, uintptr_t va, int read_only)
+{
+	if (v->iommufd >= 0) {
+		struct iommu_ioas_map im = {
+			.size = sizeof im,
+			.flags = IOMMU_IOAS_MAP_FIXED_IOVA | IOMMU_IOAS_MAP_READABLE |
+				 (read_only ? 0 : IOMMU_IOAS_MAP_WRITEABLE),
+			.ioas_id = v->ioas,
+			.user_va = va,
+			.length = m->size,
+			.iova = m->iova,
+		};
+
+		return v->sys.ioctl(v->iommufd, IOMMU_IOAS_MAP, &im);
+	} else {
+		struct vfio_iommu_type1_dma_map dm = {
+			.argsz = sizeof dm,
+			.flags = VFIO_DMA_MAP_FLAG_READ | (read_only ? 0 : VFIO_DMA_MAP_FLAG_WRITE),
+			.vaddr = va,
+			.iova = m->iova,
+			.size = m->size,
+		};
+
+		return v->sys.ioctl(v->container, VFIO_IOMMU_MAP_DMA, &dm);
+	}
+}
+
+/* Removes the kernel mapping of m: 0 or -errno (message). */
+static int dma_unmap_one(struct vfio *v, const struct vmap *m)
+{
+	if (v->iommufd >= 0) {
+		struct iommu_ioas_unmap iu = {
+			.size = sizeof iu, .ioas_id = v->ioas, .iova = m->iova, .length = m->size};
+
+		if (v->sys.ioctl(v->iommufd, IOMMU_IOAS_UNMAP, &iu))
+			return abb_err(-errno, "vfio: IOMMU_IOAS_UNMAP of IOVA 0x%llx: %s",
+				       (unsigned long long)m->iova, strerror(errno));
+	} else {
+		struct vfio_iommu_type1_dma_unmap um = {
+			.argsz = sizeof um, .iova = m->iova, .size = m->size};
+
+		if (v->sys.ioctl(v->container, VFIO_IOMMU_UNMAP_DMA, &um))
+			return abb_err(-errno, "vfio: VFIO_IOMMU_UNMAP_DMA: %s", strerror(errno));
+	}
+	return 0;
+}
+
 static int vfio_map(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, size_t *nsegs)
 {
 	struct vfio *v = V(dev);
 	uint64_t g = v->granule;
 	uintptr_t start = (uintptr_t)ptr & ~(uintptr_t)(g - 1);
 	uintptr_t end = ((uintptr_t)ptr + len + g - 1) & ~(uintptr_t)(g - 1);
-	struct vfio_iommu_type1_dma_map dm = {.argsz = sizeof dm};
 	struct vmap *m = calloc(1, sizeof *m);
 	struct abb_seg *s = calloc(1, sizeof *s);
 	struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
@@ -799,17 +1051,12 @@ static int vfio_map(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, 
 	       v->pinned + m->size > rl.rlim_cur;
 	rc = iova_alloc(v, m);
 	if (!rc) {
-		dm.flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
-		dm.vaddr = start;
-		dm.iova = m->iova;
-		dm.size = m->size;
-		int r = v->sys.ioctl(v->container, VFIO_IOMMU_MAP_DMA, &dm);
+		int r = dma_map_one(v, m, start, 0);
 
 		if (r && errno == EFAULT) {
 			/* read-only memory: the device may only read it */
-			dm.flags = VFIO_DMA_MAP_FLAG_READ;
 			m->read_only = 1;
-			r = v->sys.ioctl(v->container, VFIO_IOMMU_MAP_DMA, &dm);
+			r = dma_map_one(v, m, start, 1);
 		}
 		if (r) {
 			int err = errno;
@@ -817,15 +1064,16 @@ static int vfio_map(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, 
 			if (err == ENOMEM && over)
 				rc = memlock_error(v, len, m->size, &rl);
 			else if (err == ENOMEM)
-				rc = abb_err(-ENOMEM, "vfio: VFIO_IOMMU_MAP_DMA of %zu bytes at IOVA 0x%llx: "
+				rc = abb_err(-ENOMEM, "vfio: %s of %zu bytes at IOVA 0x%llx: "
 					     "%s (%llu bytes pinned, RLIMIT_MEMLOCK %lld; the kernel "
-					     "counts all locked memory of the process: ulimit -l)", len,
+					     "counts all locked memory of the process: ulimit -l)",
+					     map_name(v), len,
 					     (unsigned long long)m->iova, strerror(err),
 					     (unsigned long long)v->pinned,
 					     rl.rlim_cur == RLIM_INFINITY ? -1LL : (long long)rl.rlim_cur);
 			else
-				rc = abb_err(-err, "vfio: VFIO_IOMMU_MAP_DMA of %zu bytes at IOVA 0x%llx "
-					     "(IOMMU page %llu bytes): %s", len,
+				rc = abb_err(-err, "vfio: %s of %zu bytes at IOVA 0x%llx "
+					     "(IOMMU page %llu bytes): %s", map_name(v), len,
 					     (unsigned long long)m->iova, (unsigned long long)g,
 					     strerror(err));
 			unlink_map(v, m);
@@ -855,14 +1103,10 @@ static int vfio_unmap(abb_dev *dev, void *ptr, size_t len)
 	pthread_mutex_lock(&v->lock);
 	for (struct vmap **l = &v->maps; *l; l = &(*l)->next) {
 		struct vmap *m = *l;
-		struct vfio_iommu_type1_dma_unmap um = {
-			.argsz = sizeof um, .iova = m->iova, .size = m->size};
 
 		if (m->ptr != ptr)
 			continue;
-		rc = v->sys.ioctl(v->container, VFIO_IOMMU_UNMAP_DMA, &um)
-			     ? abb_err(-errno, "vfio: VFIO_IOMMU_UNMAP_DMA: %s", strerror(errno))
-			     : 0;
+		rc = dma_unmap_one(v, m);
 		v->pinned -= m->size;
 		*l = m->next;
 		free(m);

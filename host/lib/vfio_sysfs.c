@@ -32,11 +32,13 @@ static int dev_path(const char *sysfs_root, const char *bdf, const char *file, c
 	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
 }
 
-/* The last part of the target of link path into out. */
-static int link_base(const char *path, char *out, size_t n)
+/* The last part of the target of link path into out, read with rl (the
+ * vfio backend passes its system-call seam's readlink). */
+int abb_vfio_link_base(ssize_t (*rl)(const char *, char *, size_t), const char *path, char *out,
+		       size_t n)
 {
 	char buf[PATH_MAX];
-	ssize_t len = readlink(path, buf, sizeof buf - 1);
+	ssize_t len = rl(path, buf, sizeof buf - 1);
 	const char *base;
 
 	if (len < 0)
@@ -89,7 +91,7 @@ int abb_vfio_driver(const char *sysfs_root, const char *bdf, char *drv, size_t n
 		return -ENODEV;
 	rc = dev_path(sysfs_root, bdf, "driver", path, sizeof path);
 	if (!rc)
-		rc = link_base(path, drv, n);
+		rc = abb_vfio_link_base(readlink, path, drv, n);
 	if (rc == -ENOENT)
 		return 0;
 	return rc ? rc : 1;
@@ -105,7 +107,7 @@ int abb_vfio_group(const char *sysfs_root, const char *bdf)
 		return -ENODEV;
 	rc = dev_path(sysfs_root, bdf, "iommu_group", path, sizeof path);
 	if (!rc)
-		rc = link_base(path, name, sizeof name);
+		rc = abb_vfio_link_base(readlink, path, name, sizeof name);
 	if (rc)
 		return rc == -ENOENT ? -ENOENT : rc;
 	g = strtol(name, &end, 10);

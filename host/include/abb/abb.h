@@ -6,6 +6,10 @@
  *   "sim"             the simulated board (libabbsim.so, loaded on demand)
  *   "vfio"            the first ABB (10dc:0153) found on the PCI bus, via VFIO
  *   "vfio:DDDD:BB:DD.F"  that PCI device, via VFIO
+ *   "vfio:...,iommu=group|iommufd|auto"  the VFIO interface: the group/container
+ *                     one (type1v2, else type1), the device cdev with iommufd
+ *                     (Linux 6.6+), or auto (default: the group one when
+ *                     /dev/vfio/vfio exists); also $ABB_VFIO_IOMMU (the URI wins)
  * Unset or empty $ABB_DEVICE means "sim".
  *
  * Words: "DMA read" = board to host (upstream channel 1, C2H);

@@ -1,0 +1,90 @@
+# testbench/coverage.mk - coverage of the RTL and of libabb (included by the top-level Makefile).
+#
+#   make coverage                     build $(B)/cov, run the bench, write the reports
+#   make coverage COV_REGRESS_N=1000  transfers of the regression run with it (the default)
+#
+# A build of its own below $(B)/coverage (the normal build is untouched;
+# `make vfio-coverage` has $(B)/cov):
+# the simulator verilated with --coverage (line, toggle and the functional
+# points of rtl-model/abb_cover.sv, `cover property` bound into the RTL
+# modules) and libabb (host/lib, host/daq) compiled with gcov (-O0
+# --coverage). The bench runs on it: every suite of abb_tests on the
+# simulator (COV_SIM_SUITES: all but the DAQ readout/writer and protocol suites), every
+# suite again on the reference model (ABB_DEVICE=model), the vfio backend's
+# suites on the emulated VFIO kernel (--vfio-emu TB_COV_SUITES, as `make
+# vfio-coverage`), and the regression (COV_REGRESS_N transfers). Coverage is written only after all
+# of it passed: the simulator leaves one file per process in $(COV_B)/raw,
+# merged into $(COV_B)/coverage.dat and reported only then; on a failure
+# the raw data is deleted and the target fails.
+#
+# Reports (testbench/covreport.py for the RTL, gcovr or gcov for libabb):
+#   $(COV_B)/coverage.txt      per-file RTL line and toggle, functional points
+#                              hit/total, libabb line per file, what is not covered
+#   $(COV_B)/annotated/        verilator_coverage --annotate (RTL sources, counts)
+#   $(COV_B)/libabb.txt        gcovr's per-file table with the missed lines
+# Targets (checked, printed as PASS/MISS; the target fails only on a bench failure):
+# RTL line >= 95 %, every functional point hit, libabb line >= 90 %.
+
+COV_B          := $(B)/coverage
+COV_REGRESS_N  ?= 1000
+# Suites run on the instrumented simulator (the DAQ readout/writer and
+# protocol suites run on the model only: minutes of instrumented simulation
+# of milliseconds of device time, for library code the model run covers too)
+COV_SIM_SUITES ?= regs dma_integrity blocking bad_input determinism discovery tlp_rules \
+                  cfgspace link vectors intx daq_units robust scoreboard
+# Suites run on the reference model: all; daq_units on its own, once more
+# if it fails (it assumes a consumer runs within 20 ms, which the -O0 gcov
+# build on a loaded machine can miss)
+COV_MODEL_SUITES ?= regs dma_integrity blocking protocol bad_input determinism discovery tlp_rules \
+                    cfgspace link vectors intx daq_readout daq_writer robust scoreboard vfio
+COV_DEB_PKGS   := gcovr python3
+# wall seconds per program of the bench (the instrumented model is slow)
+COV_TIMEOUT    ?= 3600
+# The instrumented model is ~10x the C++ of the normal one (a toggle point
+# per signal bit): compiled file by file (-j2) at -O1.
+COV_MAKE_VARS  := B=$(COV_B) CFLAGS='-O0 -g --coverage -fprofile-update=atomic' LDFLAGS=--coverage \
+                  SIM_VEXTRA='--coverage' SIM_VEXTRA_SRCS=$(RTL_DIR)/abb_cover.sv \
+                  SIM_CXXEXTRA=-DVM_COVERAGE=1 \
+                  SIM_VOPT='OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1 VM_PARALLEL_BUILDS=1 -j2'
+
+.PHONY: coverage coverage-deps
+coverage-deps:
+	@$(MAKE) --no-print-directory deps DEB_PKGS='$(COV_DEB_PKGS)'
+
+coverage:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory coverage-deps
+	@$(MAKE) --no-print-directory $(COV_MAKE_VARS) all
+	@rm -rf $(COV_B)/raw $(COV_B)/annotated $(COV_B)/coverage.dat $(COV_B)/coverage.txt
+	@mkdir -p $(COV_B)/raw
+	@find $(COV_B) -name '*.gcda' -delete
+	@echo "coverage: the bench on the coverage build (logs in $(COV_B)/*.log)"
+	@set -o pipefail; fail() { echo "coverage: $$1 FAILED (see $(COV_B)/$$2): no coverage written" >&2; \
+	    rm -rf $(COV_B)/raw; find $(COV_B) -name '*.gcda' -delete; exit 1; }; \
+	  export ABB_SIM_COVERAGE=$(abspath $(COV_B))/raw/sim; \
+	  ABB_DEVICE= timeout $(COV_TIMEOUT) $(COV_B)/readback > $(COV_B)/readback.log 2>&1 || fail readback readback.log; \
+	  ABB_DEVICE= timeout $(COV_TIMEOUT) $(COV_B)/abb_tests $(COV_SIM_SUITES) > $(COV_B)/tests-sim.log 2>&1 || fail "abb_tests (sim)" tests-sim.log; \
+	  tail -n 5 $(COV_B)/tests-sim.log | grep -E 'tests|passed|FAILED' || true; \
+	  ABB_DEVICE=model timeout $(COV_TIMEOUT) $(COV_B)/abb_tests $(COV_MODEL_SUITES) > $(COV_B)/tests-model.log 2>&1 || \
+	    fail "abb_tests (model)" tests-model.log; \
+	  tail -n 5 $(COV_B)/tests-model.log | grep -E 'tests|passed|FAILED' || true; \
+	  ABB_DEVICE=model $(COV_B)/abb_tests daq_units > $(COV_B)/tests-daq-units.log 2>&1 || \
+	    { echo "coverage: daq_units failed once (its 20 ms back-pressure window): again"; \
+	      ABB_DEVICE=model $(COV_B)/abb_tests daq_units > $(COV_B)/tests-daq-units.log 2>&1; } || \
+	    fail "abb_tests daq_units (model)" tests-daq-units.log; \
+	  ABB_DEVICE= timeout $(COV_TIMEOUT) $(COV_B)/abb_tests --vfio-emu $(TB_COV_SUITES) > $(COV_B)/tests-vfio-emu.log 2>&1 || \
+	    fail "abb_tests --vfio-emu" tests-vfio-emu.log; \
+	  tail -n 5 $(COV_B)/tests-vfio-emu.log | grep -E 'tests|passed|FAILED' || true; \
+	  timeout $(COV_TIMEOUT) $(COV_B)/abb_regress N=$(COV_REGRESS_N) SEED=$(SEED) > $(COV_B)/regress.log 2>&1 || fail regress regress.log; \
+	  tail -n 1 $(COV_B)/regress.log
+	verilator_coverage --write $(COV_B)/coverage.dat $(COV_B)/raw/*.dat
+	@verilator_coverage --annotate $(COV_B)/annotated $(COV_B)/coverage.dat > /dev/null
+	@if command -v gcovr >/dev/null; then \
+	  gcovr -r . --gcov-ignore-parse-errors --filter 'host/lib/' --filter 'host/daq/' --txt $(COV_B)/libabb.txt $(COV_B)/host >/dev/null; \
+	else \
+	  for f in $(COV_B)/host/lib/*.gcno $(COV_B)/host/daq/*.gcno; do \
+	    (cd $$(dirname $$f) && gcov -n -o . $$(basename $${f%.gcno}).o 2>/dev/null); done > $(COV_B)/libabb.gcov.txt; \
+	fi
+	python3 testbench/covreport.py --dat $(COV_B)/coverage.dat --rtl-dir $(RTL_DIR) \
+	  $(if $(wildcard $(COV_B)/libabb.txt),--gcovr $(COV_B)/libabb.txt,--gcov $(COV_B)/libabb.gcov.txt) \
+	  --out $(COV_B)/coverage.txt

@@ -1,0 +1,39 @@
+# testbench/mutate.mk - mutation score of the bench (included by the top-level Makefile).
+#
+#   make mutate N=60 SEED=1          N seeded single-operator mutants of the RTL
+#   make mutate N=60 SEED=1 ONLY=3,17   replay mutants 3 and 17 of that draw
+#   make mutate N=60 SEED=1 LIST=1      print the draw, build nothing
+#
+# testbench/mutate.py draws the mutants and runs each: only the Verilator
+# model is rebuilt (into $(B)/mutate/obj, from a mutated copy of the RTL in
+# $(B)/mutate/rtl); the platform objects and the Verilator runtime of the
+# normal build (and its unmutated 250 MHz model) are linked with it into
+# $(B)/mutate/libabbsim.so (the bench runs at 125 MHz), and the
+# bench runs on it through ABB_SIM_LIB, stopping at the first failing check:
+# MUT_SUITES of build/abb_tests in order (golden vectors first), then
+# build/abb_regress N=MUT_REGRESS_N. Report: $(B)/mutate/report.txt.
+
+MUT_N     := $(if $(filter command line environment,$(origin N)),$(N),60)
+MUT_SEED  := $(if $(filter command line environment,$(origin SEED)),$(SEED),1)
+ONLY      ?=
+LIST      ?=
+# the suites that exercise the RTL, strongest and fastest first (protocol,
+# robust and the daq_* suites test the library on top: slow and no stronger)
+MUT_SUITES ?= vectors scoreboard regs intx tlp_rules bad_input dma_integrity link cfgspace \
+              determinism blocking
+MUT_REGRESS_N ?= 300
+MUT_TIMEOUT   ?= 60
+MUT_OUT       ?= $(B)/mutate
+
+.PHONY: mutate
+mutate:
+	@$(MAKE) --no-print-directory deps
+	@command -v python3 >/dev/null || { echo "mutate: needs python3 (apt-get install python3)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory $(TB_BIN) $(B)/abb_regress $(SIM_LIB)
+	MUT_VFLAGS='$(SIM_VFLAGS) $(SIM_VASSERT) --prefix Vabb_top' MUT_VOPT='$(SIM_VOPT)' \
+	MUT_SIM_OBJS='$(SIM_OBJS)' MUT_SIM_LIBS='$(SIM_VDIR250)/Vabb_top250__ALL.a $(SIM_SC_LIBS)' \
+	python3 testbench/mutate.py --n '$(MUT_N)' --seed '$(MUT_SEED)' --out $(MUT_OUT) \
+	  --verilator $(VERILATOR) --cxx '$(CXX)' --vlib $(SIM_VDIR)/libverilated_pic.a \
+	  --tests $(TB_BIN) --regress $(B)/abb_regress --suites '$(MUT_SUITES)' \
+	  --regress-n '$(MUT_REGRESS_N)' --timeout '$(MUT_TIMEOUT)' \
+	  $(if $(ONLY),--only '$(ONLY)') $(if $(LIST),--list) $(RTL_SRCS)

@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+"""mutate.py - seeded single-operator mutants of the RTL, each run through the bench.
+
+    testbench/mutate.py [--n N] [--seed S] [--only ID,ID..] [--list]
+                        [--out DIR] [--rtl FILE...] -- (run by `make mutate`)
+
+The RTL is parsed lightly: comments and strings blanked, declarations,
+parameters, typedefs, elaboration checks ($fatal), assertions, the generated
+register package (abb_reg_pkg.sv) and the protocol checker (abb_tlp_chk.sv)
+skipped. Every operator occurrence in the remaining
+statements is a site; N sites are drawn with SEED (random.Random(SEED),
+sites in file/offset order), so a run is repeatable and `--only` replays
+single mutants of the same run. Operators:
+
+  rel     <  <=  >  >=  (one for another: < -> <=, <= -> <, > -> >=, >= -> >)
+  eq      == -> !=, != -> ==
+  logic   && -> ||, || -> &&, a leading ! dropped, & -> |, | -> & (bitwise)
+  arith   + -> -, - -> + (binary)
+  const   a sized literal (N'dV, N'hV, N'bV) or a plain number: V+1 (V-1 at
+          the top of its range; 1'b0 <-> 1'b1)
+  bit     the top bit of a sized literal flipped; a single-bit select [k] -> [k^1]
+  shift   << k -> << k+1 (>> likewise) for a constant k; else << <-> >>
+  if      if (c) -> if (!(c)): the then and else branches swapped
+
+Each mutant: the RTL sources copied with the one change, verilated with the
+simulator's flags (MUT_VFLAGS from sim/sim.mk) into OUT/obj, compiled, and
+linked with the platform objects and Verilator runtime of the normal build
+(build/sim: the mutant only replaces the model) into OUT/libabbsim.so; the
+bench (build/abb_tests SUITE... and build/abb_regress) then runs on it via
+ABB_SIM_LIB, stopping at the first failing check, with ABB_WAIT_LIMIT_MS=100
+(a transfer that never completes fails after 100 ms of device time; the
+unmutated bench passes with it). A mutant that does not
+verilate or compile is stillborn (not counted). A check that hangs past its
+time limit kills the mutant (timeout).
+
+Prints one line per mutant, then the kill rate and the surviving mutants
+(file:line, operator, original -> mutant); OUT/report.txt holds the same.
+Exit status 0 whatever the score (the score is the result); 2 on a setup error.
+"""
+import argparse
+import os
+import random
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+# --- light SystemVerilog parsing -------------------------------------------
+
+SKIP_FILES = {"abb_reg_pkg.sv",  # generated constants (rtl-model/abb_regs.def)
+              "abb_tlp_chk.sv"}  # the protocol checker (assertions), not the design
+DECL_RE = re.compile(r"^\s*(module|endmodule|parameter|localparam|input|output|inout|logic|"
+                     r"typedef|import|package|endpackage|function|endfunction|genvar|"
+                     r"wire|reg|bit|int|integer|`|\)\s*;|\(\s*$|#\()")
+LVALUE_RE = re.compile(r"^[A-Za-z_][\w\.]*(\s*\[[^\]]*\])*\s*$")
+IF_PREFIX_RE = re.compile(r"^\s*(end\s+)?(else\s+)?(begin\s+)?")
+
+
+def blank_comments(text):
+    """Comments and strings replaced by spaces (offsets and newlines kept)."""
+    out = list(text)
+    i, n = 0, len(text)
+    while i < n:
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            for k in range(i, j):
+                out[k] = " "
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            for k in range(i, j):
+                if out[k] != "\n":
+                    out[k] = " "
+            i = j
+        elif text[i] == '"':
+            j = text.find('"', i + 1)
+            j = n if j < 0 else j + 1
+            for k in range(i, j):
+                out[k] = " "
+            i = j
+        else:
+            i += 1
+    return "".join(out)
+
+
+def match_paren(code, i):
+    """Index of the ')' closing the '(' at code[i], or -1."""
+    depth = 0
+    for j in range(i, len(code)):
+        if code[j] == "(":
+            depth += 1
+        elif code[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+LIT_RE = re.compile(r"(?<![\w'$])(\d+)'([dhbDHB])([0-9a-fA-F_]+)")
+NUM_RE = re.compile(r"(?<![\w'$.])(\d+)(?![\w'.])")
+BITSEL_RE = re.compile(r"(?<=[\w\]])\[(\d+)\]")
+
+
+def lit_text(width, base, value):
+    if base in "dD":
+        return "%d'd%d" % (width, value)
+    if base in "hH":
+        return "%d'h%x" % (width, value)
+    return "%d'b%s" % (width, format(value, "0%db" % width))
+
+
+def sites_of_line(code, line_off):
+    """(offset, length, op, original, replacement) of every site in one line."""
+    out = []
+    stripped = code.strip()
+    if not stripped or DECL_RE.match(code) or "$fatal" in code or "$error" in code or \
+            "$display" in code or ": g_bad" in code or re.search(r"\b(assert|assume|cover)\b", code) or re.search(r"\bcase\b", code) and "(" in code and \
+            re.match(r"^\s*(unique\s+|priority\s+)?case", code):
+        return out
+    # brackets: ranges inside [...] are not arithmetic sites
+    in_br = [False] * len(code)
+    depth = 0
+    for i, c in enumerate(code):
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth = max(0, depth - 1)
+        in_br[i] = depth > 0 or c == "]"
+
+    def add(i, length, op, repl):
+        out.append((line_off + i, length, op, code[i:i + length], repl))
+
+    # relational / shift
+    for m in re.finditer(r"<<<|>>>|<<|>>|<=|>=|<|>|->", code):
+        tok, i = m.group(0), m.start()
+        if in_br[i] or tok in ("<<<", ">>>", "->"):
+            continue
+        if tok in ("<<", ">>"):
+            rest = code[m.end():]
+            k = re.match(r"\s*(\d+)(?![\w'])", rest)
+            if k:
+                v = int(k.group(1))
+                j = m.end() + k.start(1)
+                out.append((line_off + j, len(k.group(1)), "shift", k.group(1), str(v + 1)))
+            else:
+                add(i, 2, "shift", ">>" if tok == "<<" else "<<")
+            continue
+        if tok == "<=":
+            pre = code[:i]
+            pre = pre[pre.rfind(";") + 1:]
+            pre = re.sub(r"^.*\bbegin\b", "", pre)
+            pre = IF_PREFIX_RE.sub("", pre, count=1)
+            mif = re.match(r"^\s*if\s*\(", pre)
+            if mif:
+                close = match_paren(pre, pre.index("("))
+                if close >= 0:
+                    pre = pre[close + 1:]
+            pre = pre.strip()
+            while re.search(r"\[[^\[\]]*\]", pre):
+                pre = re.sub(r"\[[^\[\]]*\]", "", pre)
+            if LVALUE_RE.match(pre) or pre == "":
+                continue  # a nonblocking assignment
+        if code[i - 1:i] in ("=", "!", "<", ">") or code[i + len(tok):i + len(tok) + 1] in (">", "<"):
+            continue
+        repl = {"<": "<=", "<=": "<", ">": ">=", ">=": ">"}[tok]
+        add(i, len(tok), "rel", repl)
+    # equality
+    for m in re.finditer(r"(?<![=!<>])(==|!=)(?!=)", code):
+        add(m.start(), 2, "eq", "!=" if m.group(1) == "==" else "==")
+    # logical
+    for m in re.finditer(r"&&|\|\|", code):
+        add(m.start(), 2, "logic", "||" if m.group(0) == "&&" else "&&")
+    for m in re.finditer(r"(?<![&|])([&|])(?![&|=])", code):
+        i = m.start()
+        prev = code[:i].rstrip()
+        if not prev or prev[-1] in "(=,?:{!~&|" or in_br[i]:
+            continue  # a reduction operator
+        add(i, 1, "logic", "|" if m.group(1) == "&" else "&")
+    for m in re.finditer(r"!(?!=)", code):
+        add(m.start(), 1, "logic", "")
+    # arithmetic (binary + and -, outside [...] and not +: / -:)
+    for m in re.finditer(r"(?<![+\-])([+\-])(?![+\-:=])", code):
+        i = m.start()
+        if in_br[i]:
+            continue
+        prev = code[:i].rstrip()
+        if not prev or not re.search(r"[\w\)\]]$", prev) or re.search(r"\d'[dhbDHB]?$", prev):
+            continue
+        add(i, 1, "arith", "-" if m.group(1) == "+" else "+")
+    # constants
+    for m in LIT_RE.finditer(code):
+        width, base, digits = int(m.group(1)), m.group(2), m.group(3).replace("_", "")
+        try:
+            v = int(digits, {"d": 10, "h": 16, "b": 2}[base.lower()])
+        except ValueError:
+            continue
+        if width < 1 or width > 64:
+            continue
+        top = (1 << width) - 1
+        nv = v + 1 if v < top else v - 1
+        out.append((line_off + m.start(), len(m.group(0)), "const", m.group(0), lit_text(width, base, nv)))
+        if width > 1:
+            fv = v ^ (1 << (width - 1))
+            out.append((line_off + m.start(), len(m.group(0)), "bit", m.group(0), lit_text(width, base, fv)))
+    for m in NUM_RE.finditer(code):
+        i = m.start()
+        if in_br[i] or code[m.end():m.end() + 1] == "'":
+            continue
+        if re.search(r"(<<|>>)\s*$", code[:i]):
+            continue  # a shift amount: the shift operator's site
+        v = int(m.group(1))
+        add(i, len(m.group(1)), "const", str(v + 1))
+    for m in BITSEL_RE.finditer(code):
+        v = int(m.group(1))
+        add(m.start(1), len(m.group(1)), "bit", str(v ^ 1))
+    # if (c) -> if (!(c))
+    for m in re.finditer(r"\bif\s*\(", code):
+        open_i = m.end() - 1
+        close = match_paren(code, open_i)
+        if close < 0:
+            continue
+        cond = code[open_i + 1:close]
+        out.append((line_off + open_i, close - open_i + 1, "if", "(" + cond + ")", "(!(" + cond + "))"))
+    return out
+
+
+def find_sites(files):
+    sites = []
+    for path in files:
+        base = os.path.basename(path)
+        if base in SKIP_FILES:
+            continue
+        text = open(path).read()
+        code = blank_comments(text)
+        enum_depth = 0
+        off = 0
+        for lineno, line in enumerate(code.split("\n"), 1):
+            if re.search(r"\btypedef\b", line) or enum_depth:
+                enum_depth += line.count("{") - line.count("}")
+                if "typedef" in line and "{" not in line:
+                    enum_depth = max(enum_depth, 0)
+                off += len(line) + 1
+                continue
+            for (o, length, op, orig, repl) in sites_of_line(line, off):
+                if orig == repl:
+                    continue
+                sites.append({"file": path, "line": lineno, "off": o, "len": length,
+                              "op": op, "orig": orig, "repl": repl})
+            off += len(line) + 1
+    return sites
+
+
+# --- running one mutant ------------------------------------------------------
+
+def sh(cmd, log, timeout=None, env=None):
+    with open(log, "a") as f:
+        f.write("$ " + (cmd if isinstance(cmd, str) else " ".join(map(shlex.quote, cmd))) + "\n")
+        f.flush()
+        try:
+            p = subprocess.run(cmd, shell=isinstance(cmd, str), stdout=f, stderr=subprocess.STDOUT,
+                               timeout=timeout, env=env)
+            return p.returncode
+        except subprocess.TimeoutExpired:
+            f.write("TIMEOUT after %s s\n" % timeout)
+            return "timeout"
+
+
+def build_mutant(site, args, log):
+    rtl_dir = os.path.join(args.out, "rtl")
+    obj = os.path.join(args.out, "obj")
+    shutil.rmtree(rtl_dir, ignore_errors=True)
+    shutil.rmtree(obj, ignore_errors=True)
+    os.makedirs(rtl_dir)
+    files = []
+    for path in args.rtl:
+        dst = os.path.join(rtl_dir, os.path.basename(path))
+        text = open(path).read()
+        if path == site["file"]:
+            o, n = site["off"], site["len"]
+            assert text[o:o + n] == site["orig"], (site, text[o:o + n])
+            text = text[:o] + site["repl"] + text[o + n:]
+        open(dst, "w").write(text)
+        files.append(dst)
+    vflags = shlex.split(args.vflags) + ["--Mdir", obj, "-Wno-fatal", "-I" + os.path.dirname(args.rtl[0])]
+    if sh([args.verilator] + vflags + files, log) != 0:
+        return False
+    if sh(["make", "-s", "-C", obj, "-f", "Vabb_top.mk"] + shlex.split(args.vopt) + ["Vabb_top__ALL.a"], log) != 0:
+        return False
+    lib = os.path.join(args.out, "libabbsim.so")
+    link = [args.cxx, "-shared", "-o", lib, "-Wl,--no-undefined", "-Wl,-soname,libabbsim.so"] + \
+        shlex.split(args.sim_objs) + [os.path.join(obj, "Vabb_top__ALL.a")] + \
+        [a for a in shlex.split(args.sim_libs) if a.endswith(".a")] + [args.vlib] + \
+        [a for a in shlex.split(args.sim_libs) if not a.endswith(".a")] + ["-lz", "-pthread"]
+    return sh(link, log) == 0
+
+
+def run_checks(args, log):
+    """The first failing check's name, or None when every check passed."""
+    env = dict(os.environ)
+    env["ABB_SIM_LIB"] = os.path.abspath(os.path.join(args.out, "libabbsim.so"))
+    env.pop("ABB_DEVICE", None)
+    # a mutant that never completes a transfer fails the wait after 100 ms of
+    # device time (the bench passes with it) instead of the default 10 s
+    env["ABB_WAIT_LIMIT_MS"] = str(args.wait_limit_ms)
+    for suite in args.suites.split():
+        rc = sh([args.tests, suite], log, timeout=args.timeout, env=env)
+        if rc != 0:
+            return suite + (" (timeout)" if rc == "timeout" else "")
+    if args.regress_n > 0:
+        rc = sh([args.regress, "N=%d" % args.regress_n, "SEED=%d" % args.seed], log,
+                timeout=args.timeout, env=env)
+        if rc != 0:
+            return "regress" + (" (timeout)" if rc == "timeout" else "")
+    return None
+
+
+def describe(idx, s):
+    return "m%03d %s:%d %s '%s' -> '%s'" % (idx, os.path.basename(s["file"]), s["line"], s["op"],
+                                           s["orig"], s["repl"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description="seeded RTL mutants through the bench")
+    ap.add_argument("--n", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", default="", help="comma-separated mutant numbers of this N/SEED draw")
+    ap.add_argument("--list", action="store_true", help="print the drawn mutants, run nothing")
+    ap.add_argument("--out", default="build/mutate")
+    ap.add_argument("--verilator", default="verilator")
+    ap.add_argument("--vflags", default=os.environ.get("MUT_VFLAGS", ""))
+    ap.add_argument("--vopt", default=os.environ.get("MUT_VOPT", ""))
+    ap.add_argument("--cxx", default="c++")
+    ap.add_argument("--sim-objs", default=os.environ.get("MUT_SIM_OBJS", ""))
+    ap.add_argument("--vlib", default="build/sim/obj_dir/libverilated_pic.a")
+    ap.add_argument("--sim-libs", default=os.environ.get("MUT_SIM_LIBS", "-lsystemc"))
+    ap.add_argument("--tests", default="build/abb_tests")
+    ap.add_argument("--regress", default="build/abb_regress")
+    ap.add_argument("--suites", default="vectors scoreboard regs intx tlp_rules bad_input dma_integrity "
+                    "link cfgspace determinism blocking")
+    ap.add_argument("--regress-n", type=int, default=300)
+    ap.add_argument("--timeout", type=int, default=60, help="wall seconds per check")
+    ap.add_argument("--wait-limit-ms", type=int, default=100, help="ABB_WAIT_LIMIT_MS of the checks")
+    ap.add_argument("rtl", nargs="+")
+    args = ap.parse_args()
+
+    sites = find_sites(args.rtl)
+    rng = random.Random(args.seed)
+    n = min(args.n, len(sites))
+    drawn = rng.sample(range(len(sites)), n)
+    mutants = [(i + 1, sites[k]) for i, k in enumerate(drawn)]
+    if args.only:
+        want = {int(x) for x in args.only.split(",") if x.strip()}
+        mutants = [m for m in mutants if m[0] in want]
+    print("mutate: %d sites in %d files; %d drawn with SEED=%d" %
+          (len(sites), len(args.rtl) - len(SKIP_FILES), n, args.seed), flush=True)
+    if args.list:
+        for idx, s in mutants:
+            print(describe(idx, s))
+        return 0
+    if not args.vflags or not args.sim_objs:
+        print("mutate: MUT_VFLAGS and MUT_SIM_OBJS must be set (run through `make mutate`)", file=sys.stderr)
+        return 2
+
+    os.makedirs(args.out, exist_ok=True)
+    logdir = os.path.join(args.out, "logs")
+    os.makedirs(logdir, exist_ok=True)
+    killed, survived, stillborn = [], [], []
+    t0 = time.time()
+    for idx, s in mutants:
+        log = os.path.join(logdir, "m%03d.log" % idx)
+        open(log, "w").write(describe(idx, s) + "\n")
+        t = time.time()
+        if not build_mutant(s, args, log):
+            stillborn.append((idx, s))
+            verdict = "stillborn (does not build)"
+        else:
+            by = run_checks(args, log)
+            if by:
+                killed.append((idx, s, by))
+                verdict = "killed by " + by
+            else:
+                survived.append((idx, s))
+                verdict = "SURVIVED"
+        print("%s: %s (%.0f s)" % (describe(idx, s), verdict, time.time() - t), flush=True)
+
+    lines = []
+    live = len(killed) + len(survived)
+    rate = 100.0 * len(killed) / live if live else 0.0
+    lines.append("mutate: SEED=%d N=%d: killed %d of %d mutants (%.1f %%), %d survived, %d stillborn, %.0f s"
+                 % (args.seed, n, len(killed), live, rate, len(survived), len(stillborn), time.time() - t0))
+    by_check = {}
+    for _, _, by in killed:
+        by_check[by] = by_check.get(by, 0) + 1
+    lines.append("mutate: first killing check: " +
+                 ", ".join("%s %d" % kv for kv in sorted(by_check.items(), key=lambda kv: -kv[1])))
+    for idx, s in survived:
+        src = open(s["file"]).read().split("\n")[s["line"] - 1].strip()
+        lines.append("survivor %s\n    %s" % (describe(idx, s), src))
+    for idx, s in stillborn:
+        lines.append("stillborn %s" % describe(idx, s))
+    text = "\n".join(lines)
+    print(text)
+    open(os.path.join(args.out, "report.txt"), "w").write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
