@@ -129,15 +129,21 @@ module abb_h2c_mover #(
   assign limit = !inc_q ? 6'd1 :
                  (tag_limit_i == 5'd0 || 6'(tag_limit_i) > 6'(NumTags)) ? 6'(NumTags)
                                                                        : 6'(tag_limit_i);
-  always_comb begin
-    free_tag = '0;
-    free_any = 1'b0;
-    for (int t = NumTags - 1; t >= 0; t--) begin
-      if (!out_q[t] && 6'(t) < limit) begin
-        free_tag = TagW'(t);
-        free_any = 1'b1;
-      end
-    end
+  // Written as bit operations rather than a loop over the tags (simulation
+  // speed: Verilator unrolls such a loop into NumTags compares every cycle):
+  // avail has bit t set for a free tag t < limit (limit <= NumTags), free_lsb
+  // keeps its lowest set bit, free_tag encodes that bit's index (0 if none).
+  logic [NumTags-1:0] avail, free_lsb;
+  assign avail    = ~out_q & NumTags'((64'd1 << limit) - 64'd1);
+  assign free_lsb = avail & (~avail + NumTags'(1));
+  assign free_any = |avail;
+  // bit b of the tags whose index has bit b set
+  function automatic logic [NumTags-1:0] tags_with_bit(int b);
+    for (int t = 0; t < NumTags; t++) tags_with_bit[t] = ((t >> b) & 1) != 0;
+  endfunction
+  for (genvar b = 0; b < TagW; b++) begin : g_free_tag
+    localparam logic [NumTags-1:0] WithBit = tags_with_bit(b);
+    assign free_tag[b] = |(free_lsb & WithBit);
   end
 
   logic hdr4;
