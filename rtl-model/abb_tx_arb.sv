@@ -52,22 +52,28 @@ module abb_tx_arb #(
       elig[k] = src_valid_i[k] && !(PostedSrc[k] && hold_posted_q);
   end
 
-  // Round robin: first valid source after last_q (the loop runs from the
-  // farthest to the nearest candidate, so the nearest one wins).
-  integer cand;
-  always_comb begin
-    pick = last_q;
-    pick_any = 1'b0;
-    cand = 0;
-    for (int k = N; k >= 1; k--) begin
-      cand = {{(32 - IdxW){1'b0}}, last_q} + k;
-      if (cand >= N) cand = cand - N;
-      if (elig[cand]) begin
-        pick = cand[IdxW-1:0];  // cand < N fits IdxW bits
-        pick_any = 1'b1;
-      end
-    end
+  // Round robin: the first eligible source after last_q (last_q < N). elig
+  // twice in a row, shifted right by last_q + 1, has source
+  // (last_q + 1 + j) mod N at bit j; its lowest set bit, at index off, wins:
+  // pick = (last_q + 1 + off) mod N; none eligible: pick = last_q.
+  // Bit operations rather than a loop over the sources, for simulation
+  // speed: the simulator unrolls such a loop into N compares every cycle.
+  logic [N-1:0]  rot, rot_lsb;
+  logic [IdxW-1:0] off;
+  logic [IdxW:0]   nxt;
+  assign rot      = N'({elig, elig} >> ({1'b0, last_q} + (IdxW + 1)'(1)));
+  assign rot_lsb  = rot & (~rot + N'(1));
+  assign pick_any = |rot;
+  // bit b of the positions whose index has bit b set
+  function automatic logic [N-1:0] pos_with_bit(int b);
+    for (int j = 0; j < N; j++) pos_with_bit[j] = ((j >> b) & 1) != 0;
+  endfunction
+  for (genvar b = 0; b < IdxW; b++) begin : g_off
+    localparam logic [N-1:0] WithBit = pos_with_bit(b);
+    assign off[b] = |(rot_lsb & WithBit);
   end
+  assign nxt  = {1'b0, last_q} + (IdxW + 1)'(1) + {1'b0, off};
+  assign pick = !pick_any ? last_q : (nxt >= (IdxW + 1)'(N)) ? IdxW'(nxt - (IdxW + 1)'(N)) : IdxW'(nxt);
 
   logic [IdxW-1:0] sel;
   assign sel = locked_q ? last_q : pick;
