@@ -166,12 +166,14 @@ $(SIM_B)/fast/bare_bench: sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cp
 $(SIM_B)/fast/speed_abbsim: sim/speed_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_B)/fast/libabbsim.so
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B)/fast -labbsim -Wl,-rpath,'$$ORIGIN'
 
-# make sim-speed [BASELINE=<rev>] [SIM_SPEED_RUNS=n]: with BASELINE, the
+# make sim-speed [BASELINE=<rev>] [SIM_SPEED_RUNS=n] [SIM_SPEED_IR=1]: with
+# SIM_SPEED_IR=1 also instructions per cycle (callgrind). With BASELINE, the
 # RTL of <rev> is built beside the current one as <rev> built it (its
 # rtl-model/ and sim/ by git archive into $(B)/baseline/<sha>/src, verilated
 # and compiled by its own sim/sim.mk: its flags) and linked with the current
 # bare loop; sim/sim_speed.sh runs both interleaved and prints the ratio.
 SIM_SPEED_RUNS ?= 5
+SIM_SPEED_IR   ?= 0
 ifneq ($(BASELINE),)
 SIM_BASE_SHA := $(shell git rev-parse --verify -q '$(BASELINE)^{commit}')
 ifeq ($(SIM_BASE_SHA),)
@@ -192,7 +194,7 @@ $(SIM_BASE_BENCH): sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM
 endif
 
 sim-speed: $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH)
-	@sim/sim_speed.sh $(SIM_SPEED_RUNS) $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH) $(BASELINE)
+	@IR=$(SIM_SPEED_IR) sim/sim_speed.sh $(SIM_SPEED_RUNS) $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH) $(BASELINE)
 
 sim-install: $(SIM_LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
