@@ -30,11 +30,15 @@ module abb_mem #(
   logic [31:0] mem_q [2**AddrBits];
 
   // A memory array is the one place where always_ff does more than x_q <= x_d.
+  // (we_i tested once per lane, outside the byte loop: in the simulator a
+  // cycle without a write then costs two tests, not eight)
   always_ff @(posedge clk_i) begin
-    for (int b = 0; b < 4; b++) begin
-      if (we_i[0] && wbe_i[b])     mem_q[waddr0_i][8*b +: 8] <= wdata_i[8*b +: 8];
-      if (we_i[1] && wbe_i[4 + b]) mem_q[waddr1_i][8*b +: 8] <= wdata_i[32 + 8*b +: 8];
-    end
+    if (we_i[0])
+      for (int b = 0; b < 4; b++)
+        if (wbe_i[b]) mem_q[waddr0_i][8*b +: 8] <= wdata_i[8*b +: 8];
+    if (we_i[1])
+      for (int b = 0; b < 4; b++)
+        if (wbe_i[4 + b]) mem_q[waddr1_i][8*b +: 8] <= wdata_i[32 + 8*b +: 8];
   end
 
   assign a_data_o = {mem_q[a_addr1_i], mem_q[a_addr0_i]};
