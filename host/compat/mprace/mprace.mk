@@ -60,7 +60,8 @@ Libs: -L$${libdir} -Wl,-rpath,$${libdir} -labb-mprace
 Cflags: -I$${includedir}
 endef
 
-$(MPR_PC): $(MPR_DIR)/mprace.mk
+# abb-mprace.pc says "Requires: abb": abb.pc must be there for pkg-config.
+$(MPR_PC): $(MPR_DIR)/mprace.mk $(HOST_PC)
 	@mkdir -p $(@D)
 	$(file >$@,$(call MPR_PC_TEXT,$(abspath .),$(abspath $(B)),$(abspath $(MPR_DIR)/include)))
 	@echo "wrote $@"
@@ -86,19 +87,21 @@ $(MPR_TEST): $(B)/mprace/test/test_mprace.o $(B)/testbench/tb_sysfs.o $(B)/libab
 $(MPR_BENCH): $(B)/mprace/bench/abb_bench_mprace.o $(B)/libabb-mprace.so
 	$(CXX) $(CXXFLAGS) -o $@ $< -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
 
-mprace-test: mprace
+# The targets that run programs on the simulator also need libabbsim.so
+# (libabb dlopen()s it; nothing links it, so nothing else pulls it in).
+mprace-test: mprace $(SIM_LIB)
 	@for d in $(MPRACE_TEST_DEVICES); do \
 	  echo "mprace-test: ABB_DEVICE=$$d $(MPR_TEST)"; \
 	  ABB_DEVICE=$$d $(MPR_TEST) || exit 1; \
 	done
 
-mprace-check: mprace
+mprace-check: mprace $(SIM_LIB)
 	@if [ -z "$(MPRACE_TESTS)" ]; then \
 	  echo "mprace-check: give the directory of the original programs: make mprace-check MPRACE_TESTS=DIR" >&2; \
 	  exit 2; fi
 	$(MPR_DIR)/mprace-check.sh '$(abspath $(MPRACE_TESTS))' '$(abspath $(B))'
 
-mprace-bench: mprace
+mprace-bench: mprace $(SIM_LIB)
 	$(MPR_BENCH) $(MPRACE_BENCH_ARGS)
 
 install: install-mprace
