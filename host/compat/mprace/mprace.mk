@@ -22,6 +22,10 @@ MPR_CXXFLAGS := -std=c++17 -fPIC $(WARN) $(CXXFLAGS) -MMD -MP
 MPR_CPPFLAGS := -I$(MPR_DIR)/include -I$(MPR_DIR)/src -Ihost/include -Ihost/lib
 MPR_TEST     := $(B)/mprace_tests
 MPR_BENCH    := $(B)/abb_bench_mprace
+# the bench's parts of their own (tau statistics, testABB log reader), with
+# tests of their own (no board needed)
+MPR_BENCH_PARTS := $(B)/mprace/bench/tau_fit.o $(B)/mprace/bench/testabb_log.o
+MPR_BENCH_TEST  := $(B)/mprace_bench_tests
 # Devices the layer's tests run on (each a value of ABB_DEVICE)
 MPRACE_TEST_DEVICES ?= sim model
 # The directory of original programs for mprace-check
@@ -30,7 +34,8 @@ MPRACE_TESTS ?=
 .PHONY: mprace mprace-test mprace-check mprace-bench install-mprace
 
 all: mprace
-mprace: $(MPR_SO) $(B)/libabb-mprace.so $(MPR_PC) $(MPR_PC_INST) $(MPR_TEST) $(MPR_BENCH)
+mprace: $(MPR_SO) $(B)/libabb-mprace.so $(MPR_PC) $(MPR_PC_INST) $(MPR_TEST) $(MPR_BENCH) \
+        $(MPR_BENCH_TEST)
 
 $(B)/mprace/%.o: $(MPR_DIR)/src/%.cpp
 	@mkdir -p $(@D)
@@ -84,12 +89,20 @@ $(B)/mprace/test/test_mprace.o: MPR_CPPFLAGS += -Itestbench
 $(MPR_TEST): $(B)/mprace/test/test_mprace.o $(B)/testbench/tb_sysfs.o $(B)/libabb-mprace.so
 	$(CXX) $(CXXFLAGS) -o $@ $< $(B)/testbench/tb_sysfs.o -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
 
-$(MPR_BENCH): $(B)/mprace/bench/abb_bench_mprace.o $(B)/libabb-mprace.so
-	$(CXX) $(CXXFLAGS) -o $@ $< -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
+# bench_module.o: the standalone module as abb_bench_daq runs it (host/tools)
+$(B)/mprace/bench/abb_bench_mprace.o: MPR_CPPFLAGS += -Ihost/tools
+$(MPR_BENCH): $(B)/mprace/bench/abb_bench_mprace.o $(MPR_BENCH_PARTS) $(B)/host/tools/bench_module.o \
+              $(B)/libabb-mprace.so
+	$(CXX) $(CXXFLAGS) -o $@ $(filter %.o,$^) -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
+
+$(MPR_BENCH_TEST): $(B)/mprace/test/test_bench_parts.o $(MPR_BENCH_PARTS)
+	$(CXX) $(CXXFLAGS) -o $@ $^
+$(B)/mprace/test/test_bench_parts.o: MPR_CPPFLAGS += -I$(MPR_DIR)/bench
 
 # The targets that run programs on the simulator also need libabbsim.so
 # (libabb dlopen()s it; nothing links it, so nothing else pulls it in).
 mprace-test: mprace $(SIM_LIB)
+	$(MPR_BENCH_TEST)
 	@for d in $(MPRACE_TEST_DEVICES); do \
 	  echo "mprace-test: ABB_DEVICE=$$d $(MPR_TEST)"; \
 	  ABB_DEVICE=$$d $(MPR_TEST) || exit 1; \
@@ -114,4 +127,5 @@ install-mprace: mprace install-host
 	ln -sf $(MPR_SONAME) $(DESTDIR)$(PREFIX)/lib/libabb-mprace.so
 	install -m 644 $(MPR_PC_INST) $(DESTDIR)$(PREFIX)/lib/pkgconfig/abb-mprace.pc
 
--include $(MPR_OBJS:.o=.d) $(B)/mprace/test/test_mprace.d $(B)/mprace/bench/abb_bench_mprace.d
+-include $(MPR_OBJS:.o=.d) $(B)/mprace/test/test_mprace.d $(B)/mprace/bench/abb_bench_mprace.d \
+         $(MPR_BENCH_PARTS:.o=.d) $(B)/mprace/test/test_bench_parts.d
