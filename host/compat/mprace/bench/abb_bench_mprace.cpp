@@ -15,7 +15,8 @@
  *    Default device: $ABB_DEVICE, else sim:hosttime=1 (the simulator with
  *    host-time coupling: device time includes the host's CPU time, so the
  *    software's cost per buffer shows); --device model runs it on the
- *    reference model (device time = wall time). R repetitions (default 7),
+ *    reference model (device time = wall time). Sizes 1K..256K, 2M bytes
+ *    per run (at least 16 buffers). R repetitions (default 9),
  *    each a sweep over the sizes with the three runs of a size back to
  *    back in an order that rotates, so the machine's load drifts over all
  *    sizes and variants alike. Per size: the median MB/s of each variant
@@ -75,10 +76,10 @@ static const unsigned TESTABB_LOOPS = 50;      /* testABB's NLOOPS */
 
 struct opts {
 	std::string device;
-	size_t min = 1024, max = 1 << 20, fit_max = 64 << 10;
+	size_t min = 1024, max = 256 << 10, fit_max = 64 << 10;
 	bool max_given = false;
-	unsigned long long bytes = 4ull << 20;
-	int reps = 7, csv = 0, raw = 0;
+	unsigned long long bytes = 2ull << 20;
+	int reps = 9, csv = 0, raw = 0;
 	std::string vs_log, abb_bench;
 	unsigned loops = TESTABB_LOOPS;
 };
@@ -204,6 +205,13 @@ static int tau_bench(const opts &o)
 			return 1;
 		}
 
+		/* the run's typical noise (tau_fit.h): a floor for every size's error */
+		std::vector<double> rel1, rel2;
+		for (const size_runs &r : runs) {
+			rel1.push_back(tau_fit::relative_noise(r.m1, r.plain));
+			rel2.push_back(tau_fit::relative_noise(r.m2, r.plain));
+		}
+		double noise1 = tau_fit::median(rel1), noise2 = tau_fit::median(rel2);
 		std::vector<tau_fit::estimate> fit1, fit2;
 		if (o.csv)
 			std::printf("size,plain_mbs,module1_mbs,module2_mbs,tau1_us,tau1_err_us,"
@@ -215,10 +223,14 @@ static int tau_bench(const opts &o)
 				    "size", "testABB", "1 thread", "2 threads", "tau 1 thr, us",
 				    "tau 2 thr, us", "fit");
 		for (const size_runs &r : runs) {
-			tau_fit::estimate e1 = tau_fit::per_size(r.m1, r.plain);
-			tau_fit::estimate e2 = tau_fit::per_size(r.m2, r.plain);
+			double tp = tau_fit::median(r.plain);
+			unsigned nr = (unsigned)r.plain.size();
+			tau_fit::estimate e1 =
+				tau_fit::per_size(r.m1, r.plain, tau_fit::error_floor(noise1, tp, nr));
+			tau_fit::estimate e2 =
+				tau_fit::per_size(r.m2, r.plain, tau_fit::error_floor(noise2, tp, nr));
 			bool in_fit = r.size <= o.fit_max;
-			double p = mbs(r.size, tau_fit::median(r.plain));
+			double p = mbs(r.size, tp);
 			double b1 = mbs(r.size, tau_fit::median(r.m1));
 			double b2 = mbs(r.size, tau_fit::median(r.m2));
 
@@ -236,6 +248,10 @@ static int tau_bench(const opts &o)
 					    r.size >> 10, p, b1, b2, e1.value / 1e3, e1.error / 1e3,
 					    e2.value / 1e3, e2.error / 1e3, in_fit ? "yes" : "no");
 		}
+		if (!o.csv)
+			std::printf("noise of a module-plain difference, relative to the plain time "
+				    "per buffer (median over sizes): 1 thread %.1f %%, 2 threads %.1f %%\n",
+				    100 * noise1, 100 * noise2);
 		if (!o.csv && !fit1.empty()) {
 			tau_fit::estimate f1 = tau_fit::fit(fit1), f2 = tau_fit::fit(fit2);
 
@@ -422,11 +438,14 @@ int main(int argc, char **argv)
 			if (!parse_size(optarg, o.fit_max))
 				return usage(argv[0]), 2;
 			break;
-		case 'b':
-			o.bytes = std::strtoull(optarg, &end, 0);
-			if (*end || !o.bytes)
+		case 'b': {
+			size_t v;
+
+			if (!parse_size(optarg, v))
 				return usage(argv[0]), 2;
+			o.bytes = v;
 			break;
+		}
 		case 'r':
 			o.reps = (int)std::strtol(optarg, &end, 0);
 			if (*end || o.reps < 1)

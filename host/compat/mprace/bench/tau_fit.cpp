@@ -47,6 +47,22 @@ estimate per_size(const std::vector<double> &module_ns, const std::vector<double
 	return e;
 }
 
+double relative_noise(const std::vector<double> &module_ns, const std::vector<double> &plain_ns)
+{
+	std::vector<double> d;
+	size_t n = std::min(module_ns.size(), plain_ns.size());
+	double p = median(plain_ns);
+
+	for (size_t i = 0; i < n; i++)
+		d.push_back(module_ns[i] - plain_ns[i]);
+	return n == 0 || p <= 0 ? 0.0 : 1.4826 * mad(d) / p;
+}
+
+double error_floor(double rel, double plain_ns, unsigned n)
+{
+	return n == 0 ? 1.0 : std::max(1.0, 1.2533 * rel * plain_ns / std::sqrt((double)n));
+}
+
 estimate fit(const std::vector<estimate> &sizes)
 {
 	double sw = 0, swx = 0, chi2 = 0;

@@ -13,6 +13,10 @@
  *    (the two runs of a pair are adjacent in time, so slow changes of the
  *    load cancel); tau is their median, its error the standard error of a
  *    median estimated robustly: 1.2533 x 1.4826 x MAD / sqrt(R);
+ *  - R is small (a few), and a few differences can agree by chance: a
+ *    size's error is never below the typical noise of the whole run, the
+ *    median over the sizes of sigma(difference) / t_plain, times that
+ *    size's t_plain (the noise of a time per buffer grows with the time);
  *  - the fit is the mean weighted by 1/error^2 over the sizes; its error
  *    is sqrt(1/sum w), scaled up by sqrt(chi2/dof) when the sizes scatter
  *    more than their own errors say (a constant does not describe them).
@@ -40,6 +44,14 @@ struct estimate {
  * floor_ns: the smallest error given (a deterministic run has MAD 0). */
 estimate per_size(const std::vector<double> &module_ns, const std::vector<double> &plain_ns,
 		  double floor_ns = 1.0);
+
+/* sigma of the paired differences relative to the plain time per buffer
+ * (1.4826 x MAD / median(plain)); 0 without pairs */
+double relative_noise(const std::vector<double> &module_ns, const std::vector<double> &plain_ns);
+
+/* The smallest error of a size: the standard error of a median of n
+ * differences with sigma = rel x plain_ns (at least 1 ns). */
+double error_floor(double rel, double plain_ns, unsigned n);
 
 /* The constant fitted to per-size estimates (empty: n = 0). */
 estimate fit(const std::vector<estimate> &sizes);

@@ -63,6 +63,25 @@ static void test_per_size_error()
 	CHECK(tau_fit::per_size({10, 20, 30}, {0, 0}).n == 2);
 }
 
+/* the error floor from the run's typical noise keeps a size whose few
+ * differences agree by chance from taking all the weight of the fit */
+static void test_noise_floor()
+{
+	/* differences 90 100 110 (MAD 10), plain median 1000: sigma 1.4826 % */
+	std::vector<double> plain = {1000, 990, 1010}, module = {1090, 1090, 1120};
+	double rel = tau_fit::relative_noise(module, plain);
+
+	CHECK(near(rel, 1.4826 * 10 / 1000, 1e-12));
+	CHECK(near(tau_fit::relative_noise({}, {}), 0));
+	/* 1.2533 x rel x t_plain / sqrt(n) */
+	CHECK(near(tau_fit::error_floor(0.05, 10000, 4), 1.2533 * 0.05 * 10000 / 2, 1e-9));
+	CHECK(near(tau_fit::error_floor(0.0, 10000, 4), 1.0));
+	/* three differences that agree exactly get the floor, not 1 ns */
+	tau_fit::estimate e = tau_fit::per_size({1500, 1600, 1700}, {1000, 1100, 1200},
+						 tau_fit::error_floor(0.05, 1100, 3));
+	CHECK(near(e.value, 500) && near(e.error, 1.2533 * 0.05 * 1100 / std::sqrt(3.0), 1e-9));
+}
+
 static tau_fit::estimate est(double v, double e)
 {
 	tau_fit::estimate x;
@@ -185,7 +204,7 @@ int main()
 	} tests[] = {
 		{"median_mad", test_median_mad},       {"per_size_paired", test_per_size_paired},
 		{"per_size_error", test_per_size_error}, {"fit", test_fit},
-		{"agree", test_agree},                 {"log_reader", test_log_reader},
+		{"agree", test_agree},                 {"noise_floor", test_noise_floor},                 {"log_reader", test_log_reader},
 	};
 	int failed = 0, n = 0;
 
