@@ -6,6 +6,11 @@
 #   make mprace-test      the layer's own tests on the simulator and the model
 #   make mprace-check MPRACE_TESTS=DIR   compile and run the original programs in DIR
 #   make mprace-bench     the DABC 2008 comparison with the original baseline
+#                         (MPRACE_BENCH_ARGS: options of abb_bench_mprace)
+#   make mprace-vs-bench MPRACE_LOG=build/mprace-check/testABB.sim.log
+#                         testABB's DMA MiB/s from that log next to abb_bench
+#                         with testABB's transfer shape (MPRACE_VS_ARGS:
+#                         e.g. --max 4M, --device)
 #   make install          also headers (include/mprace/), library, abb-mprace.pc
 
 MPR_DIR      := host/compat/mprace
@@ -30,8 +35,10 @@ MPR_BENCH_TEST  := $(B)/mprace_bench_tests
 MPRACE_TEST_DEVICES ?= sim model
 # The directory of original programs for mprace-check
 MPRACE_TESTS ?=
+# The testABB log for mprace-vs-bench
+MPRACE_LOG ?= $(B)/mprace-check/testABB.sim.log
 
-.PHONY: mprace mprace-test mprace-check mprace-bench install-mprace
+.PHONY: mprace mprace-test mprace-check mprace-bench mprace-vs-bench install-mprace
 
 all: mprace
 mprace: $(MPR_SO) $(B)/libabb-mprace.so $(MPR_PC) $(MPR_PC_INST) $(MPR_TEST) $(MPR_BENCH) \
@@ -101,8 +108,9 @@ $(B)/mprace/test/test_bench_parts.o: MPR_CPPFLAGS += -I$(MPR_DIR)/bench
 
 # The targets that run programs on the simulator also need libabbsim.so
 # (libabb dlopen()s it; nothing links it, so nothing else pulls it in).
-mprace-test: mprace $(SIM_LIB)
+mprace-test: mprace $(SIM_LIB) $(B)/abb_bench
 	$(MPR_BENCH_TEST)
+	$(MPR_DIR)/test/vs_bench_test.sh $(B)
 	@for d in $(MPRACE_TEST_DEVICES); do \
 	  echo "mprace-test: ABB_DEVICE=$$d $(MPR_TEST)"; \
 	  ABB_DEVICE=$$d $(MPR_TEST) || exit 1; \
@@ -116,6 +124,9 @@ mprace-check: mprace $(SIM_LIB)
 
 mprace-bench: mprace $(SIM_LIB)
 	$(MPR_BENCH) $(MPRACE_BENCH_ARGS)
+
+mprace-vs-bench: mprace $(SIM_LIB) $(B)/abb_bench
+	$(MPR_BENCH) --vs-bench '$(MPRACE_LOG)' $(MPRACE_VS_ARGS)
 
 install: install-mprace
 install-mprace: mprace install-host

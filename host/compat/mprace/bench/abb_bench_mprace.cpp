@@ -343,6 +343,13 @@ static int vs_bench(const opts &o)
 		    "abb_bench / testABB\n",
 		    o.vs_log.c_str(), o.device.c_str(), FPGA_ADDR * 4, o.loops);
 	int status = 0;
+	size_t above = 0;
+	for (const testabb_section &s : secs)
+		for (const auto *m : {&s.read_mibs, &s.write_mibs})
+			for (const auto &kv : *m)
+				above += kv.first > o.max;
+	if (above)
+		std::printf("%zu figures of testABB at sizes above --max %zu left out\n", above, o.max);
 	for (int irq = 0; irq < 2; irq++) {
 		size_t lo = SIZE_MAX, hi = 0;
 
