@@ -61,7 +61,7 @@ struct abbsim_params {
 	uint64_t seed;           /* seed for reordering (ABB_SIM_SEED, 1) */
 	unsigned mem_bytes;      /* BAR1 board memory size, power of 2, 64 KiB..16 MiB (ABB_SIM_MEM_SIZE, 1 MiB) */
 	unsigned iova_scatter;   /* 1: every mapped page gets its own, non-adjacent IOVA (ABB_SIM_IOVA=scatter) */
-	unsigned watchdog_s;     /* wall-clock seconds one wait may take before it fails with -ETIME (ABB_SIM_WATCHDOG_S, 120) */
+	unsigned watchdog_s;     /* wall-clock seconds one wait may go without a TLP on the link before it fails with -ETIME; 10x that in all (ABB_SIM_WATCHDOG_S, 120) */
 	/* ABI 2 */
 	unsigned cpl_rcb;        /* 1: the root complex ends every read completion at an RCB
 				  * boundary (64-byte completions with RCB 64, as Intel root

@@ -25,6 +25,8 @@ namespace abbsim {
 static constexpr uint64_t BatchCycles = 16384;
 /* SystemC time is brought up to platform time at least this often (ps). */
 static constexpr uint64_t QuantumPs = 100ull * 1000 * 1000;
+/* a wait with link traffic may take this many watchdog periods in all */
+static constexpr unsigned WatchdogBusyFactor = 10;
 /* Hot reset: rst_ni low for this many user-clock cycles. */
 static constexpr unsigned ResetCycles = 16;
 /* Bus/device/function the root complex gives the endpoint. */
@@ -197,14 +199,37 @@ int Platform::wait_for(std::unique_lock<std::mutex> &lk, std::shared_ptr<Waiter>
 	});
 	want_run = true;
 	cv_sim.notify_all();
+	/* The watchdog turns a hung simulation into an error: it fires when a
+	 * wait saw no TLP on the link for wd seconds of wall-clock time, or
+	 * when it took WatchdogBusyFactor * wd seconds in all (a runaway
+	 * device that keeps the link busy). A long transfer on a loaded
+	 * machine keeps moving TLPs and is not stopped after wd seconds. */
 	unsigned wd = params.watchdog_s ? params.watchdog_s : 120;
-	auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wd);
+	auto start = std::chrono::steady_clock::now();
+	auto deadline = start + std::chrono::seconds(wd);
+	auto hard = start + std::chrono::seconds((uint64_t)wd * WatchdogBusyFactor);
+	uint64_t seen = stats_pub[0].tlps + stats_pub[1].tlps;
 	while (!w->done) {
 		if (w->cv.wait_until(lk, deadline) == std::cv_status::timeout && !w->done) {
+			uint64_t tlps = stats_pub[0].tlps + stats_pub[1].tlps;
+			auto now = std::chrono::steady_clock::now();
+			if (tlps != seen && now < hard) {
+				seen = tlps;
+				deadline = std::min(now + std::chrono::seconds(wd), hard);
+				continue;
+			}
 			w->abandoned = true;
 			cv_sim.notify_all();
+			unsigned secs = (unsigned)std::chrono::duration_cast<std::chrono::seconds>(now - start).count();
+			if (tlps != seen)
+				return fail(-ETIME,
+					    "watchdog: the wait did not finish within %u s of wall-clock time although the "
+					    "link was busy (device time %llu ns, cycle %llu); a runaway device, or raise "
+					    "ABB_SIM_WATCHDOG_S (the limit is %u x it) if the run is just long",
+					    secs, (unsigned long long)(now_pub.load() / 1000),
+					    (unsigned long long)cycles_pub.load(), WatchdogBusyFactor);
 			return fail(-ETIME,
-				    "watchdog: the wait did not finish within %u s of wall-clock time "
+				    "watchdog: the wait saw no link traffic for %u s of wall-clock time "
 				    "(device time %llu ns, cycle %llu); a hung device, or raise ABB_SIM_WATCHDOG_S "
 				    "if the run is just long",
 				    wd, (unsigned long long)(now_pub.load() / 1000),

@@ -75,6 +75,46 @@ static double wall_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The simulator's wall-clock watchdog in a DMA wait (dev->watchdog_s, set
+ * by the sim backend): the wait fails when the link moved no TLP for
+ * watchdog_s seconds (a hung device), or after ABB_WATCHDOG_BUSY_FACTOR
+ * times that in all (a runaway one). A long transfer on a loaded machine
+ * keeps the link busy and is not stopped. */
+#define ABB_WATCHDOG_BUSY_FACTOR 10
+
+struct wall_watch {
+	double start, last_move; /* wall-clock s; last_move 0: not yet read */
+	uint64_t tlps;           /* the link's TLP count at last_move */
+	bool started;
+};
+
+static int wall_watchdog(abb_dev *dev, struct abb_chan *ch, struct wall_watch *w)
+{
+	double now = wall_s();
+	uint64_t tlps = 0;
+
+	if (dev->be->sim_link_tlps && dev->be->sim_link_tlps(dev, &tlps) == 0) {
+		if (!w->started || tlps != w->tlps) {
+			w->started = true;
+			w->tlps = tlps;
+			w->last_move = now;
+		}
+	} else if (!w->started) {
+		w->started = true;
+		w->last_move = w->start; /* no count: the wait's whole length */
+	}
+	if (now - w->last_move > dev->watchdog_s)
+		return abb_err(-ETIME, "the %s moved no TLP on the link for %u s of wall-clock "
+			       "time (simulation watchdog; ABB_SIM_WATCHDOG_S)", ch->what,
+			       dev->watchdog_s);
+	if (now - w->start > (double)dev->watchdog_s * ABB_WATCHDOG_BUSY_FACTOR)
+		return abb_err(-ETIME, "the %s is still running after %u s of wall-clock time "
+			       "although the link is busy (simulation watchdog: %u x "
+			       "ABB_SIM_WATCHDOG_S)", ch->what,
+			       dev->watchdog_s * ABB_WATCHDOG_BUSY_FACTOR, ABB_WATCHDOG_BUSY_FACTOR);
+	return 0;
+}
+
 static void put_le32(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)v;
@@ -558,7 +598,7 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 	int64_t nap = ABB_POLL_NAP_MIN;
 	unsigned flags, reads = 0;
 	bool saw_busy = false, by_limit;
-	double wall_start = wall_s();
+	struct wall_watch wd = {wall_s(), 0, 0, false};
 	uint32_t sta = 0;
 	int rc;
 
@@ -607,11 +647,8 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 		 * edge of the line */
 		if (woke && (rc = abb_irq_ack_others(dev, ch->irq_bit)) != 0)
 			return chan_fail(fn, dev, ch, rc);
-		if (dev->watchdog_s && wall_s() - wall_start > dev->watchdog_s)
-			return chan_fail(fn, dev, ch, abb_err(-ETIME, "the %s is still running after "
-							      "%u s of wall-clock time (simulation "
-							      "watchdog)", ch->what,
-							      dev->watchdog_s));
+		if (dev->watchdog_s && (rc = wall_watchdog(dev, ch, &wd)) != 0)
+			return chan_fail(fn, dev, ch, rc);
 		rc = dev->be->now_ns(dev, &now);
 		if (rc)
 			return chan_fail(fn, dev, ch, rc);

@@ -93,8 +93,9 @@ static const struct opt table[] = {
 	 "`scatter`: every mapped page gets its own IOVA (scatter-gather lists, chained "
 	 "descriptors); `contiguous` (or `contig`): one IOVA range per buffer"},
 	{"watchdog_s", "ABB_SIM_WATCHDOG_S", OT_UINT, S, GP, 0, 1, 86400, NULL, PF(watchdog_s),
-	 "120", "s", "wall-clock seconds a single wait may take before it fails (a hung "
-	 "simulation becomes an error)"},
+	 "120", "s", "wall-clock seconds a single wait may go without link traffic before it "
+	 "fails (a hung simulation becomes an error); a wait with traffic may take 10 times "
+	 "as long in all"},
 	{"strict", "ABB_SIM_STRICT", OT_BOOL, S | M, GP, 0, 0, 1, NULL, PF(strict), "0", "",
 	 "strict mode: none of the model-defined side effects the host could lean on (ISR and "
 	 "GER writes ignored, DONE and ISR cleared only by a channel reset)"},

@@ -87,6 +87,9 @@ struct abb_backend {
 
 	/* Simulation-only extras (NULL elsewhere: -ENOTSUP). */
 	int (*sim_cycles)(abb_dev *dev, uint64_t *cycles);
+	/* TLPs moved on the link so far, both directions: the core's
+	 * wall-clock watchdog (dev->watchdog_s) fires only when it stands still */
+	int (*sim_link_tlps)(abb_dev *dev, uint64_t *n);
 	int (*sim_advance)(abb_dev *dev, int64_t ns);
 	int (*sim_trace)(abb_dev *dev, const char *path, uint64_t from_cycle, uint64_t to_cycle);
 	int (*sim_tlp_log)(abb_dev *dev, const char *path);
