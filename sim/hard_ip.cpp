@@ -8,7 +8,6 @@
 
 #include "Vabb_top.h"
 #include "verilated.h"
-#include "verilated_fst_c.h"
 
 namespace abbsim {
 
@@ -17,18 +16,19 @@ HardIp::HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg)
 {
 	ctx_.reset(new VerilatedContext);
 	ctx_->traceEverOn(true);
-	top_.reset(new Vabb_top(ctx_.get(), "abb_top"));
+	top_.reset(new Vabb_top(ctx_.get(), "board"));
 	top_->clk_i = 0;
 	top_->rst_ni = 0;
 	top_->rx_valid_i = 0;
 	top_->tx_ready_i = 0;
 	top_->skip_cycles_i = 0;
 	top_->eval();
+	tracer_.reset(new Tracer(*top_, half_ps));
 }
 
 HardIp::~HardIp()
 {
-	trace_close();
+	tracer_.reset();
 	top_->final();
 }
 
@@ -144,10 +144,16 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 	m.tx_ready_i = ready;
 	m.tx_buf_av_i = tx_buf_av();
 	m.skip_cycles_i = skip;
+#ifndef ABBSIM_NO_TRACE
+	if (tr)
+		tr->edge_pre(t, skip);
+#endif
 	m.clk_i = 0;
 	m.eval();
-	if (tfp_)
-		tfp_->dump(t - epoch - half_ps);
+#ifndef ABBSIM_NO_TRACE
+	if (tr)
+		tr->dump(t - half_ps);
+#endif
 	bool rx_fire = rx && m.rx_ready_o;
 	bool tx_fire = tx_valid_ && ready;
 	uint64_t tx_data = m.tx_data_o;
@@ -155,8 +161,10 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 	bool irq = m.irq_o;
 	m.clk_i = 1;
 	m.eval();
-	if (tfp_)
-		tfp_->dump(t - epoch);
+#ifndef ABBSIM_NO_TRACE
+	if (tr)
+		tr->dump(t);
+#endif
 	idle_o_ = m.idle_o;
 	tx_valid_ = m.tx_valid_o;
 	if (rx_fire && ++rx_beat_ == beat_count(*rx))
@@ -266,30 +274,6 @@ void HardIp::irq_send(IrqMsg m, uint64_t now)
 	if (log)
 		log("up", t, now);
 	up_.submit(std::move(t), now);
-}
-
-int HardIp::trace_open(const char *path, std::string &err)
-{
-	trace_close();
-	tfp_ = new VerilatedFstC;
-	top_->trace(tfp_, 99);
-	tfp_->open(path);
-	if (!tfp_->isOpen()) {
-		delete tfp_;
-		tfp_ = nullptr;
-		err = std::string("cannot open FST file ") + path;
-		return -1;
-	}
-	return 0;
-}
-
-void HardIp::trace_close()
-{
-	if (!tfp_)
-		return;
-	tfp_->close();
-	delete tfp_;
-	tfp_ = nullptr;
 }
 
 } // namespace abbsim

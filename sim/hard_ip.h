@@ -25,10 +25,10 @@
 #include "event_queue.h"
 #include "link.h"
 #include "tlp.h"
+#include "trace.h"
 
 class Vabb_top;
 class VerilatedContext;
-class VerilatedFstC;
 
 namespace abbsim {
 
@@ -60,9 +60,10 @@ public:
 	/* Nothing to do but count: idle_o, no beat waiting or in transfer. */
 	bool idle() const { return idle_o_ && rx_.empty() && !tx_in_tlp_ && !tx_valid_; }
 
-	int trace_open(const char *path, std::string &err);
-	void trace_close();
-	bool tracing() const { return tfp_ != nullptr; }
+	/* The waveform writer of this model (sim/trace.h); tr points to it
+	 * while it has work per edge, else null (the only cost then). */
+	Tracer &tracer() { return *tracer_; }
+	Tracer *tr = nullptr;
 
 	std::function<void(const char *dir, const Tlp &t, uint64_t now)> log; /* may be empty */
 	std::function<void(const std::string &)> violation;
@@ -90,7 +91,7 @@ private:
 	CfgSpace &cfg_;
 	std::unique_ptr<VerilatedContext> ctx_;
 	std::unique_ptr<Vabb_top> top_;
-	VerilatedFstC *tfp_ = nullptr;
+	std::unique_ptr<Tracer> tracer_;
 
 	std::deque<Tlp> rx_; /* bar set: the BAR hit */
 	size_t rx_beat_ = 0;

@@ -20,13 +20,20 @@ SIM_VROOT  := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 SIM_SC_CFLAGS := $(shell pkg-config --cflags systemc 2>/dev/null)
 SIM_SC_LIBS   := $(shell pkg-config --libs systemc 2>/dev/null || echo -lsystemc)
 
+# SIM_TRACE=0 builds a simulator without tracing compiled in (the reference
+# of `make trace-cost`; use with its own B=, e.g. make B=build-notrace SIM_TRACE=0).
+SIM_TRACE ?= 1
+
 # Verilator flags, one per line.
 SIM_VFLAGS := --cc#                          C++ model; the platform owns the main loop
 SIM_VFLAGS += -O3#                           all Verilator optimisations
 SIM_VFLAGS += --x-assign fast#               X assignments take the fastest value
 SIM_VFLAGS += --x-initial fast#              uninitialised state: fastest value (reset defines it)
+ifneq ($(SIM_TRACE),0)
 SIM_VFLAGS += --trace-fst#                   FST tracing compiled in, switched on at run time
-SIM_VFLAGS += --top-module $(RTL_TOP)#       the RTL / hard-IP boundary (rtl-model/TLP-STREAM.md)
+SIM_VFLAGS += --trace-structs#               packed structs (decoded TLP headers) as fields
+endif
+SIM_VFLAGS += --top-module abb_sim_top#      $(RTL_TOP) + trace-only lanes (sim/abb_sim_top.sv)
 SIM_VFLAGS += --prefix Vabb_top#             model class name the wrapper includes
 SIM_VFLAGS += --Mdir $(SIM_VDIR)#            generated files below build/
 SIM_VFLAGS += -CFLAGS -fPIC#                 the model goes into a shared library
@@ -34,23 +41,28 @@ SIM_VFLAGS += -CFLAGS -DVL_USER_FINISH#      $$finish ...
 SIM_VFLAGS += -CFLAGS -DVL_USER_STOP#        ... $$stop ...
 SIM_VFLAGS += -CFLAGS -DVL_USER_FATAL#       ... and fatal errors stop the simulation, never exit() (sim/rtl_hooks.cpp)
 
+SIM_VSRCS := $(RTL_SRCS) sim/abb_sim_top.sv
+
 # Optimisation of the verilated C++ (the generated makefile's defaults are -Os).
 SIM_VOPT := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 
 SIM_SRCS := params.cpp tlp.cpp cfg_space.cpp enumerate.cpp iommu.cpp link.cpp \
-            root_complex.cpp hard_ip.cpp platform.cpp rtl_hooks.cpp abbsim.cpp
+            root_complex.cpp hard_ip.cpp platform.cpp rtl_hooks.cpp abbsim.cpp trace.cpp
 SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o)) $(SIM_B)/abb_options.o
 SIM_CXXFLAGS := -std=c++17 -fPIC -O2 -g $(WARN) -Isim -Ihost/include $(SIM_SC_CFLAGS) \
                 -I$(SIM_VDIR) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
                 -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL
+ifeq ($(SIM_TRACE),0)
+SIM_CXXFLAGS += -DABBSIM_NO_TRACE
+endif
 
 .PHONY: sim sim-smoke sim-test sim-speed sim-install
 all: sim
 sim: $(SIM_LIB)
 
-$(SIM_VDIR)/.verilated: $(RTL_SRCS) sim/sim.mk
+$(SIM_VDIR)/.verilated: $(SIM_VSRCS) sim/sim.mk
 	@mkdir -p $(SIM_VDIR)
-	$(VERILATOR) $(SIM_VFLAGS) $(RTL_SRCS)
+	$(VERILATOR) $(SIM_VFLAGS) $(SIM_VSRCS)
 	@touch $@
 
 $(SIM_VDIR)/.compiled: $(SIM_VDIR)/.verilated sim/verilated_lib.mk
