@@ -347,7 +347,9 @@ bool Platform::run_cycles()
 	const uint64_t batch_end = cycle_ + BatchCycles;
 	while (!wake_ && !mail_flag_.load(std::memory_order_relaxed)) {
 		uint64_t n = cycle_ + 1;
-		if (hip_.idle()) {
+		if (!hip_.idle()) {
+			idle_run_ = 0;
+		} else {
 			/* Quiet RTL: jump to the first edge at or after the next
 			 * event (or the trace window switch). */
 			uint64_t ne = q_.next();
@@ -361,6 +363,13 @@ bool Platform::run_cycles()
 			}
 			if (trace_switch_ > cycle_ && m > trace_switch_)
 				m = trace_switch_;
+			/* traced: the first Tracer::IdleDraw cycles of a quiet
+			 * stretch are real edges (the clock and the cycle
+			 * counter keep going in the picture); then it jumps */
+			if (tr_ && m > n && idle_run_ < Tracer::IdleDraw) {
+				m = n;
+				idle_run_++;
+			}
 			if (m - cycle_ - 1 > UINT32_MAX)
 				m = cycle_ + 1 + UINT32_MAX;
 			if (m > n)

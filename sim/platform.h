@@ -168,6 +168,7 @@ private:
 	std::chrono::steady_clock::time_point win_t0_;
 	uint64_t win_c0_ = 0;
 	unsigned rec_dumps_ = 0;
+	uint64_t idle_run_ = 0; /* quiet cycles run one by one while traced */
 	bool ever_opened_ = false;
 	std::vector<std::string> violations_;
 	uint64_t violation_count_ = 0;

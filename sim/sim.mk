@@ -112,6 +112,11 @@ sim-speed: $(SIM_B)/bare_bench $(SIM_B)/speed_abbsim
 	  bc=$${b#*cycles_per_s=}; bc=$${bc%% *}; pc=$${p#*cycles_per_s=}; pc=$${pc%% *}; \
 	  echo "sim-speed: platform / bare = $$(awk "BEGIN{printf \"%.2f\", $$pc/$$bc}") (target >= 0.5)"
 
+# The program behind `make wave-shots` and the README's walk-through.
+$(SIM_B)/wave_demo: sim/wave_demo.c $(B)/libabb.so
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g $(WARN) -Ihost/include -o $@ $< -L$(B) -labb -Wl,-rpath,'$$ORIGIN/..'
+all: $(SIM_B)/wave_demo
+
 sim-install: $(SIM_LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 0755 $(SIM_LIB) $(DESTDIR)$(PREFIX)/lib/

@@ -145,35 +145,11 @@ std::string Tracer::file_close()
 
 /* ---------- per edge ---------- */
 
-void Tracer::draw_idle(Vabb_top &m, VerilatedFstC *f, uint64_t t, uint64_t origin, uint64_t cycle,
-		       uint64_t skip, uint64_t first_drawn)
-{
-	/* the skipped cycles are cycle - skip .. cycle - 1, their edges at
-	 * t - (cycle - c) * period; only the last IdleDraw, and none before
-	 * first_drawn */
-	uint64_t period = 2 * half_ps_;
-	uint64_t n = skip < IdleDraw ? skip : IdleDraw;
-	for (uint64_t k = n; k >= 1; k--) {
-		uint64_t c = cycle - k;
-		if (c < first_drawn || k * period + half_ps_ > t - origin)
-			continue;
-		uint64_t te = t - k * period;
-		m.cycle_i = c;
-		m.clk_i = 0;
-		f->dump(te - half_ps_ - origin);
-		m.clk_i = 1;
-		f->dump(te - origin);
-	}
-	m.cycle_i = cycle;
-}
-
 void Tracer::edge_pre(uint64_t t, uint32_t skip)
 {
 	edge_no_++;
 	cycle_ += (uint64_t)skip + 1;
 	if (tfp_) {
-		if (skip)
-			draw_idle(main_, tfp_, t, origin_, cycle_, skip, 0);
 		main_.cycle_i = cycle_;
 		last_t_ = t;
 		dumped_++;
@@ -319,8 +295,6 @@ std::string Tracer::rec_dump(const std::string &why, uint64_t now_ps)
 			r.lanes.pop_front();
 		}
 		put_in(s, in);
-		if (in.skip)
-			draw_idle(s, &f, in.t, origin, in.cycle, in.skip, first_cycle);
 		s.cycle_i = in.cycle;
 		s.clk_i = 0;
 		s.eval();
@@ -376,14 +350,19 @@ void Tracer::write_gtkw(const std::string &fst, const std::vector<Mark> &marks, 
 	size_t slash = fst.rfind('/');
 	fprintf(f, "[dumpfile] \"%s\"\n", slash == std::string::npos ? fst.c_str() : fst.c_str() + slash + 1);
 	fprintf(f, "[savefile] \"%s\"\n", gtkw.c_str() + (gtkw.rfind('/') == std::string::npos ? 0 : gtkw.rfind('/') + 1));
-	fprintf(f, "[timestart] 0\n[size] 1600 1000\n[pos] -1 -1\n");
-	/* zoom: the window (or the first DMA) over about 1400 pixels */
-	uint64_t span = t_end > origin ? t_end - origin : 1;
-	if (!ms.empty() && ms.size() >= 2)
-		span = ms[1].t > ms[0].t ? (ms[1].t - ms[0].t) * 3 / 2 + 1 : span;
-	double zoom = 0;
-	for (double s = (double)span / 1400.0; s > 1.0; s /= 2)
-		zoom -= 1;
+	/* view: from just before the first marker, the first DMA (two
+	 * markers) or the whole window over the wave pane (~1000 pixels;
+	 * GTKWave 3.3 shows about 2^(-z) / 200 ps per pixel at zoom z,
+	 * measured) */
+	uint64_t span = t_end > origin ? t_end - origin : 1, start = 0;
+	if (ms.size() >= 2 && ms[1].t > ms[0].t)
+		span = (ms[1].t - ms[0].t) * 11 / 10 + 1;
+	if (!ms.empty())
+		start = ms[0].t > span / 20 ? ms[0].t - span / 20 : 0;
+	double zoom = 0.0;
+	for (double px = (double)span * 200.0 / 1000.0; px > 1.0; px /= 2)
+		zoom -= 1.0;
+	fprintf(f, "[timestart] %llu\n[size] 1600 1000\n[pos] -1 -1\n", (unsigned long long)start);
 	fprintf(f, "*%.6f %lld", zoom, ms.empty() ? -1LL : (long long)ms[0].t);
 	for (unsigned i = 0; i < 26; i++)
 		fprintf(f, " %lld", i < ms.size() ? (long long)ms[i].t : -1LL);
@@ -401,7 +380,16 @@ void Tracer::write_gtkw(const std::string &fst, const std::vector<Mark> &marks, 
 	auto grp = [&](const char *name) { fprintf(f, "@800200\n-%s\n", name); };
 	auto end = [&](const char *name) { fprintf(f, "@1000200\n-%s\n", name); };
 	auto sig = [&](const char *fmt, const char *pre, const char *s) { fprintf(f, "@%s\n%s%s\n", fmt, pre, s); };
-	/* formats: 28 binary, 22 hex, 24 decimal, 820 ASCII (right-justified off: 800) */
+	/* formats: 28 binary, 22 hex, 24 decimal, 800 ASCII; 100000028: by the
+	 * enum table Verilator wrote into the FST (names); 2024: by the
+	 * translate filter file ^1 (STA's BUSY/DONE) */
+	std::string filt = gtkw.substr(0, gtkw.size() - 5) + ".sta.txt";
+	if (FILE *ff = fopen(filt.c_str(), "w")) {
+		fprintf(ff, "0 -\n1 DONE\n2 BUSY\n3 DONE+BUSY(error)\n");
+		fclose(ff);
+	}
+	fprintf(f, "^1 %s\n", filt.c_str());
+	const char *E = "100000028", *STA = "2024";
 	sig("28", T, "clk_i");
 	sig("24", T, "cycle_i[63:0]");
 	grp("text lanes");
@@ -419,21 +407,21 @@ void Tracer::write_gtkw(const std::string &fst, const std::vector<Mark> &marks, 
 	sig("22", U, "u_regs.ger_q[4:0]");
 	end("registers");
 	grp("C2H channel (1, DMA read)");
-	sig("24", U, "u_c2h_ctl.state_q[2:0]");
-	sig("24", U, "u_c2h_ctl.fst_q[2:0]");
-	sig("22", U, "u_c2h_ctl.sta_q[1:0]");
+	sig(E, U, "u_c2h_ctl.state_q[2:0]");
+	sig(E, U, "u_c2h_ctl.fst_q[2:0]");
+	sig(STA, U, "u_c2h_ctl.sta_q[1:0]");
 	sig("22", U, "u_c2h_ctl.leng_q[31:0]");
 	end("C2H channel (1, DMA read)");
 	grp("H2C channel (0, DMA write)");
-	sig("24", U, "u_h2c_ctl.state_q[2:0]");
-	sig("24", U, "u_h2c_ctl.fst_q[2:0]");
-	sig("22", U, "u_h2c_ctl.sta_q[1:0]");
+	sig(E, U, "u_h2c_ctl.state_q[2:0]");
+	sig(E, U, "u_h2c_ctl.fst_q[2:0]");
+	sig(STA, U, "u_h2c_ctl.sta_q[1:0]");
 	sig("22", U, "u_h2c_ctl.leng_q[31:0]");
 	end("H2C channel (0, DMA write)");
 	grp("movers");
-	sig("24", U, "u_c2h_mv.state_q[1:0]");
+	sig(E, U, "u_c2h_mv.state_q[1:0]");
 	sig("24", U, "u_c2h_mv.rem_q[29:0]");
-	sig("24", U, "u_h2c_mv.state_q[1:0]");
+	sig(E, U, "u_h2c_mv.state_q[1:0]");
 	sig("22", U, "u_h2c_mv.out_q[15:0]");
 	end("movers");
 	grp("TLP out (board to host)");
@@ -442,20 +430,21 @@ void Tracer::write_gtkw(const std::string &fst, const std::vector<Mark> &marks, 
 	sig("28", T, "tx_sop_o");
 	sig("28", T, "tx_eop_o");
 	sig("22", T, "tx_data_o[63:0]");
-	sig("24", T, "tx_hdr.fmt_type[7:0]");
+	sig(E, T, "tx_hdr.fmt_type[7:0]");
 	sig("24", T, "tx_hdr.length_dw[9:0]");
 	sig("22", T, "tx_hdr.tag[7:0]");
 	sig("24", T, "tx_cpl.byte_count[11:0]");
 	end("TLP out (board to host)");
 	grp("TLP in (host to board)");
+	sig(E, U, "u_rx.state_q[2:0]");
 	sig("28", T, "rx_valid_i");
 	sig("28", T, "rx_ready_o");
 	sig("28", T, "rx_sop_i");
 	sig("28", T, "rx_eop_i");
 	sig("22", T, "rx_data_i[63:0]");
-	sig("24", T, "rx_hdr.fmt_type[7:0]");
+	sig(E, T, "rx_hdr.fmt_type[7:0]");
 	sig("24", T, "rx_hdr.length_dw[9:0]");
-	sig("24", T, "rx_cpl.status[2:0]");
+	sig(E, T, "rx_cpl.status[2:0]");
 	sig("24", T, "rx_cpl.byte_count[11:0]");
 	end("TLP in (host to board)");
 	grp("credits");

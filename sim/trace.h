@@ -9,10 +9,10 @@
  * being written or recorded; the hot path of a run without tracing sees a
  * null pointer test per edge (HardIp::edge), as before.
  *
- * Idle-cycle skipping stays: for the cycles an edge skipped, the trace
- * draws the clock and the cycle counter (at most IdleDraw cycles per gap;
- * the RTL is idle then, nothing else changes), so the time axis and the
- * clock read continuously.
+ * Idle-cycle skipping stays, but while a waveform is written or recorded
+ * the first IdleDraw quiet cycles of a stretch are run edge by edge, so
+ * the clock and the cycle counter read continuously; only longer idle
+ * stretches jump (cycle_i shows the jump).
  *
  * Flight recorder (ABB_TRACE_ON_ERROR=K): a second model of abb_sim_top
  * (the shadow) runs K cycles behind the real one on the recorded inputs of
@@ -46,8 +46,10 @@ enum Lane { LaneApi, LaneTlpDown, LaneTlpUp, LaneDesc, LaneIrq, LaneErr, LaneCou
 
 class Tracer {
 public:
-	/* Largest idle gap drawn cycle by cycle (the rest is a jump in time). */
-	static constexpr uint64_t IdleDraw = 200000;
+	/* While traced, the platform runs at most this many quiet cycles of a
+	 * stretch one by one (the clock and cycle counter keep going in the
+	 * picture); the rest of a longer stretch is skipped (a jump in time). */
+	static constexpr uint64_t IdleDraw = 20000;
 
 	Tracer(Vabb_top &main, uint64_t half_ps);
 	~Tracer();
@@ -99,8 +101,6 @@ private:
 		std::string name;
 	};
 	void set_lane_bits(Vabb_top &m, unsigned l, const std::string &text);
-	void draw_idle(Vabb_top &m, VerilatedFstC *f, uint64_t t, uint64_t origin, uint64_t cycle,
-		       uint64_t skip, uint64_t first_drawn);
 	void shadow_step(const In &in);
 	void write_gtkw(const std::string &fst, const std::vector<Mark> &marks, uint64_t origin,
 			uint64_t t_end);
