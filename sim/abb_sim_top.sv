@@ -13,6 +13,7 @@
 //   tx_hdr, rx_hdr the 64-bit header beat at start of packet (else 0) as
 //                  fields (fmt/type by name, length, tag, byte enables);
 //   tx_cpl, rx_cpl the same beat read as a completion header
+//   up_free, down_free  free flow-control credits per class and direction
 
 module abb_sim_top #(
   parameter int LaneBits = 8 * 96
@@ -48,7 +49,9 @@ module abb_sim_top #(
   input  logic [LaneBits-1:0] lane_tlp_up_i,
   input  logic [LaneBits-1:0] lane_desc_i,
   input  logic [LaneBits-1:0] lane_irq_i,
-  input  logic [LaneBits-1:0] lane_err_i
+  input  logic [LaneBits-1:0] lane_err_i,
+  input  logic [95:0]         up_credits_i,    // free flow-control credits, board to host
+  input  logic [95:0]         down_credits_i   // host to board (16 bits each, ffff: no limit)
 );
 
   abb_top u_abb (.*);
@@ -56,7 +59,8 @@ module abb_sim_top #(
   // DW0[31:24]: reserved bit, Fmt, Type
   typedef enum logic [7:0] {
     MRd32 = 8'h00, MRd64 = 8'h20, MWr32 = 8'h40, MWr64 = 8'h60,
-    Cpl = 8'h0a, CplD = 8'h4a, Msg = 8'h34, MsgD = 8'h74
+    Cpl = 8'h0a, CplD = 8'h4a, Msg = 8'h34, MsgD = 8'h74,
+    NoTlp = 8'hff   // trace only: no TLP on the stream
   } fmt_type_e;
 
   typedef enum logic [2:0] {
@@ -87,15 +91,31 @@ module abb_sim_top #(
     logic [9:0]  length_dw;
   } cpl_hdr_t;
 
-  req_hdr_t tx_hdr, rx_hdr;
+  req_hdr_t tx_hdr, rx_hdr, tx_hdr_q, rx_hdr_q;
   cpl_hdr_t tx_cpl, rx_cpl;
-  assign tx_hdr = (tx_valid_o && tx_sop_o) ? req_hdr_t'(tx_data_o) : '0;
-  assign rx_hdr = (rx_valid_i && rx_sop_i) ? req_hdr_t'(rx_data_i) : '0;
+  localparam logic [63:0] NoHdr = 64'h0000_0000_ff00_0000;
+  // the header beat of the TLP on the stream: live at start of packet,
+  // held for its other beats, NoTlp between TLPs
+  always_ff @(posedge clk_i) begin
+    if (tx_valid_o && tx_ready_i && tx_sop_o) tx_hdr_q <= req_hdr_t'(tx_data_o);
+    if (rx_valid_i && rx_ready_o && rx_sop_i) rx_hdr_q <= req_hdr_t'(rx_data_i);
+  end
+  assign tx_hdr = !tx_valid_o ? req_hdr_t'(NoHdr) : tx_sop_o ? req_hdr_t'(tx_data_o) : tx_hdr_q;
+  assign rx_hdr = !rx_valid_i ? req_hdr_t'(NoHdr) : rx_sop_i ? req_hdr_t'(rx_data_i) : rx_hdr_q;
   assign tx_cpl = cpl_hdr_t'(tx_hdr);
   assign rx_cpl = cpl_hdr_t'(rx_hdr);
+
+  // flow-control credits the transmitter may still use (fields as the
+  // link's limits: header credits count TLPs, data credits 16 bytes)
+  typedef struct packed {
+    logic [15:0] p_hdr, p_data, np_hdr, np_data, cpl_hdr, cpl_data;
+  } credits_t;
+  credits_t up_free, down_free;
+  assign up_free = credits_t'(up_credits_i);
+  assign down_free = credits_t'(down_credits_i);
 
   // unused in the design: read here so that lint stays quiet
   logic unused;
   assign unused = ^{cycle_i, lane_api_i, lane_tlp_down_i, lane_tlp_up_i, lane_desc_i,
-                    lane_irq_i, lane_err_i};
+                    lane_irq_i, lane_err_i, up_credits_i, down_credits_i};
 endmodule

@@ -336,6 +336,12 @@ void Platform::run()
 
 void Platform::edge(uint64_t n, uint64_t t)
 {
+	if (tr_) {
+		Credits u = up_.credits_free(), d = down_.credits_free();
+		int32_t cu[6] = {u.hdr[0], u.data[0], u.hdr[1], u.data[1], u.hdr[2], u.data[2]};
+		int32_t cd[6] = {d.hdr[0], d.data[0], d.hdr[1], d.data[1], d.hdr[2], d.data[2]};
+		tr_->credits(cu, cd);
+	}
 	hip_.edge(t, (uint32_t)(n - cycle_ - 1));
 	cycle_ = n;
 	now_ = t;
@@ -614,6 +620,7 @@ void Platform::do_note(unsigned kind, const std::string &text)
 	switch (kind) {
 	case ABBSIM_NOTE_DMA_START:
 		dma_count_++;
+		dma_num_[text.substr(0, text.find(' '))] = dma_count_;
 		if (win_ == WinDma && !win_done_ && dma_count_ == win_dma_from_)
 			trace_file_open("DMA window");
 		if (tr_) {
@@ -622,16 +629,25 @@ void Platform::do_note(unsigned kind, const std::string &text)
 		}
 		break;
 	case ABBSIM_NOTE_DMA_DONE:
-	case ABBSIM_NOTE_DMA_ERROR:
+	case ABBSIM_NOTE_DMA_ERROR: {
+		/* which DMA ended: the last started on its channel (the note
+		 * starts with dma_read / dma_write, or the failing call) */
+		std::string key = text.substr(0, text.find(' '));
+		if (key.compare(0, 12, "abb_dma_read") == 0)
+			key = "dma_read";
+		else if (key.compare(0, 13, "abb_dma_write") == 0)
+			key = "dma_write";
+		uint64_t num = dma_num_.count(key) ? dma_num_[key] : dma_count_;
 		if (tr_) {
 			tr_->lane(LaneApi, text);
-			tr_->mark("DMA " + std::to_string(dma_count_) + " end: " + text, now_);
+			tr_->mark("DMA " + std::to_string(num) + " end: " + text, now_);
 		}
 		if (kind == ABBSIM_NOTE_DMA_ERROR)
 			rec_trigger("DMA error: " + text);
-		if (win_ == WinDma && T.file_on() && dma_count_ >= (win_dma_to_ ? win_dma_to_ : win_dma_from_))
+		if (win_ == WinDma && T.file_on() && num >= win_dma_to_)
 			trace_file_close("DMA window end");
 		break;
+	}
 	case ABBSIM_NOTE_TEST_BEGIN:
 		if (win_ == WinTest && !win_done_ && text == win_test_)
 			trace_file_open("test");

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <functional>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -164,6 +165,7 @@ private:
 	std::string win_key_; /* the content window in effect (kept across opens) */
 	uint64_t win_dma_from_ = 0, win_dma_to_ = 0, dma_count_ = 0;
 	std::string win_test_;
+	std::map<std::string, uint64_t> dma_num_; /* channel -> number of its last DMA */
 	bool win_done_ = false;
 	std::chrono::steady_clock::time_point win_t0_;
 	uint64_t win_c0_ = 0;

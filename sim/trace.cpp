@@ -31,6 +31,7 @@ std::string Tracer::rec_dump(const std::string &, uint64_t) { return ""; }
 void Tracer::edge_pre(uint64_t, uint32_t) {}
 void Tracer::dump(uint64_t) {}
 void Tracer::lane(Lane, const std::string &) {}
+void Tracer::credits(const int32_t *, const int32_t *) {}
 void Tracer::mark(const std::string &, uint64_t) {}
 } // namespace abbsim
 #else
@@ -42,6 +43,7 @@ namespace abbsim {
 static constexpr unsigned LaneChars = 96;
 
 struct Tracer::In {
+	uint32_t cred[2][3]; /* up_credits_i, down_credits_i */
 	uint64_t t, cycle, edge, rx_data;
 	uint32_t skip;
 	uint16_t req_id;
@@ -96,6 +98,24 @@ void Tracer::lane(Lane l, const std::string &text)
 		set_lane_bits(main_, l, text);
 	if (rec_)
 		rec_->lanes.push_back(LaneEv{edge_no_ + 1, (unsigned)l, text});
+}
+
+static void put_credits(VlWide<3> &w, const int32_t c[6])
+{
+	/* p_hdr is the top field: [95:80] */
+	for (unsigned i = 0; i < 3; i++)
+		w[i] = 0;
+	for (unsigned f = 0; f < 6; f++) {
+		uint32_t v = c[f] < 0 ? 0xffff : (uint32_t)(c[f] > 0xfffe ? 0xfffe : c[f]);
+		unsigned bit = 16 * (5 - f);
+		w[bit / 32] |= v << (bit % 32);
+	}
+}
+
+void Tracer::credits(const int32_t up[6], const int32_t down[6])
+{
+	put_credits(main_.up_credits_i, up);
+	put_credits(main_.down_credits_i, down);
 }
 
 void Tracer::mark(const std::string &name, uint64_t now_ps)
@@ -183,6 +203,10 @@ void Tracer::dump(uint64_t t)
 
 static void get_in(const Vabb_top &m, Tracer::In &i)
 {
+	for (unsigned k = 0; k < 3; k++) {
+		i.cred[0][k] = m.up_credits_i[k];
+		i.cred[1][k] = m.down_credits_i[k];
+	}
 	i.rx_data = m.rx_data_i;
 	i.skip = m.skip_cycles_i;
 	i.req_id = m.cfg_req_id_i;
@@ -203,6 +227,10 @@ static void get_in(const Vabb_top &m, Tracer::In &i)
 
 static void put_in(Vabb_top &m, const Tracer::In &i)
 {
+	for (unsigned k = 0; k < 3; k++) {
+		m.up_credits_i[k] = i.cred[0][k];
+		m.down_credits_i[k] = i.cred[1][k];
+	}
 	m.rx_data_i = i.rx_data;
 	m.skip_cycles_i = i.skip;
 	m.cfg_req_id_i = i.req_id;
@@ -362,7 +390,7 @@ void Tracer::write_gtkw(const std::string &fst, const std::vector<Mark> &marks, 
 	double zoom = 0.0;
 	for (double px = (double)span * 200.0 / 1000.0; px > 1.0; px /= 2)
 		zoom -= 1.0;
-	fprintf(f, "[timestart] %llu\n[size] 1600 1000\n[pos] -1 -1\n", (unsigned long long)start);
+	fprintf(f, "[timestart] %llu\n[size] 1600 1300\n[pos] -1 -1\n", (unsigned long long)start);
 	fprintf(f, "*%.6f %lld", zoom, ms.empty() ? -1LL : (long long)ms[0].t);
 	for (unsigned i = 0; i < 26; i++)
 		fprintf(f, " %lld", i < ms.size() ? (long long)ms[i].t : -1LL);
@@ -448,6 +476,12 @@ void Tracer::write_gtkw(const std::string &fst, const std::vector<Mark> &marks, 
 	sig("24", T, "rx_cpl.byte_count[11:0]");
 	end("TLP in (host to board)");
 	grp("credits");
+	for (const char *d : {"up_free", "down_free"})
+		for (const char *fl : {"p_hdr", "p_data", "np_hdr", "np_data", "cpl_hdr", "cpl_data"}) {
+			char nm[64];
+			snprintf(nm, sizeof nm, "%s.%s[15:0]", d, fl);
+			sig("22", T, nm);
+		}
 	sig("24", T, "tx_buf_av_i[5:0]");
 	end("credits");
 	grp("interrupts");

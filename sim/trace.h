@@ -81,6 +81,9 @@ public:
 	void dump(uint64_t t);
 
 	/* --- content --- */
+	/* Free credits (p_hdr p_data np_hdr np_data cpl_hdr cpl_data; < 0: no
+	 * limit) of both links, before an edge. */
+	void credits(const int32_t up[6], const int32_t down[6]);
 	void lane(Lane l, const std::string &text);
 	/* Named marker at time now_ps (absolute). */
 	void mark(const std::string &name, uint64_t now_ps);
