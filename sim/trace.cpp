@@ -383,10 +383,14 @@ void Tracer::write_gtkw(const std::string &fst, const std::vector<Mark> &marks, 
 	 * GTKWave 3.3 shows about 2^(-z) / 200 ps per pixel at zoom z,
 	 * measured) */
 	uint64_t span = t_end > origin ? t_end - origin : 1, start = 0;
-	if (ms.size() >= 2 && ms[1].t > ms[0].t)
+	if (ms.size() >= 2 && ms[1].t > ms[0].t + 200 * half_ps_)
 		span = (ms[1].t - ms[0].t) * 11 / 10 + 1;
+	else if (!ms.empty() && span > 1000 * half_ps_)
+		span = 1000 * half_ps_; /* markers at the end (a trigger): its last 500 cycles */
 	if (!ms.empty())
 		start = ms[0].t > span / 20 ? ms[0].t - span / 20 : 0;
+	if (!ms.empty() && ms[0].t + span / 2 > t_end - origin)
+		start = ms[0].t > span * 19 / 20 ? ms[0].t - span * 19 / 20 : 0;
 	double zoom = 0.0;
 	for (double px = (double)span * 200.0 / 1000.0; px > 1.0; px /= 2)
 		zoom -= 1.0;

@@ -65,18 +65,20 @@ wave-deps:
 #  - doc/wave-dma-read.png: the 2nd DMA of wave_demo 4096 (a 4 KiB DMA read,
 #    interrupt-driven), its first 2 us;
 #  - doc/wave-stall.png: the flight recorder's picture of a DMA read that
-#    never finishes (the walk-through: the host-to-board non-posted header
-#    credit limit at 1 and the DMA read's requests ... see README).
+#    does not finish within libabb's wait limit (the walk-through in the
+#    README: one posted header credit board to host), its last 3 us.
 WAVE_SHOTS := $(B)/shots
 STALL_ENV  := ABB_SIM_CREDITS=up.ph=1,up.pd=8 ABB_WAIT_LIMIT_MS=1
 wave-shots: all wave-deps
 	@rm -rf $(WAVE_SHOTS) && mkdir -p $(WAVE_SHOTS) doc
 	time ABB_DEVICE=sim ABB_TRACE=$(WAVE_SHOTS)/dma-read.fst ABB_TRACE_DMA=2 \
 	  ABB_TLP_LOG=$(WAVE_SHOTS)/dma-read-tlp.txt $(SIM_B)/wave_demo 4096
-	sim/wave_shot.sh $(WAVE_SHOTS)/dma-read.gtkw $(CURDIR)/doc/wave-dma-read.png 1600000
+	WAVE_SHOT_DROP="registers;H2C channel (0, DMA write)" \
+	  sim/wave_shot.sh $(WAVE_SHOTS)/dma-read.gtkw $(CURDIR)/doc/wave-dma-read.png 1600000
 	time ABB_DEVICE=sim ABB_TRACE=$(WAVE_SHOTS)/stall.fst ABB_TRACE_ON_ERROR=3000 $(STALL_ENV) \
 	  ABB_TLP_LOG=$(WAVE_SHOTS)/stall-tlp.txt $(SIM_B)/wave_demo 524288 || true
-	sim/wave_shot.sh $(WAVE_SHOTS)/stall.gtkw $(CURDIR)/doc/wave-stall.png 400000
+	WAVE_SHOT_DROP="registers;H2C channel (0, DMA write);TLP in (host to board)" \
+	  sim/wave_shot.sh $(WAVE_SHOTS)/stall.gtkw $(CURDIR)/doc/wave-stall.png 3000000 before
 	@ls -l $(WAVE_SHOTS) doc/wave-*.png
 
 # Tracing compiled in but switched off against a simulator built without
