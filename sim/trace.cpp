@@ -457,6 +457,7 @@ void Tracer::write_gtkw(const std::string &fst, const std::vector<Mark> &marks, 
 	sig("22", U, "u_h2c_mv.out_q[15:0]");
 	end("movers");
 	grp("TLP out (board to host)");
+	sig(E, U, "u_pio.state_q[1:0]");
 	sig("28", T, "tx_valid_o");
 	sig("28", T, "tx_ready_i");
 	sig("28", T, "tx_sop_o");
@@ -469,6 +470,7 @@ void Tracer::write_gtkw(const std::string &fst, const std::vector<Mark> &marks, 
 	end("TLP out (board to host)");
 	grp("TLP in (host to board)");
 	sig(E, U, "u_rx.state_q[2:0]");
+	sig(E, U, "u_rx.kind_q[1:0]");
 	sig("28", T, "rx_valid_i");
 	sig("28", T, "rx_ready_o");
 	sig("28", T, "rx_sop_i");
