@@ -9,6 +9,8 @@
 #   make wave     a traced run on the simulator: build/wave.fst + build/wave.gtkw
 #                 (TEST=suite/test, DMA=N-M, FROM= TO=, ON_ERROR=K: sim/wave.mk)
 #   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools
+#   make sanitize ASan+UBSan and TSan builds (build-asan/, build-tsan/) and their suite runs
+#   make fuzz     libFuzzer targets of testbench/fuzz/ for FUZZ_SECONDS each
 #   make clean
 #
 # Each directory contributes a fragment (rtl-model/rtl.mk, sim/sim.mk,
@@ -54,6 +56,8 @@ deps:
 -include host/host.mk
 -include host/daq/daq.mk
 -include testbench/testbench.mk
+-include testbench/sanitize.mk
+-include testbench/fuzz/fuzz.mk
 
 # The example program, built exactly as README.md tells users to build
 # theirs: only <abb/abb.h>, flags from pkg-config (build/abb.pc).

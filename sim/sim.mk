@@ -45,11 +45,20 @@ SIM_VSRCS := $(RTL_SRCS) sim/abb_sim_top.sv
 
 # Optimisation of the verilated C++ (the generated makefile's defaults are -Os).
 SIM_VOPT := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
+# Sanitizer flags of CXXFLAGS (make sanitize) reach the verilated C++ too.
+# Verilator's code is third-party: the trace code it generates loads and
+# stores trace words at misaligned addresses on purpose (no UBSan alignment
+# check), its runtime's FST writer has more such (no UBSan at all for the
+# runtime, sim/verilated_lib.mk); ASan covers both
+# (testbench/sanitize/README.md).
+SIM_VSAN := USER_CPPFLAGS='$(filter -fsanitize% -fno-sanitize% -fno-omit-frame-pointer,$(CXXFLAGS)) \
+            $(if $(findstring undefined,$(CXXFLAGS)),-fno-sanitize=alignment)' \
+            SIM_VRT_CPPFLAGS='$(if $(findstring undefined,$(CXXFLAGS)),-fno-sanitize=undefined)'
 
 SIM_SRCS := params.cpp tlp.cpp cfg_space.cpp enumerate.cpp iommu.cpp link.cpp \
             root_complex.cpp hard_ip.cpp platform.cpp rtl_hooks.cpp abbsim.cpp trace.cpp
 SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o)) $(SIM_B)/abb_options.o
-SIM_CXXFLAGS := -std=c++17 -fPIC -O2 -g $(WARN) -Isim -Ihost/include $(SIM_SC_CFLAGS) \
+SIM_CXXFLAGS := -std=c++17 -fPIC $(CXXFLAGS) $(WARN) -Isim -Ihost/include $(SIM_SC_CFLAGS) \
                 -I$(SIM_VDIR) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
                 -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL
 ifeq ($(SIM_TRACE),0)
@@ -66,7 +75,7 @@ $(SIM_VDIR)/.verilated: $(SIM_VSRCS) sim/sim.mk
 	@touch $@
 
 $(SIM_VDIR)/.compiled: $(SIM_VDIR)/.verilated sim/verilated_lib.mk
-	$(MAKE) -C $(SIM_VDIR) -f Vabb_top.mk -f $(CURDIR)/sim/verilated_lib.mk $(SIM_VOPT) \
+	$(MAKE) -C $(SIM_VDIR) -f Vabb_top.mk -f $(CURDIR)/sim/verilated_lib.mk $(SIM_VOPT) $(SIM_VSAN) \
 	  Vabb_top__ALL.a libverilated_pic.a
 	@touch $@
 
@@ -80,20 +89,20 @@ $(SIM_B)/%.o: sim/%.cpp $(SIM_VDIR)/.verilated
 # of the environment and the URI.
 $(SIM_B)/abb_options.o: host/lib/abb_options.c
 	@mkdir -p $(SIM_B)
-	$(CC) -std=c11 -fPIC -O2 -g $(WARN) -Isim -MMD -MP -c -o $@ $<
+	$(CC) -std=c11 -fPIC $(CFLAGS) $(WARN) -Isim -MMD -MP -c -o $@ $<
 
 $(SIM_LIB): $(SIM_OBJS) $(SIM_VDIR)/.compiled
-	$(CXX) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so $(SIM_OBJS) \
+	$(CXX) $(CXXFLAGS) $(LDFLAGS) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so $(SIM_OBJS) \
 	  $(SIM_VDIR)/Vabb_top__ALL.a $(SIM_VDIR)/libverilated_pic.a $(SIM_SC_LIBS) -lz -pthread
 
 $(SIM_B)/smoke_abbsim: sim/smoke_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_LIB)
-	$(CC) -std=c11 -O2 -g $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
+	$(CC) -std=c11 $(CFLAGS) $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
 
 sim-smoke: $(SIM_B)/smoke_abbsim
 	$(SIM_B)/smoke_abbsim
 
 $(SIM_B)/test_abbsim: sim/test_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_LIB)
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
 
 sim-test: $(SIM_B)/test_abbsim
 	$(SIM_B)/test_abbsim
@@ -105,7 +114,7 @@ $(SIM_B)/bare_bench: sim/bare_bench.cpp sim/rtl_hooks.cpp $(SIM_VDIR)/.compiled
 	  $(SIM_VDIR)/Vabb_top__ALL.a $(SIM_VDIR)/libverilated_pic.a -lz -pthread
 
 $(SIM_B)/speed_abbsim: sim/speed_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_LIB)
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
 
 sim-speed: $(SIM_B)/bare_bench $(SIM_B)/speed_abbsim
 	@b=$$($(SIM_B)/bare_bench) && echo "$$b" && p=$$($(SIM_B)/speed_abbsim) && echo "$$p" && \
@@ -114,7 +123,7 @@ sim-speed: $(SIM_B)/bare_bench $(SIM_B)/speed_abbsim
 
 # The program behind `make wave-shots` and the README's walk-through.
 $(SIM_B)/wave_demo: sim/wave_demo.c $(B)/libabb.so
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g $(WARN) -Ihost/include -o $@ $< -L$(B) -labb -Wl,-rpath,'$$ORIGIN/..'
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Ihost/include -o $@ $< $(LDFLAGS) -L$(B) -labb -Wl,-rpath,'$$ORIGIN/..'
 all: $(SIM_B)/wave_demo
 
 sim-install: $(SIM_LIB)

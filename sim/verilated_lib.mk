@@ -5,3 +5,8 @@
 
 libverilated_pic.a: $(VK_GLOBAL_OBJS)
 	$(AR) rcs $@ $^
+
+# make sanitize: extra flags for the Verilator runtime only (third-party:
+# its bundled FST writer shifts negative values and stores misaligned on
+# purpose; UBSan is off for it, ASan stays; see testbench/sanitize/README.md).
+$(VK_GLOBAL_OBJS): CPPFLAGS += $(SIM_VRT_CPPFLAGS)

@@ -54,7 +54,8 @@ int tb_is_strict(void);
  * mode: the model-defined side effects are there to be tested. 0 on the
  * board, where they are unknown. */
 int tb_is_lenient(void);
-/* 1 if tb_dev has the model-defined event source (simulator, model). */
+/* 1 if tb_dev has the model-defined event source (simulator, model, and
+ * the emulated VFIO kernel, whose board is the simulator). */
 int tb_has_evsrc(void);
 
 #define TB_REQUIRE_SIM()                                                      \
@@ -118,5 +119,13 @@ CU_ErrorCode tb_register_vectors(void);
 CU_ErrorCode tb_register_intx(void);
 CU_ErrorCode tb_register_robust(void);
 CU_ErrorCode tb_register_scoreboard(void);
+CU_ErrorCode tb_register_vfio(void);
+
+/* 1 when the bench runs on the emulated VFIO kernel (--vfio-emu). */
+extern int tb_vfio_emu;
+/* Puts the emulator back as the runner installed it (or removes it when
+ * the bench runs without --vfio-emu); for tests that install their own
+ * emulator options. 0 or a negative errno. */
+int tb_vfio_emu_restore(void);
 
 #endif

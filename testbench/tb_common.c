@@ -109,7 +109,8 @@ int tb_is_lenient(void)
 int tb_has_evsrc(void)
 {
 	return tb_dev && (strcmp(abb_backend(tb_dev), "sim") == 0 ||
-			  strcmp(abb_backend(tb_dev), "model") == 0);
+			  strcmp(abb_backend(tb_dev), "model") == 0 ||
+			  (tb_vfio_emu && strcmp(abb_backend(tb_dev), "vfio") == 0));
 }
 
 void tb_fill(void *p, size_t n, uint32_t seed)

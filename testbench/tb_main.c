@@ -12,13 +12,22 @@
  *                                so n shards together run each suite once
  *   build/abb_tests --junit FILE also write the results as JUnit XML
  *                                (a testsuite per suite, a testcase per test)
+ *   build/abb_tests --vfio-emu[=OPTS] [SUITE...]
+ *                                the same on the emulated VFIO kernel
+ *                                (vfio_emu.c): ABB_DEVICE becomes the
+ *                                emulated board; OPTS: comma-separated
+ *                                no_msi, no_intx, bar_mmap=N, no_type1v2,
+ *                                no_ranges, pgsizes=N, memlock=N
+ *                                (ABB_VFIO_EMU=OPTS or =1 does the same)
  *
  * The backend is $ABB_DEVICE (unset: the simulator). Exit status: 0 when
  * every test passed, 1 when a test or a suite init/cleanup failed, 2 on a
  * CUnit registry error or a name that is no suite (--help lists them).
  */
+#define _GNU_SOURCE
 #include "tb.h"
 #include "test_daq.h"
+#include "vfio_emu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +132,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_daq_writer,
 	tb_register_robust,
 	tb_register_scoreboard,
+	tb_register_vfio,
 };
 
 static void xml_esc(FILE *f, const char *s)
@@ -215,6 +225,54 @@ static int write_junit(const char *path, const char *shard)
 	return fclose(f) ? -1 : 0;
 }
 
+int tb_vfio_emu;
+static struct vfio_emu_opts tb_emu_opts;
+
+/* Parses the emulator options of --vfio-emu=OPTS; 0 or -1 (printed). */
+static int emu_options(const char *text)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof buf, "%s", text);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(t, '=');
+		unsigned long long v = eq ? strtoull(eq + 1, NULL, 0) : 1;
+
+		if (eq)
+			*eq = 0;
+		if (!strcmp(t, "1") || !*t)
+			continue;
+		else if (!strcmp(t, "no_msi"))
+			tb_emu_opts.no_msi = (unsigned)v;
+		else if (!strcmp(t, "no_intx"))
+			tb_emu_opts.no_intx = (unsigned)v;
+		else if (!strcmp(t, "bar_mmap"))
+			tb_emu_opts.bar_mmap = (unsigned)v;
+		else if (!strcmp(t, "no_type1v2"))
+			tb_emu_opts.no_type1v2 = (unsigned)v;
+		else if (!strcmp(t, "no_ranges"))
+			tb_emu_opts.no_ranges = (unsigned)v;
+		else if (!strcmp(t, "pgsizes"))
+			tb_emu_opts.pgsizes = v;
+		else if (!strcmp(t, "memlock"))
+			tb_emu_opts.memlock = v;
+		else {
+			fprintf(stderr, "abb_tests: unknown emulator option \"%s\"\n", t);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int tb_vfio_emu_restore(void)
+{
+	if (!tb_vfio_emu) {
+		vfio_emu_remove();
+		return 0;
+	}
+	return vfio_emu_install(&tb_emu_opts);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned failures, tests_failed, suites_failed;
@@ -228,6 +286,38 @@ int main(int argc, char **argv)
 	/* Unbuffered, so that messages from the library and the tests interleave
 	 * with CUnit's lines in order. */
 	setvbuf(stdout, NULL, _IONBF, 0);
+
+	/* --vfio-emu[=OPTS] (or ABB_VFIO_EMU): the emulated VFIO kernel */
+	{
+		const char *env = getenv("ABB_VFIO_EMU");
+		int out = 1;
+
+		if (env && *env && strcmp(env, "0")) {
+			tb_vfio_emu = 1;
+			if (emu_options(env))
+				return 2;
+		}
+		for (a = 1; a < argc; a++) {
+			if (!strncmp(argv[a], "--vfio-emu", 10) &&
+			    (argv[a][10] == 0 || argv[a][10] == '=')) {
+				tb_vfio_emu = 1;
+				if (argv[a][10] == '=' && emu_options(argv[a] + 11))
+					return 2;
+			} else {
+				argv[out++] = argv[a];
+			}
+		}
+		argc = out;
+		if (tb_vfio_emu) {
+			if (vfio_emu_install(&tb_emu_opts)) {
+				fprintf(stderr, "abb_tests: cannot install the VFIO emulator\n");
+				return 2;
+			}
+			setenv("ABB_DEVICE", VFIO_EMU_URI, 1);
+			printf("abb_tests: on the emulated VFIO kernel, ABB_DEVICE=%s (sysfs %s)\n",
+			       VFIO_EMU_URI, vfio_emu_sysfs_root());
+		}
+	}
 
 	if (CU_initialize_registry() != CUE_SUCCESS) {
 		fprintf(stderr, "abb_tests: CU_initialize_registry: %s\n", CU_get_error_msg());
@@ -362,6 +452,7 @@ int main(int argc, char **argv)
 	tests_failed = CU_get_number_of_tests_failed();
 	suites_failed = CU_get_number_of_suites_failed();
 	CU_cleanup_registry();
+	vfio_emu_remove();
 
 	if (failures > 0 || tests_failed > 0 || suites_failed > 0) {
 		printf("abb_tests: FAILED (%u assertion failures, %u tests, %u suites failed)\n",

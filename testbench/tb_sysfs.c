@@ -158,7 +158,8 @@ int tb_sysfs_make(char *root, size_t rootlen, const struct tb_sysfs_dev *devs, s
 {
 	static const struct tb_sysfs_opts none = {0};
 	const struct tb_sysfs_opts *o = opts ? opts : &none;
-	char path[PATH_MAX], text[512];
+	/* text: the resource file is 13 lines of 57 bytes */
+	char path[PATH_MAX], text[1024];
 	int ok = 0;
 
 	if (rootlen < sizeof TB_SYSFS_PREFIX + 7) {
@@ -208,7 +209,7 @@ int tb_sysfs_make(char *root, size_t rootlen, const struct tb_sysfs_dev *devs, s
 					   "0x%016x 0x%016x 0x0000000000040200\n",
 					   bar0, bar0 + 0xffffu, bar1, bar1 + 0xffffffu);
 
-			for (int r = 2; r < 13; r++)
+			for (int r = 2; r < 13 && len >= 0 && (size_t)len < sizeof text; r++)
 				len += snprintf(text + len, sizeof text - (size_t)len,
 						"0x%016x 0x%016x 0x%016x\n", 0, 0, 0);
 			ok |= puts_at(root, text, "%s/resource", dir);

@@ -139,6 +139,21 @@ static void test_discovery_bad_input(void)
 	CU_ASSERT_EQUAL(abb_vfio_find(NULL, "/nonexistent/abb-dump", bdf, 12), -EINVAL);
 }
 
+/* A domain above 0xffff (VMD) makes a 14-byte address: a 13-byte buffer
+ * is refused, never filled with a truncated one (found by fuzz_lspci,
+ * testbench/fuzz/crashes/fuzz_lspci-domain-truncated). */
+static void test_discovery_long_domain(void)
+{
+	char bdf[32];
+	int rc = find_in(HOST_BRIDGE ABB_AT("10000:03:00.0"), bdf, 13);
+
+	CU_ASSERT_EQUAL(rc, -EINVAL);
+	CU_ASSERT_STRING_EQUAL(bdf, "");
+	rc = find_in(HOST_BRIDGE ABB_AT("10000:03:00.0"), bdf, 14);
+	CU_ASSERT_EQUAL(rc, 1);
+	CU_ASSERT_STRING_EQUAL(bdf, "10000:03:00.0");
+}
+
 /* The simulated endpoint's config space, dumped as lspci would, is found
  * as an ABB. */
 static void test_discovery_sim_config_space(void)
@@ -564,6 +579,7 @@ static CU_TestInfo discovery_tests[] = {
 	{ "test_discovery_domain_and_function", test_discovery_domain_and_function },
 	{ "test_discovery_counts_boards", test_discovery_counts_boards },
 	{ "test_discovery_bad_input", test_discovery_bad_input },
+	{ "test_discovery_long_domain", test_discovery_long_domain },
 	{ "test_discovery_sim_config_space", test_discovery_sim_config_space },
 	{ "test_discovery_sysfs_no_abb", test_discovery_sysfs_no_abb },
 	{ "test_discovery_sysfs_one_abb", test_discovery_sysfs_one_abb },

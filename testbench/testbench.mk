@@ -10,6 +10,8 @@
 #   make test JUNIT_DIR=dir           also JUnit XML: dir/abb_tests[-k_n].xml, dir/regress[-k_n].xml
 #   make regress N=10000 SEED=1       the constrained-random regression alone (see below)
 #   make vectors                      regenerate the golden TLP vectors (vectors/tlp/)
+#   make vfio-coverage                gcov line coverage of host/lib/backend_vfio.c by the
+#                                     bench on the emulated VFIO kernel (build/cov/)
 #
 # Builds $(B)/abb_tests from testbench/*.c against libabb ($(B)/libabb.so,
 # built by host/host.mk) and CUnit. The program exits non-zero when a test
@@ -21,11 +23,11 @@ TB_SRCS    := $(filter-out testbench/vectors_run.c testbench/regress.c,$(wildcar
 TB_OBJS    := $(patsubst testbench/%.c,$(B)/testbench/%.o,$(TB_SRCS))
 TB_BIN     := $(B)/abb_tests
 # host/lib for abb_vfio.h (the discovery entry point, exported by libabb)
-TB_CFLAGS  := -std=c11 $(WARN) -Ihost/include -Ihost/lib \
+TB_CFLAGS  := -std=c11 $(WARN) -Ihost/include -Ihost/lib -Isim \
               -DTB_VECTORS_DIR='"$(abspath vectors)"' -DTB_BUILD_DIR='"$(abspath $(B))"'
 # libabb next to the binary: found at run time without LD_LIBRARY_PATH
 TB_LDFLAGS := -L$(B) -Wl,-rpath,'$$ORIGIN'
-TB_LIBS    := -labb -lcunit -pthread
+TB_LIBS    := -labb -lcunit -pthread -ldl
 # Suites to run (names as in the suite tables; empty: all)
 TB_SUITES  ?=
 # Wall-clock limit of one run of the bench, seconds
@@ -38,7 +40,7 @@ SHARD      ?=
 JUNIT_DIR  ?=
 TB_SHARD_SFX := $(if $(SHARD),-$(subst /,_,$(SHARD)))
 
-.PHONY: test tests vectors regress
+.PHONY: test tests vectors regress vfio-coverage
 
 all: $(TB_BIN) $(B)/vectors_run $(B)/abb_regress
 tests: $(TB_BIN)
@@ -94,5 +96,26 @@ test:
 	      JUNIT='$(if $(JUNIT_DIR),$(JUNIT_DIR)/regress$(TB_SHARD_SFX).xml)' ;; \
 	  *) echo "regress: not run on ABB_DEVICE=$(ABB_DEVICE) (it runs the simulator against the reference model)" ;; \
 	esac; fi
+	timeout $(TB_TIMEOUT) $(TB_BIN) --vfio-emu $(if $(SHARD),--shard '$(SHARD)') \
+	  $(if $(JUNIT_DIR),--junit '$(JUNIT_DIR)/abb_tests-vfio-emu$(TB_SHARD_SFX).xml') $(TB_SUITES)
+
+# libabb and the bench built with --coverage in $(TB_COV_B) (the simulator
+# of $(B) is used as it is), the suites run on the emulated VFIO kernel,
+# then gcov's line figure for backend_vfio.c and the lines not run
+# ($(TB_COV_B)/backend_vfio.c.gcov marks them #####; TB_COV_B is below
+# $(B), so `make clean` removes it).
+TB_COV_B      ?= $(B)/cov
+TB_COV_SUITES ?= vfio regs blocking dma_integrity bad_input
+vfio-coverage: $(B)/sim/libabbsim.so
+	@if [ -d $(TB_COV_B) ]; then find $(TB_COV_B) -name '*.gcda' -delete; fi
+	@$(MAKE) --no-print-directory B=$(TB_COV_B) CFLAGS='-O0 -g --coverage' $(TB_COV_B)/abb_tests
+	ABB_SIM_LIB=$(abspath $(B))/sim/libabbsim.so timeout $(TB_TIMEOUT) \
+	  $(TB_COV_B)/abb_tests --vfio-emu $(TB_COV_SUITES) > $(TB_COV_B)/vfio-coverage.log 2>&1 || \
+	  { grep -B1 -A3 FAILED $(TB_COV_B)/vfio-coverage.log; \
+	    echo "vfio-coverage: tests failed (log: $(TB_COV_B)/vfio-coverage.log)"; }
+	@gcov -o $(TB_COV_B)/host/lib host/lib/backend_vfio.c 2>/dev/null | \
+	  grep -A1 "File '.*backend_vfio.c'"; mv -f *.gcov $(TB_COV_B)/ 2>/dev/null || true
+	@echo "vfio-coverage: lines not run (line number: source), from $(TB_COV_B)/backend_vfio.c.gcov:"
+	@grep -n '#####' $(TB_COV_B)/backend_vfio.c.gcov | sed 's/^[0-9]*: *#####: *//' || true
 
 -include $(TB_OBJS:.o=.d) $(B)/testbench/vectors_run.d $(B)/testbench/regress.d

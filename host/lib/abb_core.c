@@ -319,6 +319,8 @@ void abb_close(abb_dev *dev)
 	pthread_mutex_unlock(&dev->life_lock);
 
 	abb_dma_fini(dev);
+	if (dev->be->quiesce) /* no DMA, no interrupt before buffers go away */
+		dev->be->quiesce(dev);
 	abb_dmabuf_close_all(dev);
 	dev->be->close(dev);
 	pthread_mutex_destroy(&dev->irq_lock);

@@ -5,7 +5,13 @@
 #ifndef ABB_VFIO_H
 #define ABB_VFIO_H
 
+#include <poll.h>
 #include <stddef.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <abb/abb.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,7 +33,8 @@ extern "C" {
  * "/sys"; a generated tree in tests).
  * Returns the number of ABBs found (>= 1), -ENODEV if none (the message
  * says how to check the board), -EIO if libpci failed (its message; it
- * never exits the program), -EINVAL for bad arguments.
+ * never exits the program), -EINVAL for bad arguments or when the address
+ * found does not fit in n bytes (a domain above 0xffff needs more than 13).
  */
 int abb_vfio_find(const char *sysfs_root, const char *dump_file, char *bdf, size_t n);
 
@@ -97,6 +104,51 @@ struct abb_vfio_irqinfo {
 };
 /* 0, -ENODEV if there is no such device, -EIO if config is unreadable. */
 int abb_vfio_irqinfo(const char *sysfs_root, const char *bdf, struct abb_vfio_irqinfo *info);
+
+/*
+ * The system-call seam of the VFIO backend: every call the backend makes
+ * to the kernel goes through one of these (the default table calls libc).
+ * They behave as the libc functions of the same name: -1 (MAP_FAILED for
+ * mmap) and errno on failure. ioctl's third argument is the pointer or the
+ * integer (cast to a pointer) the request takes. poll is ppoll() without
+ * a signal mask (timeout NULL: no limit), so that a device-time timeout
+ * below a millisecond is kept. Every path the backend builds starts with
+ * sysfs_root ("/sys") or dev_root ("/dev").
+ *
+ * Device time of the vfio backend is clock_gettime(CLOCK_MONOTONIC) of the
+ * seam; its waits are poll() on the interrupt eventfd and nanosleep().
+ */
+struct abb_vfio_sys {
+	int (*open)(const char *path, int flags);
+	int (*close)(int fd);
+	int (*ioctl)(int fd, unsigned long request, void *arg);
+	void *(*mmap)(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+	int (*munmap)(void *addr, size_t len);
+	ssize_t (*pread)(int fd, void *buf, size_t n, off_t off);
+	ssize_t (*pwrite)(int fd, const void *buf, size_t n, off_t off);
+	ssize_t (*read)(int fd, void *buf, size_t n);
+	ssize_t (*write)(int fd, const void *buf, size_t n);
+	int (*eventfd)(unsigned int initval, int flags);
+	int (*poll)(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout);
+	ssize_t (*readlink)(const char *path, char *buf, size_t n);
+	int (*access)(const char *path, int mode);
+	int (*getrlimit)(int resource, struct rlimit *rl);
+	int (*clock_gettime)(clockid_t clk, struct timespec *ts);
+	int (*nanosleep)(const struct timespec *req, struct timespec *rem);
+	const char *sysfs_root; /* "/sys" */
+	const char *dev_root;   /* "/dev" */
+};
+
+/* Installs sys for devices opened from now on (NULL: the real system).
+ * The table is copied; the strings must outlive those devices. Not to be
+ * called while a vfio device is open. */
+void abb_vfio_set_sys(const struct abb_vfio_sys *sys);
+/* The table in use (the real one unless abb_vfio_set_sys installed one). */
+const struct abb_vfio_sys *abb_vfio_get_sys(void);
+
+/* How the open vfio device delivers interrupts: "MSI", "INTx" or "none"
+ * (polling only); NULL if dev is not a vfio device. */
+const char *abb_vfio_irq_mode(const abb_dev *dev);
 
 #ifdef __cplusplus
 }

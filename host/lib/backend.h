@@ -35,6 +35,10 @@ struct abb_backend {
 	/* args: the text after "name:" in the URI, or NULL. Fills
 	 * dev->be_priv, dev->bar0_size and dev->bar1_size. */
 	int (*open)(abb_dev *dev, const char *args);
+	/* Optional: stops the device from mastering the bus and from
+	 * interrupting (abb_close calls it before any buffer is unmapped).
+	 * NULL: nothing to do. */
+	void (*quiesce)(abb_dev *dev);
 	/* Frees everything open made; called once, after every buffer of the
 	 * device was unmapped. */
 	void (*close)(abb_dev *dev);

@@ -2,69 +2,174 @@
  * backend_vfio.c - the real board through VFIO (URI "vfio" or
  * "vfio:DDDD:BB:DD.F").
  *
- * Discovery with libpci (its default error hook calls exit(): ours jumps
- * back and turns the message into an error code). The device must be bound
+ * Discovery: abb_vfio_find (vfio_find.c, libpci) under the seam's
+ * sysfs_root when the URI names no address. The device must be bound
  * to vfio-pci and sit alone (or with other vfio-bound devices) in an IOMMU
- * group. BAR0 (registers) and BAR1 (board memory) are mmap()ed; buffers are
- * mapped with VFIO_IOMMU_MAP_DMA at IOVAs from a first-fit allocator below
- * 4 GiB (the engine's first generation had 32-bit DMA in mind; the
- * descriptors carry high words anyway); the MSI is delivered through an
- * eventfd. Device time is CLOCK_MONOTONIC.
+ * group. The legacy container interface is used (type-1 v2 IOMMU, v1 as a
+ * fallback); the iommufd/cdev interface is not (the message says so when a
+ * kernel offers only that one).
+ *
+ * Every system call goes through a seam (struct abb_vfio_sys, abb_vfio.h):
+ * the real libc calls by default, an emulated VFIO kernel in the test bench
+ * (testbench/vfio_emu.c). Paths start at the seam's sysfs_root / dev_root.
+ *
+ * BARs: BAR0 (registers) and BAR1 (board memory) are mmap()ed when the
+ * region allows it; without VFIO_REGION_INFO_FLAG_MMAP, or when the mmap
+ * fails, pread/pwrite on the device fd reach them.
+ *
+ * DMA: buffers are mapped with VFIO_IOMMU_MAP_DMA at IOVAs from a next-fit
+ * allocator (a freed IOVA is not reused at once, so a stale device address
+ * faults) inside the IOVA ranges the kernel reports
+ * (VFIO_IOMMU_TYPE1_INFO_CAP_IOVA_RANGE), preferring [256 MiB, 4 GiB), in
+ * units of the IOMMU's smallest page (the page-size bitmap). Without a
+ * reported range: [256 MiB, 0xf0000000). A buffer is mapped read+write; if
+ * the kernel refuses write access (EFAULT: read-only memory) it is mapped
+ * read-only, so the device may only read it (host-to-board DMA). The
+ * locked-memory limit (RLIMIT_MEMLOCK) is compared with what the device has
+ * pinned before each map; ENOMEM names the numbers and the fix.
+ *
+ * Interrupts: MSI when the device has it (VFIO_PCI_MSI_IRQ_INDEX count > 0),
+ * else legacy INTx (VFIO_PCI_INTX_IRQ_INDEX), each through an eventfd. The
+ * kernel masks INTx when it fires; irq_unmask (called by the core after it
+ * cleared the source) unmasks it, and a waiter unmasks a line it saw fire
+ * before it sleeps again. Device time is the seam's CLOCK_MONOTONIC.
+ *
+ * Close: interrupts off and bus master cleared (quiesce) before any IOMMU
+ * mapping is removed.
  */
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/vfio.h>
-#include <pci/pci.h>
 
 #include "abb_priv.h"
 #include "abb_vfio.h"
 
 #define VFIO_IOVA_BASE 0x10000000ull /* 256 MiB: stays clear of low legacy ranges */
 #define VFIO_IOVA_END 0xf0000000ull  /* below the x86 MSI window at 0xfee00000 */
-#define VFIO_IRQ_SLICE_MS 5          /* re-check period of a waiter sharing the eventfd */
+#define VFIO_IRQ_SLICE_NS 5000000ll  /* re-check period of a waiter sharing the eventfd */
 
 /* discovery: abb_vfio_find() in vfio_find.c */
 
+/* ---- the system-call seam ------------------------------------------- */
+
+static int sys_open(const char *path, int flags)
+{
+	return open(path, flags);
+}
+
+static int sys_ioctl(int fd, unsigned long request, void *arg)
+{
+	return ioctl(fd, request, arg);
+}
+
+static int sys_getrlimit(int resource, struct rlimit *rl)
+{
+	return getrlimit((__rlimit_resource_t)resource, rl);
+}
+
+static int sys_poll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout)
+{
+	return ppoll(fds, nfds, timeout, NULL);
+}
+
+static int sys_eventfd(unsigned int initval, int flags)
+{
+	return eventfd(initval, flags);
+}
+
+static const struct abb_vfio_sys sys_real = {
+	.open = sys_open,
+	.close = close,
+	.ioctl = sys_ioctl,
+	.mmap = mmap,
+	.munmap = munmap,
+	.pread = pread,
+	.pwrite = pwrite,
+	.read = read,
+	.write = write,
+	.eventfd = sys_eventfd,
+	.poll = sys_poll,
+	.readlink = readlink,
+	.access = access,
+	.getrlimit = sys_getrlimit,
+	.clock_gettime = clock_gettime,
+	.nanosleep = nanosleep,
+	.sysfs_root = "/sys",
+	.dev_root = "/dev",
+};
+
+static struct abb_vfio_sys sys_now = sys_real;
+#define SYS (&sys_now)
+
+void abb_vfio_set_sys(const struct abb_vfio_sys *sys)
+{
+	sys_now = sys ? *sys : sys_real;
+}
+
+const struct abb_vfio_sys *abb_vfio_get_sys(void)
+{
+	return &sys_now;
+}
+
 /* ---- the device ----------------------------------------------------- */
+
+#define VFIO_MAX_RANGES 16
+
+enum { IRQ_NONE, IRQ_INTX, IRQ_MSI };
 
 struct vmap {
 	struct vmap *next;
 	void *ptr;        /* as given to map */
 	uint64_t iova;    /* of the first page */
-	uint64_t size;    /* whole pages */
+	uint64_t size;    /* whole IOMMU pages */
+	int read_only;    /* the device may only read it */
+};
+
+struct iova_range {
+	uint64_t lo, hi;  /* [lo, hi) */
 };
 
 struct vfio {
+	struct abb_vfio_sys sys; /* the seam as it was at open */
 	int container, group, device, irq_fd;
 	char bdf[32];
 	volatile uint8_t *bar[2];
-	uint64_t bar_size[2], bar_off[2];
-	pthread_mutex_t lock; /* maps, IOVA space, irq count */
+	uint64_t bar_size[2], bar_off[2], cfg_off;
+	pthread_mutex_t lock; /* maps, IOVA space, irq count, mask state */
 	struct vmap *maps;    /* sorted by iova */
 	uint64_t irqs;
-	long page;
+	uint64_t granule;     /* mapping unit: max(CPU page, smallest IOMMU page) */
+	uint64_t pgsizes;     /* the IOMMU's page-size bitmap (0: not reported) */
+	struct iova_range ranges[VFIO_MAX_RANGES];
+	unsigned nranges;
+	int ranges_reported;  /* 0: the kernel reported none (the fallback window) */
+	uint64_t cursor;      /* next-fit start */
+	uint64_t pinned;      /* bytes mapped (pinned against RLIMIT_MEMLOCK) */
+	int irq_mode;         /* IRQ_* */
+	int masked;           /* INTx fired and not unmasked yet */
+	int iommu_type;       /* VFIO_TYPE1v2_IOMMU or VFIO_TYPE1_IOMMU */
+	int quiesced;
 };
 
 #define V(dev) ((struct vfio *)(dev)->be_priv)
 
-static int read_link_base(const char *path, char *out, size_t n)
+static int read_link_base(struct vfio *v, const char *path, char *out, size_t n)
 {
 	char buf[PATH_MAX];
-	ssize_t len = readlink(path, buf, sizeof buf - 1);
+	ssize_t len = v->sys.readlink(path, buf, sizeof buf - 1);
 	const char *base;
 
 	if (len < 0)
@@ -100,7 +205,7 @@ static int region(struct vfio *v, unsigned index, struct vfio_region_info *ri)
 	memset(ri, 0, sizeof *ri);
 	ri->argsz = sizeof *ri;
 	ri->index = index;
-	if (ioctl(v->device, VFIO_DEVICE_GET_REGION_INFO, ri))
+	if (v->sys.ioctl(v->device, VFIO_DEVICE_GET_REGION_INFO, ri))
 		return abb_err(-errno, "vfio: region info %u of %s: %s", index, v->bdf,
 			       strerror(errno));
 	return 0;
@@ -120,53 +225,103 @@ static int setup_bar(struct vfio *v, unsigned bar)
 	v->bar_off[bar] = ri.offset;
 	if (!(ri.flags & VFIO_REGION_INFO_FLAG_MMAP))
 		return 0; /* pread/pwrite on the device fd */
-	p = mmap(NULL, ri.size, PROT_READ | PROT_WRITE, MAP_SHARED, v->device, (off_t)ri.offset);
-	if (p == MAP_FAILED)
-		return abb_err(-errno, "vfio: mmap of BAR%u of %s: %s", bar, v->bdf,
-			       strerror(errno));
-	v->bar[bar] = p;
+	p = v->sys.mmap(NULL, ri.size, PROT_READ | PROT_WRITE, MAP_SHARED, v->device,
+			(off_t)ri.offset);
+	if (p != MAP_FAILED)
+		v->bar[bar] = p;
+	/* else: pread/pwrite on the region work as well, only slower */
 	return 0;
 }
 
-/* Sets memory space and bus master in the command register. */
-static int enable_master(struct vfio *v)
+/* Command register: sets (on) or clears bits. */
+static int command(struct vfio *v, uint16_t set, uint16_t clear)
 {
-	struct vfio_region_info ri;
 	uint16_t cmd;
-	int rc = region(v, VFIO_PCI_CONFIG_REGION_INDEX, &ri);
 
-	if (rc)
-		return rc;
-	if (pread(v->device, &cmd, 2, (off_t)ri.offset + 4) != 2)
+	if (v->sys.pread(v->device, &cmd, 2, (off_t)v->cfg_off + 4) != 2)
 		return abb_err(-EIO, "vfio: reading the command register of %s failed", v->bdf);
-	cmd |= 0x6; /* memory space, bus master */
-	if (pwrite(v->device, &cmd, 2, (off_t)ri.offset + 4) != 2)
+	cmd = (uint16_t)((le16toh(cmd) | set) & ~clear);
+	cmd = htole16(cmd);
+	if (v->sys.pwrite(v->device, &cmd, 2, (off_t)v->cfg_off + 4) != 2)
 		return abb_err(-EIO, "vfio: writing the command register of %s failed", v->bdf);
 	return 0;
 }
 
-static int setup_msi(struct vfio *v)
+static int irq_count_of(struct vfio *v, unsigned index)
+{
+	struct vfio_irq_info ii = {.argsz = sizeof ii, .index = index};
+
+	if (v->sys.ioctl(v->device, VFIO_DEVICE_GET_IRQ_INFO, &ii))
+		return 0;
+	return (int)ii.count;
+}
+
+static int irq_trigger(struct vfio *v, unsigned index, int32_t fd)
 {
 	char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
 	struct vfio_irq_set *set = (struct vfio_irq_set *)buf;
-	int32_t fd;
 
-	v->irq_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (v->irq_fd < 0)
-		return abb_err(-errno, "vfio: eventfd: %s", strerror(errno));
-	fd = v->irq_fd;
 	set->argsz = sizeof buf;
 	set->flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
-	set->index = VFIO_PCI_MSI_IRQ_INDEX;
+	set->index = index;
 	set->start = 0;
 	set->count = 1;
 	memcpy(set->data, &fd, sizeof fd);
-	if (ioctl(v->device, VFIO_DEVICE_SET_IRQS, set)) {
-		/* Polling still works; ABB_DMA_IRQ and abb_irq_wait will not. */
-		close(v->irq_fd);
-		v->irq_fd = -1;
+	return v->sys.ioctl(v->device, VFIO_DEVICE_SET_IRQS, set);
+}
+
+/* MSI when the device has the capability, else INTx; neither: polling. */
+static int setup_irq(struct vfio *v)
+{
+	static const struct {
+		unsigned index;
+		int mode;
+	} try[] = {{VFIO_PCI_MSI_IRQ_INDEX, IRQ_MSI}, {VFIO_PCI_INTX_IRQ_INDEX, IRQ_INTX}};
+
+	v->irq_fd = v->sys.eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (v->irq_fd < 0)
+		return abb_err(-errno, "vfio: eventfd: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof try / sizeof try[0]; i++) {
+		if (irq_count_of(v, try[i].index) <= 0)
+			continue;
+		if (irq_trigger(v, try[i].index, v->irq_fd) == 0) {
+			v->irq_mode = try[i].mode;
+			return 0;
+		}
 	}
+	/* Polling still works; ABB_DMA_IRQ and abb_irq_wait will not. */
+	v->sys.close(v->irq_fd);
+	v->irq_fd = -1;
 	return 0;
+}
+
+static void irq_disable(struct vfio *v)
+{
+	struct vfio_irq_set set = {
+		.argsz = sizeof set,
+		.flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER,
+		.index = v->irq_mode == IRQ_MSI ? VFIO_PCI_MSI_IRQ_INDEX : VFIO_PCI_INTX_IRQ_INDEX,
+		.count = 0,
+	};
+
+	if (v->irq_mode == IRQ_NONE)
+		return;
+	v->sys.ioctl(v->device, VFIO_DEVICE_SET_IRQS, &set);
+	v->irq_mode = IRQ_NONE;
+}
+
+/* Stops the device from reaching host memory and from interrupting: before
+ * any IOMMU mapping goes away (abb_close, or a failed open). */
+static void vfio_quiesce(abb_dev *dev)
+{
+	struct vfio *v = V(dev);
+
+	if (!v || v->quiesced || v->device < 0)
+		return;
+	irq_disable(v);
+	if (v->cfg_off)
+		command(v, 0, 0x4); /* bus master off */
+	v->quiesced = 1;
 }
 
 static void vfio_close(abb_dev *dev)
@@ -175,43 +330,165 @@ static void vfio_close(abb_dev *dev)
 
 	if (!v)
 		return;
-	if (v->irq_fd >= 0) {
-		struct vfio_irq_set set = {
-			.argsz = sizeof set,
-			.flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER,
-			.index = VFIO_PCI_MSI_IRQ_INDEX,
-		};
-
-		ioctl(v->device, VFIO_DEVICE_SET_IRQS, &set);
-		close(v->irq_fd);
-	}
+	vfio_quiesce(dev);
+	if (v->irq_fd >= 0)
+		v->sys.close(v->irq_fd);
 	for (int i = 0; i < 2; i++)
 		if (v->bar[i])
-			munmap((void *)v->bar[i], v->bar_size[i]);
-	while (v->maps) {
-		struct vmap *m = v->maps;
-		struct vfio_iommu_type1_dma_unmap um = {
-			.argsz = sizeof um, .iova = m->iova, .size = m->size};
-
-		ioctl(v->container, VFIO_IOMMU_UNMAP_DMA, &um);
-		v->maps = m->next;
-		free(m);
-	}
+			v->sys.munmap((void *)v->bar[i], v->bar_size[i]);
+	/* v->maps is empty: the core unmapped every buffer before close (and
+	 * the kernel drops a container's mappings when its fd closes). */
 	if (v->device >= 0)
-		close(v->device);
+		v->sys.close(v->device);
 	if (v->group >= 0)
-		close(v->group);
+		v->sys.close(v->group);
 	if (v->container >= 0)
-		close(v->container);
+		v->sys.close(v->container);
 	pthread_mutex_destroy(&v->lock);
 	free(v);
 	dev->be_priv = NULL;
+}
+
+/* The container could not be opened: say why as precisely as we can. */
+static int container_error(struct vfio *v, const char *path, int err)
+{
+	char p[PATH_MAX];
+	int cdev;
+
+	snprintf(p, sizeof p, "%s/vfio/devices", v->sys.dev_root);
+	cdev = v->sys.access(p, F_OK) == 0;
+	snprintf(p, sizeof p, "%s/iommu", v->sys.dev_root);
+	if (err == ENOENT && cdev && v->sys.access(p, F_OK) == 0)
+		return abb_err(-ENOTSUP, "vfio: %s is missing but %s/vfio/devices and %s exist: this "
+			       "kernel offers only the iommufd/cdev interface, which libabb does not "
+			       "support yet; enable the legacy container (CONFIG_VFIO_CONTAINER=y, or "
+			       "iommufd's compatibility /dev/vfio/vfio: CONFIG_IOMMUFD_VFIO_CONTAINER=y)",
+			       path, v->sys.dev_root, p);
+	if (err == EACCES || err == EPERM)
+		return abb_err(-err, "vfio: %s: %s; it is normally world-accessible: check its mode "
+			       "(ls -l %s)", path, strerror(err), path);
+	return abb_err(-err, "vfio: %s: %s (as root: modprobe vfio-pci)", path, strerror(err));
+}
+
+/* The group could not be opened. */
+static int group_error(struct vfio *v, const char *path, const char *grp, int err)
+{
+	char p[PATH_MAX];
+
+	if (err == ENOENT) {
+		snprintf(p, sizeof p, "%s/vfio/noiommu-%s", v->sys.dev_root, grp);
+		if (v->sys.access(p, F_OK) == 0)
+			return abb_err(-ENOTSUP, "vfio: %s is a no-IOMMU group (%s: vfio's "
+				       "enable_unsafe_noiommu_mode): without an IOMMU the board cannot "
+				       "DMA safely and libabb does not support it; turn the IOMMU on "
+				       "(VT-d/AMD-Vi in the firmware, intel_iommu=on or amd_iommu=on "
+				       "on the kernel command line)", v->bdf, p);
+		return abb_err(-ENODEV, "vfio: %s does not exist although %s is in IOMMU group %s "
+			       "and bound to vfio-pci (is vfio-pci loaded? modprobe vfio-pci)", path,
+			       v->bdf, grp);
+	}
+	if (err == EACCES || err == EPERM)
+		return abb_err(-err, "vfio: %s: %s; as root: chown $USER %s (or a udev rule: "
+			       "SUBSYSTEM==\"vfio\", OWNER=\"youruser\")", path, strerror(err), path);
+	if (err == EBUSY)
+		return abb_err(-EBUSY, "vfio: %s: %s: another process has the board open", path,
+			       strerror(err));
+	return abb_err(-err, "vfio: %s: %s", path, strerror(err));
+}
+
+/* The IOMMU's IOVA ranges and page sizes (VFIO_IOMMU_GET_INFO). */
+static int iommu_info(struct vfio *v)
+{
+	struct vfio_iommu_type1_info *info;
+	size_t argsz = sizeof *info;
+	uint64_t cpu = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	for (int pass = 0; pass < 2; pass++) {
+		info = calloc(1, argsz);
+		if (!info)
+			return abb_err(-ENOMEM, "out of memory");
+		info->argsz = (uint32_t)argsz;
+		if (v->sys.ioctl(v->container, VFIO_IOMMU_GET_INFO, info)) {
+			int rc = abb_err(-errno, "vfio: VFIO_IOMMU_GET_INFO: %s", strerror(errno));
+
+			free(info);
+			return rc;
+		}
+		if (info->argsz <= argsz || pass)
+			break;
+		argsz = info->argsz; /* the capabilities need more room */
+		free(info);
+	}
+	if ((info->flags & VFIO_IOMMU_INFO_PGSIZES) && info->iova_pgsizes)
+		v->pgsizes = info->iova_pgsizes;
+	v->granule = cpu;
+	if (v->pgsizes) {
+		uint64_t min = v->pgsizes & -v->pgsizes;
+
+		if (min > v->granule)
+			v->granule = min;
+	}
+	if ((info->flags & VFIO_IOMMU_INFO_CAPS) && info->cap_offset) {
+		uint32_t off = info->cap_offset;
+
+		for (int hops = 0; off && off + sizeof(struct vfio_info_cap_header) <= argsz &&
+				   hops < 64; hops++) {
+			struct vfio_info_cap_header *h = (void *)((char *)info + off);
+
+			if (h->id == VFIO_IOMMU_TYPE1_INFO_CAP_IOVA_RANGE) {
+				struct vfio_iommu_type1_info_cap_iova_range *r = (void *)h;
+
+				v->ranges_reported = 1;
+				for (uint32_t i = 0; i < r->nr_iovas && off + sizeof *r +
+						     (i + 1) * sizeof r->iova_ranges[0] <= argsz; i++) {
+					uint64_t lo = r->iova_ranges[i].start, hi = r->iova_ranges[i].end;
+
+					if (v->nranges == VFIO_MAX_RANGES)
+						break;
+					lo = (lo + v->granule - 1) & ~(v->granule - 1);
+					hi = hi == UINT64_MAX ? hi & ~(v->granule - 1)
+							      : (hi + 1) & ~(v->granule - 1);
+					if (hi > lo)
+						v->ranges[v->nranges++] = (struct iova_range){lo, hi};
+				}
+			}
+			off = h->next;
+		}
+	}
+	free(info);
+	if (!v->ranges_reported) {
+		v->ranges[0] = (struct iova_range){VFIO_IOVA_BASE, VFIO_IOVA_END};
+		v->nranges = 1;
+	} else {
+		/* Prefer [256 MiB, 4 GiB) where the kernel allows it: a 32-bit
+		 * address is what the board's engine was first built for. */
+		struct iova_range low[VFIO_MAX_RANGES];
+		unsigned n = 0;
+
+		for (unsigned i = 0; i < v->nranges; i++) {
+			uint64_t lo = v->ranges[i].lo, hi = v->ranges[i].hi;
+
+			if (lo < VFIO_IOVA_BASE)
+				lo = VFIO_IOVA_BASE;
+			if (hi > 0x100000000ull)
+				hi = 0x100000000ull;
+			if (hi > lo)
+				low[n++] = (struct iova_range){lo, hi};
+		}
+		if (n) {
+			memcpy(v->ranges, low, n * sizeof low[0]);
+			v->nranges = n;
+		}
+	}
+	v->cursor = v->nranges ? v->ranges[0].lo : 0;
+	return 0;
 }
 
 static int vfio_open(abb_dev *dev, const char *args)
 {
 	struct vfio_group_status gs = {.argsz = sizeof gs};
 	struct vfio_device_info di = {.argsz = sizeof di};
+	struct vfio_region_info ri;
 	char path[PATH_MAX], grp[64], drv[64];
 	struct vfio *v;
 	int rc;
@@ -219,79 +496,124 @@ static int vfio_open(abb_dev *dev, const char *args)
 	v = calloc(1, sizeof *v);
 	if (!v)
 		return abb_err(-ENOMEM, "out of memory");
+	v->sys = sys_now;
 	v->container = v->group = v->device = v->irq_fd = -1;
-	v->page = sysconf(_SC_PAGESIZE);
 	pthread_mutex_init(&v->lock, NULL);
 	dev->be_priv = v;
 
 	if (args && *args)
 		rc = norm_bdf(args, v->bdf, sizeof v->bdf);
-	else if ((rc = abb_vfio_find(NULL, NULL, v->bdf, sizeof v->bdf)) > 0)
+	else if ((rc = abb_vfio_find(v->sys.sysfs_root, NULL, v->bdf, sizeof v->bdf)) > 0)
 		rc = 0;
 	if (rc)
 		goto fail;
 
-	snprintf(path, sizeof path, "/sys/bus/pci/devices/%s", v->bdf);
-	if (access(path, F_OK)) {
-		rc = abb_err(-ENODEV, "vfio: no PCI device %s (see lspci -D -d 10dc:0153)", v->bdf);
+	snprintf(path, sizeof path, "%s/bus/pci/devices/%s", v->sys.sysfs_root, v->bdf);
+	if (v->sys.access(path, F_OK)) {
+		rc = abb_err(-ENODEV, "vfio: no PCI device %s (%s missing; see lspci -D -d "
+			     "10dc:0153)", v->bdf, path);
 		goto fail;
 	}
-	snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/driver", v->bdf);
-	if (read_link_base(path, drv, sizeof drv) || strcmp(drv, "vfio-pci")) {
-		rc = abb_err(-ENODEV, "vfio: %s is not bound to vfio-pci; as root: modprobe "
-			     "vfio-pci; echo %s > /sys/bus/pci/devices/%s/driver/unbind; echo 10dc "
-			     "0153 > /sys/bus/pci/drivers/vfio-pci/new_id", v->bdf, v->bdf, v->bdf);
+	snprintf(path, sizeof path, "%s/bus/pci/devices/%s/driver", v->sys.sysfs_root, v->bdf);
+	if (read_link_base(v, path, drv, sizeof drv))
+		drv[0] = 0;
+	if (strcmp(drv, "vfio-pci")) {
+		const char *sr = v->sys.sysfs_root;
+
+		if (drv[0])
+			rc = abb_err(-ENODEV, "vfio: %s is bound to %s, not to vfio-pci; as root: "
+				     "modprobe vfio-pci; echo %s > %s/bus/pci/drivers/%s/unbind; echo "
+				     "10dc 0153 > %s/bus/pci/drivers/vfio-pci/new_id", v->bdf, drv,
+				     v->bdf, sr, drv, sr);
+		else
+			rc = abb_err(-ENODEV, "vfio: %s is bound to no driver, not to vfio-pci; as "
+				     "root: modprobe vfio-pci; echo 10dc 0153 > "
+				     "%s/bus/pci/drivers/vfio-pci/new_id", v->bdf, sr);
 		goto fail;
 	}
-	snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/iommu_group", v->bdf);
-	if (read_link_base(path, grp, sizeof grp)) {
+	snprintf(path, sizeof path, "%s/bus/pci/devices/%s/iommu_group", v->sys.sysfs_root, v->bdf);
+	if (read_link_base(v, path, grp, sizeof grp)) {
 		rc = abb_err(-ENODEV, "vfio: %s has no IOMMU group; enable the IOMMU (intel_iommu=on "
 			     "or amd_iommu=on on the kernel command line)", v->bdf);
 		goto fail;
 	}
 
-	v->container = open("/dev/vfio/vfio", O_RDWR | O_CLOEXEC);
+	snprintf(path, sizeof path, "%s/vfio/vfio", v->sys.dev_root);
+	v->container = v->sys.open(path, O_RDWR | O_CLOEXEC);
 	if (v->container < 0) {
-		rc = abb_err(-errno, "vfio: /dev/vfio/vfio: %s (modprobe vfio-pci?)", strerror(errno));
+		rc = container_error(v, path, errno);
 		goto fail;
 	}
-	if (ioctl(v->container, VFIO_GET_API_VERSION) != VFIO_API_VERSION ||
-	    !ioctl(v->container, VFIO_CHECK_EXTENSION, VFIO_TYPE1_IOMMU)) {
-		rc = abb_err(-ENOTSUP, "vfio: the kernel's VFIO lacks API %d with the type-1 IOMMU",
+	if (v->sys.ioctl(v->container, VFIO_GET_API_VERSION, NULL) != VFIO_API_VERSION) {
+		rc = abb_err(-ENOTSUP, "vfio: the kernel's VFIO is not API version %d",
 			     VFIO_API_VERSION);
 		goto fail;
 	}
-	snprintf(path, sizeof path, "/dev/vfio/%s", grp);
-	v->group = open(path, O_RDWR | O_CLOEXEC);
+	if (v->sys.ioctl(v->container, VFIO_CHECK_EXTENSION, (void *)(long)VFIO_TYPE1v2_IOMMU) > 0)
+		v->iommu_type = VFIO_TYPE1v2_IOMMU;
+	else if (v->sys.ioctl(v->container, VFIO_CHECK_EXTENSION, (void *)(long)VFIO_TYPE1_IOMMU) > 0)
+		v->iommu_type = VFIO_TYPE1_IOMMU;
+	else {
+		rc = abb_err(-ENOTSUP, "vfio: the kernel's VFIO has no type-1 IOMMU (v2 or v1); "
+			     "modprobe vfio_iommu_type1");
+		goto fail;
+	}
+	snprintf(path, sizeof path, "%s/vfio/%s", v->sys.dev_root, grp);
+	v->group = v->sys.open(path, O_RDWR | O_CLOEXEC);
 	if (v->group < 0) {
-		rc = abb_err(errno == EBUSY ? -EBUSY : -errno, "vfio: %s: %s (another process has "
-			     "the board, or no permission)", path, strerror(errno));
+		rc = group_error(v, path, grp, errno);
 		goto fail;
 	}
-	if (ioctl(v->group, VFIO_GROUP_GET_STATUS, &gs) || !(gs.flags & VFIO_GROUP_FLAGS_VIABLE)) {
+	if (v->sys.ioctl(v->group, VFIO_GROUP_GET_STATUS, &gs) ||
+	    !(gs.flags & VFIO_GROUP_FLAGS_VIABLE)) {
 		rc = abb_err(-EBUSY, "vfio: IOMMU group %s is not viable: bind every device in "
-			     "/sys/kernel/iommu_groups/%s/devices to vfio-pci", grp, grp);
+			     "%s/kernel/iommu_groups/%s/devices to vfio-pci (or unbind it)", grp,
+			     v->sys.sysfs_root, grp);
 		goto fail;
 	}
-	if (ioctl(v->group, VFIO_GROUP_SET_CONTAINER, &v->container) ||
-	    ioctl(v->container, VFIO_SET_IOMMU, VFIO_TYPE1_IOMMU)) {
-		rc = abb_err(-errno, "vfio: setting up the IOMMU container: %s", strerror(errno));
+	if (v->sys.ioctl(v->group, VFIO_GROUP_SET_CONTAINER, &v->container)) {
+		rc = abb_err(-errno, "vfio: adding group %s to the container: %s", grp,
+			     strerror(errno));
 		goto fail;
 	}
-	v->device = ioctl(v->group, VFIO_GROUP_GET_DEVICE_FD, v->bdf);
+	if (v->sys.ioctl(v->container, VFIO_SET_IOMMU, (void *)(long)v->iommu_type)) {
+		if (errno == EPERM)
+			rc = abb_err(-EPERM, "vfio: VFIO_SET_IOMMU refused (EPERM): the IOMMU lacks "
+				     "interrupt remapping, so vfio_iommu_type1 will not isolate "
+				     "the device's interrupts. Enable interrupt remapping (x2APIC/IR "
+				     "in the firmware), or accept the risk that the board can forge "
+				     "interrupts to other devices and the host: as root echo 1 > "
+				     "%s/module/vfio_iommu_type1/parameters/allow_unsafe_interrupts "
+				     "(or options vfio_iommu_type1 allow_unsafe_interrupts=1 in "
+				     "/etc/modprobe.d)", v->sys.sysfs_root);
+		else
+			rc = abb_err(-errno, "vfio: VFIO_SET_IOMMU (type-1%s): %s",
+				     v->iommu_type == VFIO_TYPE1v2_IOMMU ? " v2" : "", strerror(errno));
+		goto fail;
+	}
+	rc = iommu_info(v);
+	if (rc)
+		goto fail;
+	v->device = v->sys.ioctl(v->group, VFIO_GROUP_GET_DEVICE_FD, v->bdf);
 	if (v->device < 0) {
-		rc = abb_err(-errno, "vfio: getting device %s: %s", v->bdf, strerror(errno));
+		rc = abb_err(-errno, "vfio: getting device %s from group %s: %s", v->bdf, grp,
+			     strerror(errno));
 		goto fail;
 	}
-	if (ioctl(v->device, VFIO_DEVICE_GET_INFO, &di) == 0 && (di.flags & VFIO_DEVICE_FLAGS_RESET))
-		ioctl(v->device, VFIO_DEVICE_RESET);
+	if (v->sys.ioctl(v->device, VFIO_DEVICE_GET_INFO, &di) == 0 &&
+	    (di.flags & VFIO_DEVICE_FLAGS_RESET))
+		v->sys.ioctl(v->device, VFIO_DEVICE_RESET, NULL);
+	rc = region(v, VFIO_PCI_CONFIG_REGION_INDEX, &ri);
+	if (rc)
+		goto fail;
+	v->cfg_off = ri.offset;
 	rc = setup_bar(v, 0);
 	if (!rc)
 		rc = setup_bar(v, 1);
 	if (!rc)
-		rc = enable_master(v);
+		rc = command(v, 0x6, 0); /* memory space, bus master */
 	if (!rc)
-		rc = setup_msi(v);
+		rc = setup_irq(v);
 	if (rc)
 		goto fail;
 	dev->bar0_size = v->bar_size[0];
@@ -310,7 +632,7 @@ static int vfio_reg_read(abb_dev *dev, uint32_t off, uint32_t *val)
 
 	if (v->bar[0]) {
 		le = *(volatile uint32_t *)(v->bar[0] + off);
-	} else if (pread(v->device, &le, 4, (off_t)(v->bar_off[0] + off)) != 4) {
+	} else if (v->sys.pread(v->device, &le, 4, (off_t)(v->bar_off[0] + off)) != 4) {
 		return abb_err(-EIO, "vfio: register read at 0x%x failed", off);
 	}
 	*val = le32toh(le);
@@ -324,7 +646,7 @@ static int vfio_reg_write(abb_dev *dev, uint32_t off, uint32_t val)
 
 	if (v->bar[0])
 		*(volatile uint32_t *)(v->bar[0] + off) = le;
-	else if (pwrite(v->device, &le, 4, (off_t)(v->bar_off[0] + off)) != 4)
+	else if (v->sys.pwrite(v->device, &le, 4, (off_t)(v->bar_off[0] + off)) != 4)
 		return abb_err(-EIO, "vfio: register write at 0x%x failed", off);
 	return 0;
 }
@@ -336,7 +658,7 @@ static int vfio_mem_read(abb_dev *dev, uint32_t off, void *buf, size_t len)
 	uint8_t *out = buf;
 
 	if (!v->bar[1]) {
-		if (pread(v->device, buf, len, (off_t)(v->bar_off[1] + off)) != (ssize_t)len)
+		if (v->sys.pread(v->device, buf, len, (off_t)(v->bar_off[1] + off)) != (ssize_t)len)
 			return abb_err(-EIO, "vfio: BAR1 read failed");
 		return 0;
 	}
@@ -360,7 +682,7 @@ static int vfio_mem_write(abb_dev *dev, uint32_t off, const void *buf, size_t le
 	const uint8_t *in = buf;
 
 	if (!v->bar[1]) {
-		if (pwrite(v->device, buf, len, (off_t)(v->bar_off[1] + off)) != (ssize_t)len)
+		if (v->sys.pwrite(v->device, buf, len, (off_t)(v->bar_off[1] + off)) != (ssize_t)len)
 			return abb_err(-EIO, "vfio: BAR1 write failed");
 		return 0;
 	}
@@ -379,36 +701,89 @@ static int vfio_mem_write(abb_dev *dev, uint32_t off, const void *buf, size_t le
 	return 0;
 }
 
-/* First fit in [VFIO_IOVA_BASE, VFIO_IOVA_END) between the sorted maps;
- * links m in. With v->lock held. */
+/* A free IOVA block of size bytes at or above from inside range r, or 0. */
+static uint64_t fit(const struct vfio *v, const struct iova_range *r, uint64_t from,
+		    uint64_t size)
+{
+	uint64_t at = from > r->lo ? from : r->lo;
+
+	for (const struct vmap *m = v->maps; m; m = m->next) {
+		if (m->iova + m->size <= at)
+			continue;
+		if (m->iova >= at + size || at + size < at)
+			break;
+		at = m->iova + m->size; /* overlaps: try after it */
+	}
+	if (at + size < at || at + size > r->hi)
+		return 0;
+	return at;
+}
+
+/* Next fit inside the IOVA ranges, from the cursor, then from the bottom;
+ * links m in (sorted by iova). With v->lock held. */
 static int iova_alloc(struct vfio *v, struct vmap *m)
 {
-	uint64_t at = VFIO_IOVA_BASE;
-	struct vmap **link = &v->maps;
+	uint64_t at = 0;
+	struct vmap **link;
+	char list[256] = "";
+	size_t used = 0;
 
-	for (; *link; link = &(*link)->next) {
-		if ((*link)->iova - at >= m->size)
-			break;
-		at = (*link)->iova + (*link)->size;
+	for (int pass = 0; pass < 2 && !at; pass++)
+		for (unsigned i = 0; i < v->nranges && !at; i++) {
+			if (pass == 0 && v->ranges[i].hi <= v->cursor)
+				continue;
+			at = fit(v, &v->ranges[i], pass ? 0 : v->cursor, m->size);
+		}
+	if (!at) {
+		for (unsigned i = 0; i < v->nranges && used < sizeof list - 48; i++)
+			used += (size_t)snprintf(list + used, sizeof list - used, "%s[0x%llx, 0x%llx)",
+						 i ? " " : "", (unsigned long long)v->ranges[i].lo,
+						 (unsigned long long)v->ranges[i].hi);
+		return abb_err(-ENOSPC, "vfio: no free IOVA block of %llu bytes inside the IOMMU's "
+			       "%s %s (IOMMU page %llu bytes); unmap buffers",
+			       (unsigned long long)m->size,
+			       v->ranges_reported ? "reported IOVA ranges" : "default IOVA window",
+			       list, (unsigned long long)v->granule);
 	}
-	if (at + m->size > VFIO_IOVA_END || at + m->size < at)
-		return abb_err(-ENOSPC, "vfio: out of IOVA space for %llu bytes; unmap buffers",
-			       (unsigned long long)m->size);
-	m->iova = at;
+	m->iova = at; /* the cursor moves when the kernel accepted it */
+	for (link = &v->maps; *link && (*link)->iova < at; link = &(*link)->next)
+		;
 	m->next = *link;
 	*link = m;
 	return 0;
 }
 
+static void unlink_map(struct vfio *v, struct vmap *m)
+{
+	for (struct vmap **l = &v->maps; *l; l = &(*l)->next)
+		if (*l == m) {
+			*l = m->next;
+			return;
+		}
+}
+
+/* The -ENOMEM of a map that the locked-memory limit refused (or would). */
+static int memlock_error(struct vfio *v, size_t len, uint64_t size, const struct rlimit *rl)
+{
+	return abb_err(-ENOMEM, "vfio: mapping %zu bytes (%llu pinned) would exceed the "
+		       "locked-memory limit: %llu bytes already pinned for this board, limit "
+		       "RLIMIT_MEMLOCK %llu bytes; raise it (ulimit -l unlimited, or in "
+		       "/etc/security/limits.conf: youruser - memlock unlimited, then log in "
+		       "again)", len, (unsigned long long)size, (unsigned long long)v->pinned,
+		       (unsigned long long)rl->rlim_cur);
+}
+
 static int vfio_map(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, size_t *nsegs)
 {
 	struct vfio *v = V(dev);
-	uintptr_t pg = (uintptr_t)v->page, start = (uintptr_t)ptr & ~(pg - 1);
-	uintptr_t end = ((uintptr_t)ptr + len + pg - 1) & ~(pg - 1);
+	uint64_t g = v->granule;
+	uintptr_t start = (uintptr_t)ptr & ~(uintptr_t)(g - 1);
+	uintptr_t end = ((uintptr_t)ptr + len + g - 1) & ~(uintptr_t)(g - 1);
 	struct vfio_iommu_type1_dma_map dm = {.argsz = sizeof dm};
 	struct vmap *m = calloc(1, sizeof *m);
 	struct abb_seg *s = calloc(1, sizeof *s);
-	int rc;
+	struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
+	int over, rc;
 
 	if (!m || !s) {
 		free(m);
@@ -418,20 +793,45 @@ static int vfio_map(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, 
 	m->ptr = ptr;
 	m->size = end - start;
 	pthread_mutex_lock(&v->lock);
+	/* The kernel is the judge (CAP_IPC_LOCK lifts the limit), but the
+	 * numbers are known here: a refusal then names them. */
+	over = v->sys.getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	       v->pinned + m->size > rl.rlim_cur;
 	rc = iova_alloc(v, m);
 	if (!rc) {
 		dm.flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
 		dm.vaddr = start;
 		dm.iova = m->iova;
 		dm.size = m->size;
-		if (ioctl(v->container, VFIO_IOMMU_MAP_DMA, &dm)) {
-			rc = abb_err(-errno, "vfio: VFIO_IOMMU_MAP_DMA of %zu bytes: %s (locked-memory "
-				     "limit? see ulimit -l)", len, strerror(errno));
-			for (struct vmap **l = &v->maps; *l; l = &(*l)->next)
-				if (*l == m) {
-					*l = m->next;
-					break;
-				}
+		int r = v->sys.ioctl(v->container, VFIO_IOMMU_MAP_DMA, &dm);
+
+		if (r && errno == EFAULT) {
+			/* read-only memory: the device may only read it */
+			dm.flags = VFIO_DMA_MAP_FLAG_READ;
+			m->read_only = 1;
+			r = v->sys.ioctl(v->container, VFIO_IOMMU_MAP_DMA, &dm);
+		}
+		if (r) {
+			int err = errno;
+
+			if (err == ENOMEM && over)
+				rc = memlock_error(v, len, m->size, &rl);
+			else if (err == ENOMEM)
+				rc = abb_err(-ENOMEM, "vfio: VFIO_IOMMU_MAP_DMA of %zu bytes at IOVA 0x%llx: "
+					     "%s (%llu bytes pinned, RLIMIT_MEMLOCK %lld; the kernel "
+					     "counts all locked memory of the process: ulimit -l)", len,
+					     (unsigned long long)m->iova, strerror(err),
+					     (unsigned long long)v->pinned,
+					     rl.rlim_cur == RLIM_INFINITY ? -1LL : (long long)rl.rlim_cur);
+			else
+				rc = abb_err(-err, "vfio: VFIO_IOMMU_MAP_DMA of %zu bytes at IOVA 0x%llx "
+					     "(IOMMU page %llu bytes): %s", len,
+					     (unsigned long long)m->iova, (unsigned long long)g,
+					     strerror(err));
+			unlink_map(v, m);
+		} else {
+			v->pinned += m->size;
+			v->cursor = m->iova + m->size;
 		}
 	}
 	pthread_mutex_unlock(&v->lock);
@@ -460,9 +860,10 @@ static int vfio_unmap(abb_dev *dev, void *ptr, size_t len)
 
 		if (m->ptr != ptr)
 			continue;
-		rc = ioctl(v->container, VFIO_IOMMU_UNMAP_DMA, &um)
+		rc = v->sys.ioctl(v->container, VFIO_IOMMU_UNMAP_DMA, &um)
 			     ? abb_err(-errno, "vfio: VFIO_IOMMU_UNMAP_DMA: %s", strerror(errno))
 			     : 0;
+		v->pinned -= m->size;
 		*l = m->next;
 		free(m);
 		break;
@@ -473,21 +874,56 @@ static int vfio_unmap(abb_dev *dev, void *ptr, size_t len)
 	return rc;
 }
 
-static uint64_t mono_ns(void)
+static uint64_t mono_ns(struct vfio *v)
 {
-	struct timespec ts;
+	struct timespec ts = {0, 0};
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	v->sys.clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Moves pending eventfd counts into v->irqs. With v->lock held. */
+/* Moves pending eventfd counts into v->irqs; an INTx that fired is masked
+ * by the kernel now. With v->lock held. */
 static void drain(struct vfio *v)
 {
 	uint64_t n;
 
-	if (read(v->irq_fd, &n, sizeof n) == (ssize_t)sizeof n)
+	if (v->sys.read(v->irq_fd, &n, sizeof n) == (ssize_t)sizeof n && n) {
 		v->irqs += n;
+		if (v->irq_mode == IRQ_INTX)
+			v->masked = 1;
+	}
+}
+
+/* INTx: lets the line fire again (the source was cleared). With v->lock. */
+static int unmask_locked(struct vfio *v)
+{
+	struct vfio_irq_set set = {
+		.argsz = sizeof set,
+		.flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_UNMASK,
+		.index = VFIO_PCI_INTX_IRQ_INDEX,
+		.start = 0,
+		.count = 1,
+	};
+
+	v->masked = 0;
+	if (v->sys.ioctl(v->device, VFIO_DEVICE_SET_IRQS, &set))
+		return abb_err(-errno, "vfio: unmasking INTx of %s: %s", v->bdf, strerror(errno));
+	return 0;
+}
+
+static int vfio_irq_unmask(abb_dev *dev)
+{
+	struct vfio *v = V(dev);
+	int rc = 0;
+
+	if (v->irq_mode != IRQ_INTX)
+		return 0;
+	pthread_mutex_lock(&v->lock);
+	drain(v);
+	rc = unmask_locked(v);
+	pthread_mutex_unlock(&v->lock);
+	return rc;
 }
 
 static uint64_t vfio_irq_count(abb_dev *dev)
@@ -508,55 +944,90 @@ static int vfio_irq_check(abb_dev *dev)
 	struct vfio *v = V(dev);
 
 	if (v->irq_fd < 0)
-		return abb_err(-ENOTSUP, "vfio: MSI could not be set up for %s; use polling (no "
-			       "ABB_DMA_IRQ)", v->bdf);
+		return abb_err(-ENOTSUP, "vfio: neither MSI nor INTx could be set up for %s; use "
+			       "polling (no ABB_DMA_IRQ)", v->bdf);
 	return 0;
 }
 
 static int vfio_irq_wait(abb_dev *dev, uint64_t *seen, int64_t timeout_ns)
 {
 	struct vfio *v = V(dev);
-	uint64_t start = mono_ns();
+	uint64_t start = mono_ns(v);
 
 	if (v->irq_fd < 0)
 		return vfio_irq_check(dev);
 	for (;;) {
 		struct pollfd pfd = {.fd = v->irq_fd, .events = POLLIN};
-		int64_t left_ms = VFIO_IRQ_SLICE_MS;
+		int64_t slice = VFIO_IRQ_SLICE_NS;
+		struct timespec ts;
 		uint64_t n;
 
 		pthread_mutex_lock(&v->lock);
 		drain(v);
 		n = v->irqs;
+		/* A line that fired stays masked until its source is cleared;
+		 * a waiter that saw nothing new sleeps with it unmasked, so an
+		 * interrupt for it can come (a spurious one is rechecked). */
+		if (n <= *seen && v->masked)
+			unmask_locked(v);
 		pthread_mutex_unlock(&v->lock);
 		if (n > *seen) {
 			*seen = n;
 			return 0;
 		}
 		if (timeout_ns >= 0) {
-			int64_t left = timeout_ns - (int64_t)(mono_ns() - start);
+			int64_t left = timeout_ns - (int64_t)(mono_ns(v) - start);
 
 			if (left <= 0)
 				return abb_err(-ETIMEDOUT, "no interrupt within %lld ns",
 					       (long long)timeout_ns);
-			if (left / 1000000 < left_ms)
-				left_ms = left / 1000000 + 1;
+			if (left < slice)
+				slice = left;
 		}
 		/* Another waiter may drain the eventfd first: hence the slice. */
-		poll(&pfd, 1, (int)left_ms);
+		ts.tv_sec = (time_t)(slice / 1000000000);
+		ts.tv_nsec = (long)(slice % 1000000000);
+		v->sys.poll(&pfd, 1, &ts);
 	}
 }
 
 static int vfio_now_ns(abb_dev *dev, uint64_t *ns)
 {
-	*ns = mono_ns();
+	*ns = mono_ns(V(dev));
 	return 0;
+}
+
+static int vfio_delay_ns(abb_dev *dev, int64_t ns)
+{
+	struct vfio *v = V(dev);
+	struct timespec req = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)}, rem;
+
+	if (ns <= 0)
+		return 0;
+	while (v->sys.nanosleep(&req, &rem) && errno == EINTR)
+		req = rem;
+	return 0;
+}
+
+const char *abb_vfio_irq_mode(const abb_dev *dev)
+{
+	if (!dev || dev->be != &abb_backend_vfio || !dev->be_priv)
+		return NULL;
+	switch (V(dev)->irq_mode) {
+	case IRQ_MSI:
+		return "MSI";
+	case IRQ_INTX:
+		return "INTx";
+	default:
+		return "none";
+	}
 }
 
 const struct abb_backend abb_backend_vfio = {
 	.name = "vfio",
 	.open = vfio_open,
 	.close = vfio_close,
+	.quiesce = vfio_quiesce,
 	.reg_read = vfio_reg_read,
 	.reg_write = vfio_reg_write,
 	.mem_read = vfio_mem_read,
@@ -566,5 +1037,7 @@ const struct abb_backend abb_backend_vfio = {
 	.irq_wait = vfio_irq_wait,
 	.irq_count = vfio_irq_count,
 	.irq_check = vfio_irq_check,
+	.irq_unmask = vfio_irq_unmask,
 	.now_ns = vfio_now_ns,
+	.delay_ns = vfio_delay_ns,
 };

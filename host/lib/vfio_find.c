@@ -164,8 +164,19 @@ int abb_vfio_find(const char *sysfs_root, const char *dump_file, char *bdf, size
 		return abb_err(-EINVAL, "abb_vfio_find: bdf is NULL or shorter than 13 bytes");
 	bdf[0] = 0;
 	rc = scan(sysfs_root, dump_file, &list);
-	if (rc > 0)
-		put_bdf(&list[0], bdf, n);
+	if (rc > 0) {
+		/* a domain above 0xffff (VMD: 10000 and up) needs more than 13
+		 * bytes: refuse rather than hand out a truncated address */
+		int len = snprintf(NULL, 0, "%04x:%02x:%02x.%u", list[0].dom, list[0].bus,
+				   list[0].dev, list[0].fn);
+
+		if (len < 0 || (size_t)len >= n)
+			rc = abb_err(-EINVAL, "abb_vfio_find: the ABB's address (domain %x) does "
+				     "not fit in %zu bytes; give at least %d", list[0].dom, n,
+				     len + 1);
+		else
+			put_bdf(&list[0], bdf, n);
+	}
 	free(list);
 	return rc;
 }

@@ -1,0 +1,183 @@
+/*
+ * fuzz_options.c - libFuzzer target: the one option table of the simulator
+ * and the model (host/lib/abb_options.c) and the URI splitter.
+ *
+ * The first byte chooses the entry point, the second the size of the
+ * message buffer (1..256; the bytes after it must stay untouched), the
+ * rest is the text:
+ *   0  abb_open("model:TEXT"): abb_opt_each, abb_opt_set for the model,
+ *      the model's open; closed again if it opened
+ *   1  a URI of either backend: abb_opt_each splits TEXT, every key=value
+ *      goes to abb_opt_set (ABB_OPT_SIM or ABB_OPT_MODEL by bit 7 of the
+ *      first byte); a rejected option must leave the values unchanged (all
+ *      or nothing per call); then abbsim_params_check on the result
+ *   2  the environment: TEXT is lines "iVALUE"; byte i picks one of the
+ *      table's variables (ABB_SIM_*, ABB_TRACE*, ABB_TLP_LOG,
+ *      ABB_MODEL_SHARED_ENGINE), set to VALUE; then abb_opt_from_env for
+ *      both backends and every group (unchanged on an error) and
+ *      abbsim_params_from_env (sim/params.cpp, linked in: params unchanged
+ *      on an error); every variable is unset again afterwards
+ * Checks: no crash or undefined behaviour (ASan+UBSan), every call returns
+ * 0 or a negative errno, rejected calls change nothing, messages stay in
+ * their buffer and are terminated.
+ */
+#include <abb/abb.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abb_options.h"
+#include "abb_priv.h"
+#include "abbsim.h"
+
+#define CHECK_RC(rc)                                                                   \
+	do {                                                                           \
+		if ((rc) > 0 || (rc) < -4095) {                                        \
+			fprintf(stderr, "%s:%d: return value %d is neither 0 nor a "   \
+				"negative errno\n", __FILE__, __LINE__, (int)(rc));    \
+			abort();                                                       \
+		}                                                                      \
+	} while (0)
+
+static const char *const env_names[] = {
+	"ABB_SIM_GEN",     "ABB_SIM_LANES",     "ABB_SIM_MPS",        "ABB_SIM_MRRS",
+	"ABB_SIM_RCB",     "ABB_SIM_CLK_MHZ",   "ABB_SIM_LINK_NS",    "ABB_SIM_MEM_NS",
+	"ABB_SIM_REORDER", "ABB_SIM_SEED",      "ABB_SIM_MEM_SIZE",   "ABB_SIM_WATCHDOG_S",
+	"ABB_SIM_CREDITS", "ABB_SIM_CPL",       "ABB_SIM_IOVA",       "ABB_SIM_HOSTTIME",
+	"ABB_SIM_STRICT",  "ABB_SIM_MSI",       "ABB_TRACE",          "ABB_TRACE_FROM",
+	"ABB_TRACE_TO",    "ABB_TLP_LOG",       "ABB_MODEL_SHARED_ENGINE",
+};
+#define NENV (sizeof env_names / sizeof env_names[0])
+#define GUARD 0xA5
+
+static size_t msg_n; /* the message buffer's size of this input */
+
+/* msg[0..n) must hold a terminated string, msg[n..] be untouched. */
+static void check_msg(const char *msg, size_t cap, const char *what)
+{
+	if (!memchr(msg, 0, msg_n)) {
+		fprintf(stderr, "%s: message not terminated within %zu bytes\n", what, msg_n);
+		abort();
+	}
+	for (size_t i = msg_n; i < cap; i++)
+		if ((unsigned char)msg[i] != GUARD) {
+			fprintf(stderr, "%s: wrote msg[%zu] of a %zu-byte buffer\n", what, i, msg_n);
+			abort();
+		}
+}
+
+struct uri_ctx {
+	struct abb_optvals v;
+	unsigned backend;
+};
+
+static int uri_opt(void *ctx, const char *key, const char *val)
+{
+	struct uri_ctx *c = ctx;
+	struct abb_optvals before = c->v;
+	char msg[512];
+	int rc;
+
+	memset(msg, GUARD, sizeof msg);
+	rc = abb_opt_set(&c->v, c->backend, c->backend == ABB_OPT_SIM ? "sim option" : "model option",
+			 key, val, msg, msg_n);
+	CHECK_RC(rc);
+	if (rc) {
+		check_msg(msg, sizeof msg, "abb_opt_set");
+		if (memcmp(&before, &c->v, sizeof before) != 0) {
+			fprintf(stderr, "abb_opt_set(%s=%s) failed (%d) but changed the values\n",
+				key, val, rc);
+			abort();
+		}
+	}
+	return rc;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text;
+	int rc;
+
+	if (size < 2)
+		return 0;
+	msg_n = 1 + data[1] % 256;
+	text = malloc(size - 1);
+	memcpy(text, data + 2, size - 2);
+	text[size - 2] = 0;
+
+	switch (data[0] % 3) {
+	case 0: {
+		char uri[600];
+		abb_dev *d = NULL;
+
+		if (strlen(text) > 500)
+			break;
+		snprintf(uri, sizeof uri, "model:%s", text);
+		rc = abb_open(&d, uri);
+		CHECK_RC(rc);
+		if (rc == 0)
+			abb_close(d);
+		else if (d)
+			abort(); /* a failed open hands out no device */
+		break;
+	}
+	case 1: {
+		struct uri_ctx c;
+
+		abb_opt_defaults(&c.v);
+		c.backend = data[0] & 0x80 ? ABB_OPT_MODEL : ABB_OPT_SIM;
+		rc = abb_opt_each(c.backend == ABB_OPT_SIM ? "sim" : "model", text, 512, uri_opt, &c);
+		CHECK_RC(rc);
+		if (rc == 0)
+			CHECK_RC(abbsim_params_check(&c.v.p));
+		break;
+	}
+	case 2: {
+		struct abb_optvals v, vbefore;
+		struct abbsim_params p, before;
+		char *save = NULL, msg[512];
+		int set[NENV] = {0};
+
+		for (char *line = strtok_r(text, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			unsigned i = (unsigned char)line[0] % NENV;
+
+			setenv(env_names[i], line + 1, 1);
+			set[i] = 1;
+		}
+		for (unsigned b = ABB_OPT_SIM; b <= ABB_OPT_MODEL; b <<= 1) {
+			abb_opt_defaults(&v);
+			vbefore = v;
+			memset(msg, GUARD, sizeof msg);
+			rc = abb_opt_from_env(&v, b, ABB_OPTG_ALL, msg, msg_n);
+			CHECK_RC(rc);
+			if (rc) {
+				check_msg(msg, sizeof msg, "abb_opt_from_env");
+				if (memcmp(&v, &vbefore, sizeof v) != 0) {
+					fprintf(stderr, "abb_opt_from_env failed (%d) but changed the "
+						"values\n", rc);
+					abort();
+				}
+			}
+		}
+		abbsim_params_default(&p);
+		before = p;
+		rc = abbsim_params_from_env(&p);
+		CHECK_RC(rc);
+		if (rc && memcmp(&p, &before, sizeof p) != 0) {
+			fprintf(stderr, "abbsim_params_from_env failed (%d) but changed the params\n",
+				rc);
+			abort();
+		}
+		for (unsigned i = 0; i < NENV; i++)
+			if (set[i])
+				unsetenv(env_names[i]);
+		break;
+	}
+	}
+	free(text);
+	return 0;
+}

@@ -1,0 +1,247 @@
+/*
+ * vfio_emu_board.c - the emulated VFIO kernel's device: the simulator
+ * (libabbsim.so, loaded with dlopen as the sim backend loads it), its
+ * reset, its IOMMU and its interrupts as vfio-pci delivers them (MSI: every
+ * interrupt signals the eventfd; INTx: signalled once, then masked until
+ * the unmask, which signals again while the line is asserted).
+ */
+#define _GNU_SOURCE
+#include "vfio_emu_priv.h"
+
+#include <errno.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct emu_sim emu_sim;
+
+int emu_load_sim(void)
+{
+	const char *env = getenv("ABB_SIM_LIB");
+	void *h;
+
+	if (emu_sim.h)
+		return 0;
+	h = dlopen(env && *env ? env : TB_BUILD_DIR "/sim/libabbsim.so", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "vfio_emu: %s\n", dlerror());
+		return -ENODEV;
+	}
+#define SYM(f)                                                                \
+	do {                                                                  \
+		*(void **)&emu_sim.f = dlsym(h, "abbsim_" #f);                    \
+		if (!emu_sim.f) {                                                 \
+			fprintf(stderr, "vfio_emu: no abbsim_" #f "\n");      \
+			return -ELIBBAD;                                      \
+		}                                                             \
+	} while (0)
+	SYM(params_default);
+	SYM(params_from_env);
+	SYM(open);
+	SYM(close);
+	SYM(get_params);
+	SYM(cfg_read);
+	SYM(cfg_write);
+	SYM(mmio_read);
+	SYM(mmio_write);
+	SYM(iommu_map_at);
+	SYM(iommu_unmap_iova);
+	SYM(intx_asserted);
+	SYM(wait_irq);
+	SYM(irq_count);
+	SYM(advance);
+	SYM(now_ps);
+	SYM(last_error);
+#undef SYM
+	emu_sim.h = h;
+	return 0;
+}
+
+int emu_sim_map(const struct emap *m)
+{
+	unsigned f = (m->flags & VFIO_DMA_MAP_FLAG_READ ? ABBSIM_DMA_READ : 0) |
+		     (m->flags & VFIO_DMA_MAP_FLAG_WRITE ? ABBSIM_DMA_WRITE : 0);
+
+	if (!emu.sim_open)
+		return 0;
+	return emu_sim.iommu_map_at((void *)(uintptr_t)m->vaddr, m->size, m->iova, f);
+}
+
+void emu_sim_unmap(const struct emap *m)
+{
+	if (!emu.sim_open)
+		return;
+	emu_sim.iommu_unmap_iova(m->iova, m->size);
+}
+
+static uint64_t bar_size(unsigned bar)
+{
+	uint32_t cmd, orig, probe;
+
+	if (bar == 1) {
+		union {
+			struct abbsim_params p;
+			char room[sizeof(struct abbsim_params) + 256];
+		} u;
+
+		return emu_sim.get_params(&u.p) ? 0 : u.p.mem_bytes;
+	}
+	if (emu_sim.cfg_read(0x04, 2, &cmd) || emu_sim.cfg_read(0x10, 4, &orig))
+		return 0;
+	emu_sim.cfg_write(0x04, 2, cmd & ~0x2u);
+	emu_sim.cfg_write(0x10, 4, 0xffffffffu);
+	if (emu_sim.cfg_read(0x10, 4, &probe))
+		probe = 0;
+	emu_sim.cfg_write(0x10, 4, orig);
+	emu_sim.cfg_write(0x04, 2, cmd);
+	probe &= ~0xfu;
+	return probe ? (uint64_t)(uint32_t)(~probe + 1u) : 0;
+}
+
+/* Opens (or hot-resets) the simulated board and maps the container's
+ * mappings into its IOMMU again. Lock held. */
+int emu_board_open(void)
+{
+	/* room for the fields a newer simulator appends to its parameters */
+	union {
+		struct abbsim_params p;
+		char room[sizeof(struct abbsim_params) + 256];
+	} u;
+	struct abbsim_params *pp = &u.p;
+	int rc;
+
+	if (emu.sim_open) {
+		emu_sim.close();
+		emu.sim_open = 0;
+	}
+	memset(&u, 0, sizeof u);
+	emu_sim.params_default(pp);
+	rc = emu_sim.params_from_env(pp);
+	if (rc)
+		return rc;
+	rc = emu_sim.open(pp);
+	if (rc) {
+		fprintf(stderr, "vfio_emu: abbsim_open: %s\n", emu_sim.last_error());
+		return rc;
+	}
+	emu.sim_open = 1;
+	emu.bar_size[0] = bar_size(0);
+	emu.bar_size[1] = bar_size(1);
+	emu.irq_seen = emu_sim.irq_count();
+	emu.masked = 0;
+	for (int i = 0; i < MAX_MAPS; i++)
+		if (emu.maps[i].used && (rc = emu_sim_map(&emu.maps[i])) != 0)
+			return rc;
+	return 0;
+}
+
+void emu_board_close(void)
+{
+	if (emu.sim_open)
+		emu_sim.close();
+	emu.sim_open = 0;
+}
+
+static int has_msi_cap(void)
+{
+	uint32_t status, ptr, id;
+
+	if (!emu.sim_open || emu_sim.cfg_read(0x06, 2, &status) || !(status & 0x10))
+		return 0;
+	if (emu_sim.cfg_read(0x34, 1, &ptr))
+		return 0;
+	for (int hops = 0; ptr >= 0x40 && hops < 48; hops++) {
+		if (emu_sim.cfg_read(ptr, 1, &id))
+			return 0;
+		if (id == 0x05)
+			return 1;
+		if (emu_sim.cfg_read(ptr + 1, 1, &ptr))
+			return 0;
+		ptr &= 0xfc;
+	}
+	return 0;
+}
+
+int emu_irq_count_of(unsigned index)
+{
+	uint32_t pin = 0;
+
+	if (index == VFIO_PCI_MSI_IRQ_INDEX)
+		return !emu.o.no_msi && has_msi_cap();
+	if (index == VFIO_PCI_INTX_IRQ_INDEX)
+		return !emu.o.no_intx && emu.sim_open && emu_sim.cfg_read(0x3d, 1, &pin) == 0 && pin;
+	return 0;
+}
+
+static void signal_efd(void)
+{
+	uint64_t one = 1;
+
+	if (write(emu.irq_efd, &one, sizeof one) != sizeof one)
+		emu.st.rule_errors++;
+}
+
+/* The kernel's interrupt handler: delivers the simulator's new interrupts
+ * to the eventfd (INTx: once, then masked). Lock held. */
+void emu_service(void)
+{
+	uint64_t now;
+
+	if (!emu.sim_open)
+		return;
+	now = emu_sim.irq_count();
+	if (now <= emu.irq_seen)
+		return;
+	emu.irq_seen = now;
+	if (emu.irq_index == VFIO_PCI_MSI_IRQ_INDEX) {
+		signal_efd();
+		emu.st.msi_signals++;
+	} else if (emu.irq_index == VFIO_PCI_INTX_IRQ_INDEX) {
+		if (emu.masked)
+			return; /* the unmask looks at the line */
+		signal_efd();
+		emu.masked = 1;
+		emu.st.intx_signals++;
+		emu.st.intx_masked++;
+	}
+}
+
+/* Command.Interrupt Disable (bit 10) of the board: cleared while INTx has
+ * an eventfd (as vfio-pci enables the line), set otherwise. The kernel's
+ * automask is modelled as masking at the interrupt controller (the board
+ * keeps asserting; the unmask looks at the line). Lock held. */
+void emu_intx_enable(int on)
+{
+	uint32_t cmd;
+
+	if (!emu.sim_open || emu_sim.cfg_read(0x04, 2, &cmd))
+		return;
+	cmd = on ? cmd & ~0x400u : cmd | 0x400u;
+	emu_sim.cfg_write(0x04, 2, cmd);
+}
+
+void emu_irq_off(void)
+{
+	if (emu.irq_index == VFIO_PCI_INTX_IRQ_INDEX)
+		emu_intx_enable(0);
+	emu.irq_index = -1;
+	emu.irq_efd = -1;
+}
+
+/* INTx: the kernel's unmask; the line fires again at once if the board
+ * still asserts it. Lock held. */
+void emu_intx_unmask(void)
+{
+	emu.st.unmasks++;
+	emu_service(); /* what came before the unmask */
+	emu.masked = 0;
+	if (emu.irq_index == VFIO_PCI_INTX_IRQ_INDEX && emu_sim.intx_asserted()) {
+		signal_efd();
+		emu.masked = 1;
+		emu.st.intx_signals++;
+		emu.st.intx_masked++;
+	}
+}
+

@@ -1,0 +1,121 @@
+/*
+ * vfio_emu_priv.h - state shared by the units of the emulated VFIO kernel:
+ * vfio_emu.c (the seam: fds, dispatch, device time, install), vfio_emu_board.c
+ * (the simulated board: loading, reset, interrupt delivery),
+ * vfio_emu_iommu.c (the container and its type-1 IOMMU), vfio_emu_device.c
+ * (the group and the device fd). Not for the tests (vfio_emu.h is).
+ */
+#ifndef VFIO_EMU_PRIV_H
+#define VFIO_EMU_PRIV_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/vfio.h>
+
+#include "abb_vfio.h"
+#include "abbsim.h"
+#include "vfio_emu.h"
+
+#ifndef TB_BUILD_DIR
+#define TB_BUILD_DIR "build"
+#endif
+
+#define MAX_FD 4096
+#define MAX_MAPS 4096
+#define REGION_SHIFT 40 /* as vfio-pci: region index in the offset's top bits */
+#define NOIOMMU_TYPE 8  /* VFIO_NOIOMMU_IOMMU */
+
+/* The simulator's C interface, from dlopen. */
+struct emu_sim {
+	void *h;
+	__typeof__(abbsim_params_default) *params_default;
+	__typeof__(abbsim_params_from_env) *params_from_env;
+	__typeof__(abbsim_open) *open;
+	__typeof__(abbsim_close) *close;
+	__typeof__(abbsim_get_params) *get_params;
+	__typeof__(abbsim_cfg_read) *cfg_read;
+	__typeof__(abbsim_cfg_write) *cfg_write;
+	__typeof__(abbsim_mmio_read) *mmio_read;
+	__typeof__(abbsim_mmio_write) *mmio_write;
+	__typeof__(abbsim_iommu_map_at) *iommu_map_at;
+	__typeof__(abbsim_iommu_unmap_iova) *iommu_unmap_iova;
+	__typeof__(abbsim_intx_asserted) *intx_asserted;
+	__typeof__(abbsim_wait_irq) *wait_irq;
+	__typeof__(abbsim_irq_count) *irq_count;
+	__typeof__(abbsim_advance) *advance;
+	__typeof__(abbsim_now_ps) *now_ps;
+	__typeof__(abbsim_last_error) *last_error;
+};
+extern struct emu_sim emu_sim;
+
+enum kind { K_NONE, K_CONTAINER, K_GROUP, K_DEVICE, K_EVENTFD };
+
+struct emap {
+	uint64_t vaddr, iova, size;
+	unsigned flags;
+	int used;
+};
+
+struct emu_state {
+	pthread_mutex_t lock;
+	int installed;
+	struct vfio_emu_opts o;
+	char root[256], sysfs[300], dev[300];
+	struct abb_vfio_sys sys;
+	enum kind fds[MAX_FD];
+	/* the container (one at a time is enough for libabb) */
+	int container_fd, group_fd, device_fd;
+	int group_in_container, iommu_type;
+	struct emap maps[MAX_MAPS];
+	/* the device */
+	int sim_open;
+	uint64_t bar_size[2];
+	int irq_index;     /* with an eventfd, or -1 */
+	int irq_efd;
+	int masked;        /* INTx masked (fired, not unmasked yet) */
+	uint64_t irq_seen; /* the simulator's count already delivered */
+	void *ram_bar[2];  /* bar_mmap == 2 */
+	struct vfio_emu_stats st;
+};
+/* Everything, under emu.lock (never held across a blocking simulator call). */
+extern struct emu_state emu;
+
+/* vfio_emu.c */
+/* Refuses a call: errno err, counted, described. Returns -1. */
+int emu_rule(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+enum kind emu_kind_of(int fd);
+/* 1 (errno set) if this call is to fail (vfio_emu_fail). No lock. */
+int emu_inject(const char *call, unsigned long request);
+/* A new fd (of /dev/null) of kind k, or -1. */
+int emu_new_fd(enum kind k);
+
+/* vfio_emu_board.c (lock held unless said) */
+int emu_load_sim(void);                 /* no lock */
+int emu_sim_map(const struct emap *m);
+void emu_sim_unmap(const struct emap *m);
+/* Opens or hot-resets the board; maps the container's mappings again. */
+int emu_board_open(void);
+void emu_board_close(void);
+/* Interrupts the index offers: MSI if the board has the capability. */
+int emu_irq_count_of(unsigned index);
+/* The kernel's interrupt handler: delivers new interrupts of the board. */
+void emu_service(void);
+/* INTx: the kernel's unmask (signals again if the line is asserted). */
+void emu_intx_unmask(void);
+void emu_intx_enable(int on);
+void emu_irq_off(void);
+
+/* vfio_emu_iommu.c (lock held) */
+int emu_container_ioctl(unsigned long req, void *arg);
+void emu_drop_maps(void);
+
+/* vfio_emu_device.c */
+int emu_group_ioctl(unsigned long req, void *arg);   /* lock held */
+int emu_device_ioctl(unsigned long req, void *arg);  /* lock held */
+ssize_t emu_dev_rw(int fd, void *buf, size_t n, off_t off, int write); /* no lock */
+void *emu_dev_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off); /* no lock */
+
+#endif
