@@ -8,7 +8,9 @@
 #   make regmap   regenerate the register-map outputs from rtl-model/abb_regs.def
 #   make wave     a traced run on the simulator: build/wave.fst + build/wave.gtkw
 #                 (TEST=suite/test, DMA=N-M, FROM= TO=, ON_ERROR=K: sim/wave.mk)
-#   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools
+#   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools,
+#                 the mprace layer (include/mprace/, libabb-mprace, abb-mprace.pc)
+#   make mprace-check MPRACE_TESTS=DIR   build and run old mprace programs (README)
 #   make sanitize ASan+UBSan and TSan builds (build-asan/, build-tsan/) and their suite runs
 #   make fuzz     libFuzzer targets of testbench/fuzz/ for FUZZ_SECONDS each
 #   make clean
@@ -55,6 +57,7 @@ deps:
 -include sim/wave.mk
 -include host/host.mk
 -include host/daq/daq.mk
+-include host/compat/mprace/mprace.mk
 -include testbench/testbench.mk
 -include testbench/sanitize.mk
 -include testbench/fuzz/fuzz.mk

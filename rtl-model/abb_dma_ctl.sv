@@ -21,7 +21,8 @@
 
 module abb_dma_ctl
 #(
-  parameter logic [7:0] FetchTag = 8'h80  // tag of this channel's descriptor reads
+  parameter logic [7:0] FetchTag = 8'h80, // tag of this channel's descriptor reads
+  parameter int CplTimeoutCycles = 1 << 22 // descriptor fetch completion timeout, cycles
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -49,6 +50,7 @@ module abb_dma_ctl
   input  logic [1:0]  cpl_dw_i,
   input  logic [63:0] cpl_data_i,
   input  logic        cpl_last_i,
+  input  logic        cpl_poison_i,    // the completion is poisoned (EP)
   // mover
   output logic        mv_start_o,      // pulse: move mv_len_o bytes
   output logic [31:0] mv_pa_o,         // board byte address
@@ -70,6 +72,8 @@ module abb_dma_ctl
   output logic        cpl_err_o,       // pulse: completion with error status
   output logic        bm_err_o,        // pulse: started without bus mastering
   output logic        cpl_tag_err_o,   // pulse: completion while no fetch waits
+  output logic        poison_o,        // pulse: the fetch got a poisoned completion
+  output logic        timeout_o,       // pulse: the fetch timed out
   output logic        fetch_o          // pulse: a descriptor was fetched
 );
 
@@ -101,6 +105,9 @@ module abb_dma_ctl
   logic [3:0]  fdw_q, fdw_d;          // descriptor DWs received
   logic        keep_q, keep_d;        // StDrain keeps STA (an error), else idles it
   logic [2:0]  widx;                  // descriptor DW an incoming lane fills
+  logic        fpois_q, fpois_d;      // the fetch got poisoned data
+  localparam int TmoW = $clog2(CplTimeoutCycles + 1);
+  logic [TmoW-1:0] tmo_q, tmo_d;      // cycles the fetch waits for a completion
 
   localparam logic [1:0] StaIdle = 2'b00, StaDone = 2'b01, StaBusy = 2'b10, StaErr = 2'b11;
 
@@ -171,6 +178,10 @@ module abb_dma_ctl
     keep_d = keep_q;
     widx   = fdw_q[2:0];
     fetch_start = 1'b0;
+    fpois_d = fpois_q;
+    tmo_d   = '0;
+    poison_o  = 1'b0;
+    timeout_o = 1'b0;
 
     mv_start_o = 1'b0;
     mv_abort_o = (state_q == StDrain);
@@ -292,12 +303,20 @@ module abb_dma_ctl
       end
       FHdr1: begin
         if (tx_ready_i) begin
-          fdw_d = 4'd0;
-          fst_d = FWait;
+          fdw_d   = 4'd0;
+          fpois_d = 1'b0;
+          fst_d   = FWait;
         end
       end
       FWait: begin
+        tmo_d = cpl_valid_i ? '0 : tmo_q + TmoW'(1);
+        if (!cpl_valid_i && tmo_q == TmoW'(CplTimeoutCycles - 1)) begin
+          timeout_o = 1'b1;
+          fst_d     = FErr;                // no completion: give the read up
+        end
         if (cpl_valid_i) begin
+          if (cpl_poison_i && !fpois_q) poison_o = 1'b1;
+          if (cpl_poison_i) fpois_d = 1'b1;
           if (cpl_status_i != 3'b000 || cpl_dw_i == 2'd0) begin
             fst_d = FErr;                  // an error completion ends the read
           end else begin
@@ -310,7 +329,8 @@ module abb_dma_ctl
             fdw_d = fdw_q + {2'b00, cpl_dw_i};
             if (cpl_last_i && fdw_q + {2'b00, cpl_dw_i} >= 4'd8) begin
               fetch_o = 1'b1;
-              fst_d   = FDone;
+              if (fpois_q || cpl_poison_i) fst_d = FErr;
+              else                         fst_d = FDone;
             end
           end
         end
@@ -336,6 +356,8 @@ module abb_dma_ctl
       pa_q   <= '0;
       fdw_q  <= '0;
       keep_q <= 1'b0;
+      fpois_q <= 1'b0;
+      tmo_q  <= '0;
     end else begin
       state_q <= state_d;
       fst_q   <= fst_d;
@@ -345,6 +367,8 @@ module abb_dma_ctl
       pa_q   <= pa_d;
       fdw_q  <= fdw_d;
       keep_q <= keep_d;
+      fpois_q <= fpois_d;
+      tmo_q  <= tmo_d;
     end
   end
 

@@ -17,10 +17,26 @@
 // reports done only when every read of the chain has landed, and an error
 // anywhere in the chain is reported there. With inc_i clear all data goes to one address
 // (a FIFO port) in stream order, one request at a time: the last DW stays.
+//
+// Errors (model): the data of every successful completion of an
+// outstanding tag is written, also while a RESET or an error elsewhere in
+// the chain drains the mover (abort_i); after an error of the mover's own
+// reads (UR/CA status, poisoned data, timeout, a completion for a tag that
+// is not outstanding while the chain runs) nothing more of the chain is
+// written. A poisoned completion (EP) is counted but its data is never
+// written. Each tag also keeps the Lower Address its next completion must
+// carry: a completion that does not continue its read where the last one
+// ended (duplicated, or passed by a later one of the same tag) is dropped
+// whole as an unexpected completion (cpl_tag_err_o). Completion timeout: when reads are outstanding and no completion
+// for this mover arrived for CplTimeoutCycles cycles, every outstanding tag
+// is given up (error, timeout_o); a completion that arrives later for a
+// tag that is not outstanding is an unexpected completion (cpl_tag_err_o).
 
 module abb_h2c_mover #(
   parameter int AddrBits = 22,  // board-memory word-index width
-  parameter int NumTags  = 16   // read tags (0 .. NumTags-1), at most 32
+  parameter int NumTags  = 16,  // read tags (0 .. NumTags-1), at most 32
+  parameter int CplTimeoutCycles = 1 << 22  // completion timeout: cycles without any
+                                            // completion while reads are outstanding
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -45,7 +61,13 @@ module abb_h2c_mover #(
   input  logic [2:0]          cpl_status_i,
   input  logic [1:0]          cpl_dw_i,
   input  logic [63:0]         cpl_data_i,
+  input  logic                cpl_poison_i,  // the completion is poisoned (EP)
+  input  logic                cpl_first_i,   // first beat of a completion TLP
+  input  logic                cpl_last_i,    // last beat of a completion TLP
+  input  logic [6:0]          cpl_la_i,      // its Lower Address
   output logic                cpl_tag_err_o, // completion for a tag not outstanding
+  output logic                poison_o,      // pulse: a poisoned completion was dropped
+  output logic                timeout_o,     // pulse: completion timeout, reads given up
   // board memory write port
   output logic [1:0]          mem_we_o,
   output logic [AddrBits-1:0] mem_waddr0_o,
@@ -84,6 +106,7 @@ module abb_h2c_mover #(
   logic [NumTags-1:0]  tinc_q, tinc_d;   // the tag's request increments the board address
   logic [AddrBits-1:0] ptr_q [NumTags];  // next board word index per tag
   logic [10:0]         cnt_q [NumTags];  // DWs still expected per tag
+  logic [6:0]          la_q  [NumTags];  // Lower Address of the tag's next completion
   // per-tag updates: a request being sent (tag_q) and a completion (ctag)
   // never touch the same tag in one cycle
   logic                new_we, cpl_we;
@@ -134,10 +157,21 @@ module abb_h2c_mover #(
   assign ctag     = cpl_tag_i[TagW-1:0];
   assign cpl_ptr  = tinc_q[ctag] ? ptr_q[ctag] + AddrBits'(cpl_dw_i) : ptr_q[ctag];
   assign cpl_cnt  = cnt_q[ctag] - 11'(cpl_dw_i);
-  assign cpl_mine = cpl_valid_i && out_q[ctag];
+  // a completion that does not continue its tag's read is dropped whole
+  logic cpl_skip, drop_q, drop_d;
+  assign cpl_skip = cpl_valid_i && out_q[ctag] &&
+                    (cpl_first_i ? (cpl_status_i == 3'b000 && cpl_dw_i != 2'd0 &&
+                                    cpl_la_i != la_q[ctag])
+                                 : drop_q);
+  assign cpl_mine = cpl_valid_i && out_q[ctag] && !cpl_skip;
   assign cpl_ok   = cpl_mine && cpl_status_i == 3'b000 && cpl_dw_i != 2'd0 &&
-                    !abort_i && !err_q;
-  assign cpl_tag_err_o = cpl_valid_i && !out_q[ctag];
+                    !cpl_poison_i && !err_q;
+  assign cpl_tag_err_o = cpl_valid_i && (!out_q[ctag] || (cpl_skip && cpl_first_i));
+  assign poison_o      = cpl_mine && cpl_poison_i;
+
+  // completion timeout: cycles since the last completion while reads are out
+  localparam int TmoW = $clog2(CplTimeoutCycles + 1);
+  logic [TmoW-1:0] tmo_q, tmo_d;
   assign mem_wdata_o  = cpl_data_i;
   assign mem_waddr0_o = ptr_q[ctag] & mem_mask_i;
   assign mem_waddr1_o = (tinc_q[ctag] ? ptr_q[ctag] + AddrBits'(1) : ptr_q[ctag]) & mem_mask_i;
@@ -168,6 +202,11 @@ module abb_h2c_mover #(
     done_o  = 1'b0;
     err_o   = 1'b0;
     req_o   = 1'b0;
+    timeout_o = 1'b0;
+    tmo_d   = tmo_q;
+    drop_d  = drop_q;
+    if (cpl_valid_i && cpl_first_i)     drop_d = cpl_skip && !cpl_last_i;
+    else if (cpl_valid_i && cpl_last_i) drop_d = 1'b0;
 
     // completion accounting (any state: late completions of an abort too)
     if (cpl_mine) begin
@@ -175,9 +214,24 @@ module abb_h2c_mover #(
         err_d = 1'b1;
         out_d[ctag] = 1'b0;        // an error completion ends the request
       end else begin
-        cpl_we = 1'b1;
+        cpl_we = 1'b1;             // poisoned: counted, not written
+        if (cpl_poison_i) err_d = 1'b1;
         if (cnt_q[ctag] <= 11'(cpl_dw_i)) out_d[ctag] = 1'b0;
       end
+    end
+    // a completion for no outstanding tag while the chain runs: an error
+    if (cpl_tag_err_o && (open_q || state_q != StIdle)) err_d = 1'b1;
+
+    // completion timeout (requests sent below in this cycle start a new wait)
+    if (out_q == '0 || cpl_valid_i) begin
+      tmo_d = '0;
+    end else if (tmo_q == TmoW'(CplTimeoutCycles - 1)) begin
+      tmo_d     = '0;
+      timeout_o = 1'b1;
+      err_d     = 1'b1;
+      out_d     = '0;                // every outstanding read is given up
+    end else begin
+      tmo_d = tmo_q + TmoW'(1);
     end
 
     unique case (state_q)
@@ -246,6 +300,8 @@ module abb_h2c_mover #(
       len_q   <= '0;
       out_q   <= '0;
       tinc_q  <= '0;
+      tmo_q   <= '0;
+      drop_q  <= 1'b0;
     end else begin
       state_q <= state_d;
       ha_q    <= ha_d;
@@ -259,6 +315,8 @@ module abb_h2c_mover #(
       tag_q   <= tag_d;
       len_q   <= len_d;
       out_q   <= out_d;
+      tmo_q   <= tmo_d;
+      drop_q  <= drop_d;
     end
   end
 
@@ -267,10 +325,12 @@ module abb_h2c_mover #(
     if (new_we) begin
       ptr_q[tag_q] <= pa_q;
       cnt_q[tag_q] <= len_q;
+      la_q[tag_q]  <= {ha_q[6:2], 2'b00};
     end
     if (cpl_we) begin
       ptr_q[ctag] <= cpl_ptr;
       cnt_q[ctag] <= cpl_cnt;
+      la_q[ctag]  <= la_q[ctag] + {3'b000, cpl_dw_i, 2'b00};
     end
   end
 

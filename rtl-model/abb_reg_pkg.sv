@@ -67,8 +67,8 @@ package abb_reg_pkg;
   // Global error register; the causes are model-defined (w1c, board:ABB.cpp)
   localparam logic [15:0] REG_GER = 16'h0018;
   localparam logic [31:0] REG_GER_RESET = 32'h00000000;
-  localparam logic [31:0] REG_GER_FIELDS = 32'h0000001f;
-  // GER.CPL_ERR [0]: A DMA read request got a completion with status UR or CA (model)
+  localparam logic [31:0] REG_GER_FIELDS = 32'h0000007f;
+  // GER.CPL_ERR [0]: A DMA read request failed: a completion with status UR or CA, poisoned data (also POISONED) or no completion in time (also CPL_TIMEOUT); the channel ends with an error (model)
   localparam logic [31:0] GER_CPL_ERR = 32'h00000001;
   localparam int GER_CPL_ERR_SHIFT = 0;
   localparam int GER_CPL_ERR_WIDTH = 1;
@@ -84,10 +84,18 @@ package abb_reg_pkg;
   localparam logic [31:0] GER_BAD_TLP = 32'h00000008;
   localparam int GER_BAD_TLP_SHIFT = 3;
   localparam int GER_BAD_TLP_WIDTH = 1;
-  // GER.CPL_TAG [4]: A completion arrived for a tag with no request outstanding (model)
+  // GER.CPL_TAG [4]: A completion arrived for a tag with no request outstanding (unexpected, duplicated or late after a timeout), or one that does not continue its read (its Lower Address is not where the previous completion of the tag ended: duplicated or passed by a later one; dropped whole); while a DMA-write chain runs its channel ends with an error (model)
   localparam logic [31:0] GER_CPL_TAG = 32'h00000010;
   localparam int GER_CPL_TAG_SHIFT = 4;
   localparam int GER_CPL_TAG_WIDTH = 1;
+  // GER.CPL_TIMEOUT [5]: A DMA read request (data or descriptor fetch) got no completion within the RTL parameter CplTimeoutCycles (default 2^22 cycles, 33.6 ms at 125 MHz) of the last completion: its reads are given up, the channel ends with an error (model)
+  localparam logic [31:0] GER_CPL_TIMEOUT = 32'h00000020;
+  localparam int GER_CPL_TIMEOUT_SHIFT = 5;
+  localparam int GER_CPL_TIMEOUT_WIDTH = 1;
+  // GER.POISONED [6]: A completion with poisoned data (EP) arrived for an outstanding read: its data is not written to board memory (a descriptor is not used), the channel ends with an error (model)
+  localparam logic [31:0] GER_POISONED = 32'h00000040;
+  localparam int GER_POISONED_SHIFT = 6;
+  localparam int GER_POISONED_WIDTH = 1;
   // GER behaviour STICKY (model): A cause bit stays set until cleared (GCR.SOFT_RESET or hot reset clear all)
   // GER behaviour W1C (model): Writing 1 clears the bit (lenient); strict mode: writes to GER are ignored
   // Global status register; the content is model-defined (live configuration and busy bits) (rov, board:ABB.cpp)
@@ -238,6 +246,7 @@ package abb_reg_pkg;
   localparam int STA_TOUT_WIDTH = 1;
   // STA behaviour POLL (board:DMAEngineWG.cpp): Completion by polling: wait until BUSY is clear; DONE without BUSY and 0 both count as finished, DONE with BUSY is an error
   // STA behaviour CLR_RESET (board:DMAEngineWG.h): The channel reset clears STA (DONE and BUSY), in both modes
+  // STA behaviour ERR_DATA (model): When a chain fails, the data of every piece whose completions (DMA write) arrived before the channel stopped is in board memory: a DMA-write chain whose next descriptor fails (its fetch, or its check) keeps the whole data of the descriptor before it; after a failed read of the chain's own data (UR/CA, poisoned, timeout) no later completion's data is written, and the poisoned data never is. The host must treat the whole chain as failed
   // STA behaviour CLR_START (model): A start clears DONE (lenient); strict mode: DONE stays until the channel reset, so a start without a reset reads DONE | BUSY (error) while it runs
   // Memory-read control; the content is model-defined (rw, board:ABB.cpp)
   localparam logic [15:0] REG_MRD_CR = 16'h0074;

@@ -45,7 +45,7 @@ module abb_regs
   input  logic        h2c_irq_i,
   input  logic        c2h_reset_i,    // pulse: the channel's CTRL got the RESET code
   input  logic        h2c_reset_i,
-  input  logic [4:0]  err_i,          // GER causes, bit order of GER
+  input  logic [6:0]  err_i,          // GER causes, bit order of GER
   input  logic        cnt_c2h_tlp_i,
   input  logic        cnt_h2c_req_i,
   input  logic        cnt_cpl_i,
@@ -75,7 +75,7 @@ module abb_regs
   logic [2:0]  isr_q, isr_d;
   logic [2:0]  ier_q, ier_d;
   logic        lvl_q;                  // irq_o of the last cycle (DIAG_MSI counts rising edges)
-  logic [4:0]  ger_q, ger_d;
+  logic [6:0]  ger_q, ger_d;
   logic [31:1] gcr_q, gcr_d;
   logic [31:0] mrd_cr_q, mrd_cr_d, tx_cr_q, tx_cr_d;
   logic        ig_armed_q, ig_armed_d;
@@ -139,7 +139,7 @@ module abb_regs
         abb_reg_pkg::REG_VERSION:       rdata_o = abb_reg_pkg::VERSION_ID;
         abb_reg_pkg::REG_ISR:           rdata_o = {29'h0, isr_q};
         abb_reg_pkg::REG_IER:           rdata_o = {29'h0, ier_q};
-        abb_reg_pkg::REG_GER:           rdata_o = {27'h0, ger_q};
+        abb_reg_pkg::REG_GER:           rdata_o = {25'h0, ger_q};
         abb_reg_pkg::REG_GSR:           rdata_o = gsr;
         abb_reg_pkg::REG_GCR:           rdata_o = {gcr_q, 1'b0};
         abb_reg_pkg::REG_MRD_CR:        rdata_o = mrd_cr_q;
@@ -231,7 +231,7 @@ module abb_regs
         // ISR and GER: write 1 to clear (model); strict: writes ignored
         abb_reg_pkg::REG_ISR:    if (!strict_i) isr_d = isr_d & ~wdata_i[2:0];
         abb_reg_pkg::REG_IER:    ier_d = wdata_i[2:0];
-        abb_reg_pkg::REG_GER:    if (!strict_i) ger_d = ger_d & ~wdata_i[4:0];
+        abb_reg_pkg::REG_GER:    if (!strict_i) ger_d = ger_d & ~wdata_i[6:0];
         abb_reg_pkg::REG_GCR:    gcr_d = wdata_i[31:1];
         abb_reg_pkg::REG_MRD_CR: mrd_cr_d = wdata_i;
         abb_reg_pkg::REG_TX_CR:  tx_cr_d = wdata_i;
@@ -265,7 +265,7 @@ module abb_regs
 
     if (soft_reset_o) begin
       isr_d = 3'b000;
-      ger_d = 5'h00;
+      ger_d = 7'h00;
       ig_armed_d = 1'b0;
       ig_asrt_d  = 32'd0;
       ig_dsrt_d  = 32'd0;

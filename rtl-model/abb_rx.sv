@@ -46,6 +46,9 @@ module abb_rx #(
   output logic [1:0]          cpl_dw_o,     // valid DWs in cpl_data_o: 0, 1 or 2
   output logic [63:0]         cpl_data_o,
   output logic                cpl_last_o,   // last beat of this completion TLP
+  output logic                cpl_poison_o, // the completion's EP bit (poisoned data)
+  output logic                cpl_first_o,  // first beat of this completion TLP
+  output logic [6:0]          cpl_la_o,     // its Lower Address field
   // events
   output logic                bad_tlp_o,    // a TLP was dropped
   output logic                cpl_seen_o,   // first beat of a completion (counter)
@@ -133,6 +136,8 @@ module abb_rx #(
     cpl_last_o   = 1'b0;
     bad_tlp_o    = 1'b0;
     cpl_seen_o   = 1'b0;
+    cpl_first_o  = first_q;
+    cpl_la_o     = addr_q[14:8];
 
     unique case (state_q)
       StHdr0: begin
@@ -162,6 +167,8 @@ module abb_rx #(
             // completion without data (an error status): one event beat
             cpl_valid_o = 1'b1;
             cpl_tag_o   = rx_data_i[15:8];
+            cpl_first_o = 1'b1;
+            cpl_la_o    = rx_data_i[6:0];
             cpl_last_o  = 1'b1;
             cpl_seen_o  = 1'b1;
             state_d     = StHdr0;
@@ -172,7 +179,7 @@ module abb_rx #(
           end
           // keep DW2 of a completion (requester id, tag) in dw1's place is not
           // needed: the tag is latched into addr_q[7:0] for completions
-          if (is_cpld) addr_d = {24'h0, rx_data_i[15:8]};
+          if (is_cpld) addr_d = {17'h0, rx_data_i[6:0], rx_data_i[15:8]};
         end
       end
       StData: begin
@@ -216,6 +223,10 @@ module abb_rx #(
       default: state_d = StHdr0;
     endcase
   end
+
+  // EP (DW0 bit 14) of the completion being passed on (model: its data is
+  // poisoned: the DMA engine must not write it to board memory)
+  assign cpl_poison_o = dw0_q[14];
 
   // The read request waits in StRdReq with its fields in the header flops.
   assign rd_valid_o    = (state_q == StRdReq);

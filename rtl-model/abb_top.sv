@@ -9,9 +9,14 @@ module abb_top #(
   parameter int ClkNs      = 8,   // user-clock period (interrupt-generator timing)
   parameter bit SharedEngine = 1'b0, // reset value of GCR.SHARED_ENGINE: 1 = the two
                                      // channels share one engine (see abb_regs.def)
-  parameter int TxPostedMinAv = 12   // DMA-read data starts a TLP only with this many
+  parameter int TxPostedMinAv = 12,  // DMA-read data starts a TLP only with this many
                                      // free 128-byte units of hard-block TX buffer
                                      // (tx_buf_av_i); 0: no limit. See abb_tx_arb.sv
+  parameter int CplTimeoutCycles = 1 << 22 // completion timeout of the DMA engine's reads
+                                     // (data and descriptor fetch): cycles without a
+                                     // completion while reads are outstanding (2^22:
+                                     // 33.6 ms at 125 MHz, inside PCIe's default range
+                                     // 50 us..50 ms); GER.CPL_TIMEOUT
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -47,6 +52,9 @@ module abb_top #(
   end
   if (NumTags < 2 || NumTags > 32 || (NumTags & (NumTags - 1)) != 0) begin : g_bad_tags
     initial $fatal(1, "NumTags must be a power of two, 2..32");
+  end
+  if (CplTimeoutCycles < 16) begin : g_bad_tmo
+    initial $fatal(1, "CplTimeoutCycles must be at least 16");
   end
   if (ClkNs < 4 || ClkNs % 4 != 0) begin : g_bad_clk
     initial $fatal(1, "ClkNs must be a multiple of 4");
@@ -84,7 +92,8 @@ module abb_top #(
   logic [2:0]          cpl_status;
   logic [1:0]          cpl_dw;
   logic [63:0]         cpl_data;
-  logic                bad_tlp, cpl_seen, rx_busy;
+  logic                bad_tlp, cpl_seen, rx_busy, cpl_poison, cpl_first;
+  logic [6:0]          cpl_la;
 
   abb_rx #(.AddrBits(AddrBits)) u_rx (
     .clk_i, .rst_ni,
@@ -98,6 +107,7 @@ module abb_top #(
     .rd_last_be_o (rd_lbe),    .rd_req_id_o (rd_req_id), .rd_tag_o    (rd_tag),
     .cpl_valid_o  (cpl_valid), .cpl_tag_o   (cpl_tag),   .cpl_status_o(cpl_status),
     .cpl_dw_o     (cpl_dw),    .cpl_data_o  (cpl_data),  .cpl_last_o  (cpl_last),
+    .cpl_poison_o (cpl_poison), .cpl_first_o (cpl_first), .cpl_la_o    (cpl_la),
     .bad_tlp_o    (bad_tlp),   .cpl_seen_o  (cpl_seen),  .busy_o      (rx_busy)
   );
 
@@ -161,8 +171,11 @@ module abb_top #(
   logic        c2h_bm_err, h2c_bm_err, c2h_tag_err, h2c_tag_err, mv_tag_err;
   logic        c2h_fetch, h2c_fetch, c2h_tlp, h2c_req;
   logic [4:0]  tag_limit;
-  logic [4:0]  ger_set;
-  assign ger_set = {c2h_tag_err | h2c_tag_err | mv_tag_err | cpl_unknown,
+  logic        c2h_tmo, h2c_tmo, mv_tmo, c2h_poison, h2c_poison, mv_poison;
+  logic [6:0]  ger_set;
+  assign ger_set = {c2h_poison | h2c_poison | mv_poison,
+                    c2h_tmo | h2c_tmo | mv_tmo,
+                    c2h_tag_err | h2c_tag_err | mv_tag_err | cpl_unknown,
                     bad_tlp | pio_ur,
                     c2h_bm_err | h2c_bm_err,
                     c2h_desc_err | h2c_desc_err,
@@ -214,7 +227,7 @@ module abb_top #(
   logic [31:0] c2h_mv_pa, c2h_mv_len;
   logic [63:0] c2h_mv_ha;
 
-  abb_dma_ctl #(.FetchTag(C2hFetchTag)) u_c2h_ctl (
+  abb_dma_ctl #(.FetchTag(C2hFetchTag), .CplTimeoutCycles(CplTimeoutCycles)) u_c2h_ctl (
     .clk_i, .rst_ni, .soft_reset_i(soft_reset), .strict_i, .cfg_bus_master_en_i, .cfg_req_id_i,
     .mem_bytes_i(mem_bytes), .hold_i(c2h_hold),
     .we_i(c2h_we), .waddr_i(ch_waddr), .wdata_i(reg_wdata),
@@ -229,7 +242,8 @@ module abb_top #(
     .busy_o(c2h_busy), .active_o(c2h_active), .start_o(c2h_start), .reset_o(c2h_reset),
     .irq_o(c2h_irq),
     .desc_err_o(c2h_desc_err), .cpl_err_o(c2h_cpl_err), .bm_err_o(c2h_bm_err),
-    .cpl_tag_err_o(c2h_tag_err), .fetch_o(c2h_fetch)
+    .cpl_tag_err_o(c2h_tag_err), .fetch_o(c2h_fetch),
+    .cpl_poison_i(cpl_poison), .poison_o(c2h_poison), .timeout_o(c2h_tmo)
   );
 
   abb_c2h_mover #(.AddrBits(AddrBits)) u_c2h_mv (
@@ -250,7 +264,7 @@ module abb_top #(
   logic [31:0] h2c_mv_pa, h2c_mv_len;
   logic [63:0] h2c_mv_ha;
 
-  abb_dma_ctl #(.FetchTag(H2cFetchTag)) u_h2c_ctl (
+  abb_dma_ctl #(.FetchTag(H2cFetchTag), .CplTimeoutCycles(CplTimeoutCycles)) u_h2c_ctl (
     .clk_i, .rst_ni, .soft_reset_i(soft_reset), .strict_i, .cfg_bus_master_en_i, .cfg_req_id_i,
     .mem_bytes_i(mem_bytes), .hold_i(h2c_hold),
     .we_i(h2c_we), .waddr_i(ch_waddr), .wdata_i(reg_wdata),
@@ -266,10 +280,12 @@ module abb_top #(
     .busy_o(h2c_busy), .active_o(h2c_active), .start_o(h2c_start), .reset_o(h2c_reset),
     .irq_o(h2c_irq),
     .desc_err_o(h2c_desc_err), .cpl_err_o(h2c_cpl_err), .bm_err_o(h2c_bm_err),
-    .cpl_tag_err_o(h2c_tag_err), .fetch_o(h2c_fetch)
+    .cpl_tag_err_o(h2c_tag_err), .fetch_o(h2c_fetch),
+    .cpl_poison_i(cpl_poison), .poison_o(h2c_poison), .timeout_o(h2c_tmo)
   );
 
-  abb_h2c_mover #(.AddrBits(AddrBits), .NumTags(NumTags)) u_h2c_mv (
+  abb_h2c_mover #(.AddrBits(AddrBits), .NumTags(NumTags), .CplTimeoutCycles(CplTimeoutCycles))
+  u_h2c_mv (
     .clk_i, .rst_ni, .cfg_req_id_i, .mrrs_dw_i(mrrs_dw), .tag_limit_i(tag_limit),
     .mem_mask_i(mem_mask),
     .start_i(h2c_mv_start), .pa_i(h2c_mv_pa), .ha_i(h2c_mv_ha), .len_i(h2c_mv_len),
@@ -277,6 +293,8 @@ module abb_top #(
     .done_o(h2c_mv_done), .err_o(h2c_mv_err),
     .cpl_valid_i(cpl_h2c_mv), .cpl_tag_i(cpl_tag), .cpl_status_i(cpl_status),
     .cpl_dw_i(cpl_dw), .cpl_data_i(cpl_data), .cpl_tag_err_o(mv_tag_err),
+    .cpl_poison_i(cpl_poison), .poison_o(mv_poison), .timeout_o(mv_tmo),
+    .cpl_first_i(cpl_first), .cpl_last_i(cpl_last), .cpl_la_i(cpl_la),
     .mem_we_o(h2c_mem_we), .mem_waddr0_o(h2c_mem_a0), .mem_waddr1_o(h2c_mem_a1),
     .mem_wdata_o(h2c_mem_d),
     .tx_valid_o(s_valid[4]), .tx_ready_i(s_ready[4]), .tx_sop_o(s_sop[4]),

@@ -31,6 +31,9 @@ void Link::fc_error(uint64_t now, const char *fmt, ...)
 
 void Link::reset(const abbsim_params &p, const Credits &limits)
 {
+	gen_++;
+	down = false;
+	starve_until_ = 0;
 	txq_.clear();
 	flight_.clear();
 	unsent_ = 0;
@@ -63,13 +66,46 @@ bool Link::have_credits(const Tlp &t) const
 
 void Link::submit(Tlp &&t, uint64_t now, std::function<void(uint64_t)> started)
 {
+	if (tap && tap(t, now, started))
+		return;
+	submit_raw(std::move(t), now, std::move(started));
+}
+
+void Link::submit_raw(Tlp &&t, uint64_t now, std::function<void(uint64_t)> started)
+{
+	if (down)
+		return;
 	unsent_ += t.wire_bytes();
 	txq_.push_back(Queued{std::move(t), now, std::move(started)});
 	try_start(now);
 }
 
+void Link::starve(uint64_t until)
+{
+	if (until > starve_until_)
+		starve_until_ = until;
+	uint64_t g = gen_;
+	q_.at(until, [this, g](uint64_t t) {
+		if (g == gen_)
+			try_start(t);
+	});
+}
+
+void Link::flush()
+{
+	gen_++;
+	txq_.clear();
+	flight_.clear();
+	unsent_ = 0;
+	used_ = held_ = Credits{{0, 0, 0}, {0, 0, 0}};
+	wake_pending_ = blocked_ = false;
+	starve_until_ = 0;
+}
+
 void Link::consumed(FcClass c, unsigned data_credits, uint64_t now)
 {
+	if (down)
+		return; /* a TLP of before the link went down */
 	held_.hdr[c] -= 1;
 	held_.data[c] -= (int32_t)data_credits;
 	if (held_.hdr[c] < 0 || held_.data[c] < 0) {
@@ -78,7 +114,10 @@ void Link::consumed(FcClass c, unsigned data_credits, uint64_t now)
 		held_.hdr[c] = std::max(held_.hdr[c], 0);
 		held_.data[c] = std::max(held_.data[c], 0);
 	}
-	q_.at(now + latency_ps_, [this, c, data_credits](uint64_t t) {
+	uint64_t g = gen_;
+	q_.at(now + latency_ps_, [this, c, data_credits, g](uint64_t t) {
+		if (g != gen_)
+			return;
 		used_.hdr[c] -= 1;
 		used_.data[c] -= (int32_t)data_credits;
 		if (used_.hdr[c] < 0 || used_.data[c] < 0) {
@@ -94,11 +133,18 @@ void Link::consumed(FcClass c, unsigned data_credits, uint64_t now)
 void Link::try_start(uint64_t now)
 {
 	while (!txq_.empty()) {
+		if (now < starve_until_) {
+			blocked_ = true; /* starts at the end, not at its ready time */
+			return;          /* starve() wakes us at its end */
+		}
 		if (free_fs_ > (unsigned __int128)now * 1000) {
 			if (!wake_pending_) {
 				wake_pending_ = true;
 				uint64_t wake = (uint64_t)((free_fs_ + 999) / 1000);
-				q_.at(wake, [this](uint64_t t) {
+				uint64_t g = gen_;
+				q_.at(wake, [this, g](uint64_t t) {
+					if (g != gen_)
+						return;
 					wake_pending_ = false;
 					try_start(t);
 				});
@@ -146,7 +192,11 @@ void Link::try_start(uint64_t now)
 		unsent_ -= h.tlp.wire_bytes();
 		flight_.push_back(InFlight{std::move(h.tlp), at});
 		txq_.pop_front();
-		q_.at(at, [this](uint64_t t) { arrive(t); });
+		uint64_t g = gen_;
+		q_.at(at, [this, g](uint64_t t) {
+			if (g == gen_)
+				arrive(t);
+		});
 		if (txq_.empty() && on_drain)
 			on_drain(now);
 	}

@@ -44,6 +44,27 @@ public:
 	/* Queues a TLP for transmission, ready at time now; started (if set)
 	 * is called with the time its transmission starts. */
 	void submit(Tlp &&t, uint64_t now, std::function<void(uint64_t)> started = nullptr);
+	/* The same without the fault-injection tap (the injector's own TLPs). */
+	void submit_raw(Tlp &&t, uint64_t now, std::function<void(uint64_t)> started = nullptr);
+	/* Fault injection: no TLP starts before time until (credit starvation). */
+	void starve(uint64_t until);
+	/* Link down: drops every queued and in-flight TLP, the credits count
+	 * from zero; while down, every submitted TLP is dropped. */
+	void flush();
+	bool down = false;
+	/* A memory read with this tag is queued or in flight. */
+	bool holds_read_tag(unsigned tag) const
+	{
+		for (auto &q : txq_)
+			if (q.tlp.kind() == TlpKind::MRd && q.tlp.req_tag() == tag)
+				return true;
+		for (auto &f : flight_)
+			if (f.tlp.kind() == TlpKind::MRd && f.tlp.req_tag() == tag)
+				return true;
+		return false;
+	}
+	/* Fault injection at the transmitter (sim/faults.h): true = taken. */
+	std::function<bool(Tlp &, uint64_t, std::function<void(uint64_t)> &)> tap;
 	/* The receiver freed the buffers of a TLP of this class at time now:
 	 * its credits are back at the transmitter one latency later. */
 	void consumed(FcClass c, unsigned data_credits, uint64_t now);
@@ -96,6 +117,8 @@ private:
 	Credits limit_{}, used_{}, held_{};
 	unsigned __int128 free_fs_ = 0; /* serialiser busy until */
 	bool wake_pending_ = false, blocked_ = false;
+	uint64_t starve_until_ = 0;
+	uint64_t gen_ = 0; /* bumped by flush: events of an older generation are void */
 	uint64_t fs_per_lane_byte_ = 4000000, lanes_ = 4, latency_ps_ = 0;
 	uint64_t skp_interval_ = 1180, skp_len_ = 4; /* per lane, bytes */
 	uint64_t bytes_total_ = 0, skp_done_ = 0, tlp_count_ = 0;

@@ -61,6 +61,82 @@ Platform::Platform(sc_core::sc_module_name name)
 			tr_->lane(LaneErr, b);
 		}
 	};
+	/* fault injection at both transmitters */
+	down_.tap = [this](Tlp &t, uint64_t now, std::function<void(uint64_t)> &st) {
+		return faults_.on_submit(0, down_, t, now, st);
+	};
+	up_.tap = [this](Tlp &t, uint64_t now, std::function<void(uint64_t)> &st) {
+		return faults_.on_submit(1, up_, t, now, st);
+	};
+	faults_.note = [this](unsigned dir, const std::string &w, uint64_t now) { fault_note(dir, w, now); };
+	faults_.link_down = [this](uint64_t now, uint64_t ns) { link_down(now, ns); };
+	faults_.end_read = [this](unsigned dir, unsigned tag) {
+		if (dir == 0)
+			rc.end_read(tag);
+	};
+	faults_.free_tag = [this](unsigned dir, unsigned orig) -> unsigned {
+		/* downstream: a tag of the DMA engine's data reads (0..NumTags-1,
+		 * NumTags = 16, the RTL default) with no read outstanding at the
+		 * root complex or on its way there; else one outside every range
+		 * the RTL uses. Upstream: a PIO tag with no read outstanding. */
+		for (unsigned i = 1; i <= 256; i++) {
+			unsigned t = (orig + i) % 256;
+			if (dir == 0 && t < 16 && !rc.dev_tag_busy(t) && !up_.holds_read_tag(t))
+				return t;
+			if (dir == 1 && !rc.pio_tag_busy(t))
+				return t;
+		}
+		return 0x7f;
+	};
+}
+
+void Platform::fault_note(unsigned dir, const std::string &what, uint64_t now)
+{
+	if (tr_)
+		tr_->lane(LaneErr, std::string("FAULT ") + (dir ? "up " : "down ") + what);
+	if (!tlp_log_)
+		return;
+	uint64_t rel = now > epoch_ ? now - epoch_ : 0;
+	fprintf(tlp_log_, "%10llu %10llu.%03llu %-4s FAULT %s\n", (unsigned long long)cycle_of(now),
+		(unsigned long long)(rel / 1000), (unsigned long long)(rel % 1000), dir ? "up" : "down",
+		what.c_str());
+}
+
+/* Surprise down: everything on the link is lost, the root complex fails
+ * the PIO reads outstanding (-ENOLINK) and forgets the device's reads; the
+ * device is held in reset while the link is down (DL_Down resets the
+ * function, as a hot reset does). At link up the RTL leaves reset with its
+ * reset state; the config space keeps what enumeration set (as the OS
+ * restores it after a reset), so the BARs and bus mastering are back. */
+void Platform::link_down(uint64_t now, uint64_t ns)
+{
+	char why[200];
+	snprintf(why, sizeof why, "link down (fault injected at cycle %llu for %llu ns: surprise "
+		 "down, the device is hot reset; back up at cycle %llu)",
+		 (unsigned long long)cycle_of(now), (unsigned long long)ns,
+		 (unsigned long long)cycle_of(now + ns * 1000));
+	rc.link_down(now, why);
+	up_.flush();
+	down_.flush();
+	up_.down = down_.down = true;
+	hip_.reset();
+	hip_.set_reset(true);
+	uint64_t g = link_gen_;
+	q_.at(now + ns * 1000, [this, g](uint64_t t) {
+		if (g == link_gen_)
+			link_up(t);
+	});
+	wake_ = true;
+}
+
+void Platform::link_up(uint64_t now)
+{
+	up_.down = down_.down = false;
+	rc.link_up();
+	hip_.reset(); /* what the RTL put out while in reset is no TLP */
+	hip_.set_reset(false);
+	hip_.apply_cfg(now);
+	fault_note(0, "LINK_UP: link up, the device left reset (config space restored)", now);
 }
 
 Platform::~Platform()
@@ -412,6 +488,8 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	clk_mhz_ = params.clk_mhz;
 	period_ps_ = 1000000u % clk_mhz_ ? 0 : 1000000u / clk_mhz_;
 	q_.clear();
+	link_gen_++;
+	faults_.clear();
 	up_.reset(params, Link::from_params(params.credits_up));
 	down_.reset(params, Link::from_params(params.credits_down));
 	rc.reset(params);

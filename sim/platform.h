@@ -36,6 +36,7 @@
 #include "cfg_space.h"
 #include "enumerate.h"
 #include "event_queue.h"
+#include "faults.h"
 #include "hard_ip.h"
 #include "iommu.h"
 #include "link.h"
@@ -112,6 +113,10 @@ public:
 	/* Finishes every waveform (process exit). */
 	void finish_traces();
 	void cfg_changed();
+	/* fault injection (sim/faults.h) */
+	int fault_add(const abbsim_fault_spec &s, std::string &err) { return faults_.add(s, err); }
+	void fault_clear() { faults_.clear(); }
+	int64_t fault_hits(int id) const { return faults_.hits(id); }
 
 	RootComplex rc;
 	uint64_t abs_now() const { return now_; }
@@ -143,10 +148,15 @@ private:
 	void rec_trigger(const std::string &why);
 	void add_violation(const std::string &s);
 	void sync_sc_time();
+	void fault_note(unsigned dir, const std::string &what, uint64_t now);
+	void link_down(uint64_t now, uint64_t ns);
+	void link_up(uint64_t now);
 
 	EventQueue q_;
 	Link up_, down_;
 	HardIp hip_;
+	Faults faults_{q_};
+	uint64_t link_gen_ = 0; /* a link-up event of before a reopen is void */
 	std::vector<std::function<void()>> mail_;
 	std::atomic<bool> mail_flag_{false};
 	std::list<std::shared_ptr<Waiter>> waiters_;

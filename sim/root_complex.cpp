@@ -42,6 +42,45 @@ void RootComplex::reset(const abbsim_params &p)
 	pio_wait_.clear();
 	irq_count = 0;
 	intx_asserted = false;
+	down_now_ = false;
+	gen_++;
+}
+
+void RootComplex::link_down(uint64_t now, const std::string &why)
+{
+	down_now_ = true;
+	down_why_ = why;
+	gen_++;
+	reads_.clear();
+	ready_.clear();
+	memset(tag_busy_, 0, sizeof tag_busy_);
+	intx_asserted = false;
+	while (!pio_wait_.empty()) {
+		PioPiece pc = std::move(pio_wait_.front());
+		pio_wait_.pop_front();
+		if (!pc.req->result) {
+			pc.req->result = -ENOLINK;
+			pc.req->error = why;
+		}
+		if (--pc.req->outstanding == 0) {
+			pc.req->done = true;
+			if (wake)
+				wake();
+		}
+	}
+	for (auto &pt : pio_)
+		if (pt.busy)
+			pio_finish(pt, -ENOLINK, why, now);
+}
+
+void RootComplex::end_read(unsigned tag)
+{
+	for (size_t i = 0; i < ready_.size(); i++)
+		if (ready_[i].tag == tag) {
+			ready_.erase(ready_.begin() + (long)i);
+			tag_busy_[tag & 255] = false;
+			return;
+		}
 }
 
 void RootComplex::bad(uint64_t now, const char *fmt, ...)
@@ -61,6 +100,8 @@ void RootComplex::bad(uint64_t now, const char *fmt, ...)
 
 void RootComplex::pio_write(uint64_t addr, const uint8_t *src, size_t n, uint64_t now)
 {
+	if (down_now_)
+		return; /* the link is down: the write is lost */
 	/* TLPs of at most min(MPS, 128) bytes, none crossing 4 KiB. */
 	const uint64_t maxb = std::min<unsigned>(mps_, 128);
 	while (n) {
@@ -76,6 +117,14 @@ void RootComplex::pio_write(uint64_t addr, const uint8_t *src, size_t n, uint64_
 void RootComplex::pio_read(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, uint64_t now)
 {
 	r->data.assign(n, 0xff);
+	if (down_now_) {
+		r->result = -ENOLINK;
+		r->error = down_why_;
+		r->done = true;
+		if (wake)
+			wake();
+		return;
+	}
 	for (size_t off = 0; off < n;) {
 		uint64_t a = addr + off;
 		uint64_t lim = std::min<uint64_t>(128 - (a % 128), 4096 - (a % 4096));
@@ -170,6 +219,10 @@ void RootComplex::pio_completion(const Tlp &t, uint64_t now)
 		pio_finish(pt, -EIO, "PIO read completed with status " + t.describe(), now);
 		return;
 	}
+	if (t.h[0] & (1u << 14)) {
+		pio_finish(pt, -EIO, "PIO read completed with poisoned data (EP): " + t.describe(), now);
+		return;
+	}
 	if (t.kind() != TlpKind::CplD) {
 		bad(now, "successful completion without data for a PIO read: %s", t.describe().c_str());
 		pio_finish(pt, -EIO, "PIO read completed without data", now);
@@ -198,6 +251,15 @@ void RootComplex::pio_completion(const Tlp &t, uint64_t now)
 void RootComplex::on_upstream(Tlp &&t, uint64_t now)
 {
 	up_.consumed(t.fc_class(), t.data_credits(), now);
+	if (t.has_data() && t.len_dw() != t.data.size()) {
+		bad(now, "malformed TLP dropped (Length %u DW, payload %zu DW): %s", t.len_dw(),
+		    t.data.size(), t.describe().c_str());
+		return;
+	}
+	if (t.kind() == TlpKind::MWr && (t.h[0] & (1u << 14)) && !(t.addr() >= MsiLo && t.addr() < MsiHi)) {
+		bad(now, "poisoned memory write (EP) dropped: %s", t.describe().c_str());
+		return;
+	}
 	switch (t.kind()) {
 	case TlpKind::MWr:
 		host_write(t, now);
@@ -319,7 +381,10 @@ void RootComplex::dma_read(Tlp &&t, uint64_t now)
 	r.ur = !ok;
 	tag_busy_[tag] = true;
 	reads_.push_back(std::move(r));
-	q_.at(now + mem_latency_ps_, [this](uint64_t t2) {
+	uint64_t g = gen_;
+	q_.at(now + mem_latency_ps_, [this, g](uint64_t t2) {
+		if (g != gen_)
+			return; /* the link went down */
 		DmaRead d = std::move(reads_.front());
 		reads_.pop_front();
 		if (!d.ur) {
@@ -339,6 +404,7 @@ Tlp RootComplex::next_completion(DmaRead &r)
 	unsigned bc = (unsigned)(r.end - r.next);
 	if (r.ur) {
 		Tlp c = make_cpl(RcId, CplUR, bc, r.req_id, r.tag, (unsigned)(r.next & 0x7f), nullptr, 0);
+		c.host_addr = r.next;
 		r.next = r.end;
 		return c;
 	}
@@ -361,6 +427,7 @@ Tlp RootComplex::next_completion(DmaRead &r)
 	r.first = false;
 	unsigned ndw = (unsigned)(((stop + 3) & ~3ull) - dw) / 4;
 	Tlp c = make_cpl(RcId, CplSC, bc, r.req_id, r.tag, (unsigned)(r.next & 0x7f), nullptr, ndw);
+	c.host_addr = r.next;
 	memcpy((uint8_t *)c.data.data() + (r.next & 3), r.bytes.data() + r.taken, stop - r.next);
 	r.taken += stop - r.next;
 	r.next = stop;

@@ -61,6 +61,18 @@ public:
 		return reads_.empty() && ready_.empty() && pio_pending_ == 0 && pio_wait_.empty();
 	}
 
+	/* Fault injection: the link went down at now (every read outstanding
+	 * either way is lost: PIO reads fail with -ENOLINK, device reads are
+	 * forgotten); while down a PIO read fails at once, a write is dropped. */
+	void link_down(uint64_t now, const std::string &why);
+	void link_up() { down_now_ = false; }
+	bool link_is_down() const { return down_now_; }
+	/* Gives the device read of tag up (no further completions). */
+	void end_read(unsigned tag);
+	/* A tag with no device read outstanding here (below limit if any). */
+	bool dev_tag_busy(unsigned tag) const { return tag_busy_[tag & 255]; }
+	bool pio_tag_busy(unsigned tag) const { return pio_[tag & 255].busy; }
+
 	std::function<void()> wake;                 /* a PIO read finished or an interrupt came */
 	std::function<uint64_t(uint64_t)> cycle_of; /* time -> user-clock cycle */
 	std::function<void(const std::string &)> violation;
@@ -121,6 +133,9 @@ private:
 	PioTag pio_[256];
 	unsigned pio_next_ = 0, pio_pending_ = 0;
 	std::deque<PioPiece> pio_wait_;
+	bool down_now_ = false;
+	std::string down_why_;
+	uint64_t gen_ = 0; /* bumped at link down: memory-latency events of before are void */
 };
 
 } // namespace abbsim

@@ -56,7 +56,7 @@ SIM_VSAN := USER_CPPFLAGS='$(filter -fsanitize% -fno-sanitize% -fno-omit-frame-p
             SIM_VRT_CPPFLAGS='$(if $(findstring undefined,$(CXXFLAGS)),-fno-sanitize=undefined)'
 
 SIM_SRCS := params.cpp tlp.cpp cfg_space.cpp enumerate.cpp iommu.cpp link.cpp \
-            root_complex.cpp hard_ip.cpp platform.cpp rtl_hooks.cpp abbsim.cpp trace.cpp
+            root_complex.cpp faults.cpp hard_ip.cpp platform.cpp rtl_hooks.cpp abbsim.cpp trace.cpp
 SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o)) $(SIM_B)/abb_options.o
 SIM_CXXFLAGS := -std=c++17 -fPIC $(CXXFLAGS) $(WARN) -Isim -Ihost/include $(SIM_SC_CFLAGS) \
                 -I$(SIM_VDIR) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \

@@ -120,6 +120,7 @@ CU_ErrorCode tb_register_intx(void);
 CU_ErrorCode tb_register_robust(void);
 CU_ErrorCode tb_register_scoreboard(void);
 CU_ErrorCode tb_register_vfio(void);
+CU_ErrorCode tb_register_faults(void);
 
 /* 1 when the bench runs on the emulated VFIO kernel (--vfio-emu). */
 extern int tb_vfio_emu;

@@ -133,6 +133,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_robust,
 	tb_register_scoreboard,
 	tb_register_vfio,
+	tb_register_faults,
 };
 
 static void xml_esc(FILE *f, const char *s)

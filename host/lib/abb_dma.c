@@ -487,11 +487,13 @@ static const char *ger_text(uint32_t ger, char *s, size_t n)
 		uint32_t bit;
 		const char *what;
 	} causes[] = {
-		{ABB_GER_CPL_ERR, "completion with UR/CA status (unmapped host memory?)"},
+		{ABB_GER_CPL_ERR, "read request failed (UR/CA status: unmapped host memory?; or poisoned, timed out)"},
 		{ABB_GER_DESC_ERR, "invalid descriptor"},
 		{ABB_GER_BUS_MASTER, "bus mastering disabled"},
 		{ABB_GER_BAD_TLP, "malformed TLP"},
-		{ABB_GER_CPL_TAG, "completion for an unknown tag"},
+		{ABB_GER_CPL_TAG, "unexpected completion (unknown tag, duplicated or out of order)"},
+		{ABB_GER_CPL_TIMEOUT, "completion timeout"},
+		{ABB_GER_POISONED, "poisoned completion (EP), its data not written"},
 	};
 	size_t used = 0;
 
@@ -511,7 +513,7 @@ static const char *ger_text(uint32_t ger, char *s, size_t n)
 static int chan_error(const char *fn, abb_dev *dev, struct abb_chan *ch, uint32_t sta)
 {
 	uint32_t ger = 0;
-	char why[160];
+	char why[400];
 	int rc;
 
 	pthread_mutex_lock(&dev->irq_lock);

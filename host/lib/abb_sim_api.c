@@ -168,6 +168,35 @@ void abb_note(abb_dev *dev, unsigned kind, const char *fmt, ...)
 	dev->be->note(dev, kind, buf);
 }
 
+int abb_sim_inject(abb_dev *dev, const struct abb_sim_inject_spec *spec)
+{
+	int rc = check("abb_sim_inject", dev, dev ? dev->be->sim_inject : NULL);
+
+	if (rc)
+		return rc;
+	if (!spec)
+		return abb_err(-EINVAL, "abb_sim_inject: spec is NULL");
+	return dev->be->sim_inject(dev, spec);
+}
+
+int abb_sim_inject_clear(abb_dev *dev)
+{
+	int rc = check("abb_sim_inject_clear", dev, dev ? dev->be->sim_inject_clear : NULL);
+
+	if (rc)
+		return rc;
+	return dev->be->sim_inject_clear(dev);
+}
+
+int abb_sim_inject_hits(abb_dev *dev, int id)
+{
+	int rc = check("abb_sim_inject_hits", dev, dev ? dev->be->sim_inject_hits : NULL);
+
+	if (rc)
+		return rc;
+	return dev->be->sim_inject_hits(dev, id);
+}
+
 int abb_sim_options(FILE *f, int markdown)
 {
 	if (!f)

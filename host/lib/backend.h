@@ -27,6 +27,7 @@ struct abb_seg {
 
 struct abb_sim_fault;
 struct abb_sim_link;
+struct abb_sim_inject_spec;
 
 struct abb_backend {
 	const char *name; /* "sim", "vfio": what abb_backend() returns */
@@ -99,6 +100,9 @@ struct abb_backend {
 	int (*sim_cfg_write)(abb_dev *dev, unsigned off, unsigned size, uint32_t val);
 	int (*sim_link_params)(abb_dev *dev, struct abb_sim_link *out);
 	int (*sim_protocol_errors)(abb_dev *dev, char *buf, size_t len);
+	int (*sim_inject)(abb_dev *dev, const struct abb_sim_inject_spec *spec);
+	int (*sim_inject_clear)(abb_dev *dev);
+	int (*sim_inject_hits)(abb_dev *dev, int id);
 };
 
 /* The tables are internal to libabb (not exported from the shared library). */

@@ -81,6 +81,9 @@ static struct {
 	__typeof__(abbsim_last_error) *last_error;
 	__typeof__(abbsim_abi_version) *abi_version;
 	__typeof__(abbsim_trace_note) *trace_note; /* optional */
+	__typeof__(abbsim_fault_add) *fault_add;
+	__typeof__(abbsim_fault_clear) *fault_clear;
+	__typeof__(abbsim_fault_hits) *fault_hits;
 } sim;
 
 static pthread_mutex_t sim_load_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -126,6 +129,7 @@ static int resolve(void *h)
 		SYM(faults), SYM(wait_irq), SYM(irq_count), SYM(advance), SYM(now_ps),
 		SYM(cycles), SYM(trace_fst), SYM(tlp_log), SYM(last_error), SYM(abi_version),
 		SYM(params_set), SYM(get_params), SYM(protocol_errors),
+		SYM(fault_add), SYM(fault_clear), SYM(fault_hits),
 #undef SYM
 	};
 
@@ -565,6 +569,32 @@ static int sim_protocol_errors(abb_dev *dev, char *buf, size_t len)
 	return rc < 0 ? sim_err(rc, "protocol errors") : rc;
 }
 
+static int sim_inject(abb_dev *dev, const struct abb_sim_inject_spec *spec)
+{
+	struct abbsim_fault_spec f = {
+		.kind = spec->kind, .dir = spec->dir, .tlp = spec->tlp, .tag = spec->tag,
+		.addr_lo = spec->addr_lo, .addr_hi = spec->addr_hi, .nth = spec->nth,
+		.times = spec->times, .prob = spec->prob, .seed = spec->seed, .ns = spec->ns,
+	};
+	int rc = sim.fault_add(&f);
+
+	return rc < 0 ? sim_err(rc, "fault injection") : rc;
+}
+
+static int sim_inject_clear(abb_dev *dev)
+{
+	int rc = sim.fault_clear();
+
+	return rc < 0 ? sim_err(rc, "fault injection") : rc;
+}
+
+static int sim_inject_hits(abb_dev *dev, int id)
+{
+	int rc = sim.fault_hits(id);
+
+	return rc < 0 ? sim_err(rc, "fault injection") : rc;
+}
+
 /* The operations as the tables use them: refused at once in a forked
  * child (see sim_atfork_child). */
 #define GUARD_OP(name, what, params, args)                                         \
@@ -599,6 +629,10 @@ GUARD_OP(cfg_write, "config write", (abb_dev *dev, unsigned off, unsigned size, 
 	 (dev, off, size, val))
 GUARD_OP(link_params, "link parameters", (abb_dev *dev, struct abb_sim_link *out), (dev, out))
 GUARD_OP(protocol_errors, "protocol errors", (abb_dev *dev, char *buf, size_t len), (dev, buf, len))
+GUARD_OP(inject, "fault injection", (abb_dev *dev, const struct abb_sim_inject_spec *spec),
+	 (dev, spec))
+GUARD_OP(inject_clear, "fault injection", (abb_dev *dev), (dev))
+GUARD_OP(inject_hits, "fault injection", (abb_dev *dev, int id), (dev, id))
 #undef GUARD_OP
 
 static uint64_t g_irq_count(abb_dev *dev)
@@ -646,6 +680,9 @@ const struct abb_backend abb_backend_sim = {
 	.sim_cfg_write = g_cfg_write,
 	.sim_link_params = g_link_params,
 	.sim_protocol_errors = g_protocol_errors,
+	.sim_inject = g_inject,
+	.sim_inject_clear = g_inject_clear,
+	.sim_inject_hits = g_inject_hits,
 };
 
 /* ---- host-time coupling (opt-in, see the top of the file) ---- */

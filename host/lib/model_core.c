@@ -41,6 +41,13 @@
  *  - GCR.SHARED_ENGINE is stored; transfers are atomic anyway.
  *  - The interrupt generator fires when device time (abb_model_advance)
  *    reaches the time of its ARM plus its latency (IGEN_LAT x 4 ns).
+ *  - A chain that fails keeps the data of the descriptors before the
+ *    failing one (REGISTERS.md STA.ERR_DATA; the RTL writes the data of
+ *    every completion that arrived, also while the channel drains).
+ *  - GER.CPL_TIMEOUT, GER.POISONED and the CPL_TAG of an unexpected
+ *    completion come from link faults only (simulator fault injection,
+ *    abb_sim_fault_add); the model has no link and never sets them. Its
+ *    GER holds and clears them as every cause (ABB_REG_GER_FIELDS).
  *  - A chain of more than MODEL_MAX_CHAIN descriptors is stopped as a
  *    descriptor error (a looping chain would otherwise never end).
  *  - DIAG_* counters: TLPs counted per descriptor as ceil(len / MPS=128),
@@ -51,12 +58,7 @@
  *  - the RTL has no strict mode yet (strict=1 changes nothing there);
  *  - a channel reset does not clear the channel's ISR bit in the RTL
  *    (REGISTERS.md ISR.CLR_RESET says it does, in both modes);
- *  - not defined by REGISTERS.md: a DMA-write chain whose next descriptor
- *    fails (its fetch, or its check) loses, in the RTL, the data of the
- *    descriptor before it (the mover is aborted with its reads
- *    outstanding); here descriptors run one after the other and an error
- *    does not undo the ones before. Likewise pieces of one chain that
- *    overlap on the board: the RTL's reads of consecutive descriptors
+ *  - pieces of one chain that overlap on the board: the RTL's reads of consecutive descriptors
  *    overlap, so with reordered completions an earlier piece may land
  *    last; here the later piece wins.
  */

@@ -51,6 +51,28 @@ static int num(const char *s, unsigned long *v)
 	return *s && !*end ? 0 : -1;
 }
 
+/* How the board's interrupts reach the host: the vfio backend says what it
+ * set up; on the simulator the config space tells (MSI Enable in the MSI
+ * capability, else the INTx pin); the reference model has no link. */
+static const char *irq_kind(abb_dev *dev)
+{
+	const char *mode = abb_vfio_irq_mode(dev);
+	uint32_t v, cap;
+
+	if (mode)
+		return mode;
+	if (abb_sim_cfg_read(dev, 0x34, 1, &cap) != 0)
+		return "not a PCIe link (model)";
+	for (int hops = 0; cap >= 0x40 && cap < 0x100 && hops < 48; hops++) {
+		if (abb_sim_cfg_read(dev, cap, 4, &v) != 0)
+			break;
+		if ((v & 0xff) == 0x05) /* MSI capability: Message Control bit 0 */
+			return (v >> 16) & 1 ? "MSI" : "INTx (MSI capability present, not enabled)";
+		cap = (v >> 8) & 0xfc;
+	}
+	return abb_sim_cfg_read(dev, 0x3d, 1, &v) == 0 && v ? "INTx (legacy, pin A)" : "none";
+}
+
 static int info(abb_dev *dev)
 {
 	static const struct {
@@ -67,7 +89,8 @@ static int info(abb_dev *dev)
 
 	if (rc)
 		return fail("BAR1 size", rc);
-	printf("backend    %s\nBAR1       %zu bytes\n", abb_backend(dev), mem);
+	printf("backend    %s\nBAR1       %zu bytes\ninterrupts %s\n", abb_backend(dev), mem,
+	       irq_kind(dev));
 	for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++) {
 		uint32_t v;
 

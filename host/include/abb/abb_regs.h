@@ -97,9 +97,9 @@
 /* Global error register; the causes are model-defined (w1c, board:ABB.cpp) */
 #define ABB_REG_GER 0x0018u
 #define ABB_REG_GER_RESET 0x00000000u
-#define ABB_REG_GER_FIELDS 0x0000001fu
+#define ABB_REG_GER_FIELDS 0x0000007fu
 #define ABB_REG_GER_BOARD 1
-/* GER.CPL_ERR [0]: A DMA read request got a completion with status UR or CA (model) */
+/* GER.CPL_ERR [0]: A DMA read request failed: a completion with status UR or CA, poisoned data (also POISONED) or no completion in time (also CPL_TIMEOUT); the channel ends with an error (model) */
 #define ABB_GER_CPL_ERR 0x00000001u
 #define ABB_GER_CPL_ERR_SHIFT 0u
 #define ABB_GER_CPL_ERR_WIDTH 1u
@@ -119,11 +119,21 @@
 #define ABB_GER_BAD_TLP_SHIFT 3u
 #define ABB_GER_BAD_TLP_WIDTH 1u
 #define ABB_GER_BAD_TLP_BOARD 0
-/* GER.CPL_TAG [4]: A completion arrived for a tag with no request outstanding (model) */
+/* GER.CPL_TAG [4]: A completion arrived for a tag with no request outstanding (unexpected, duplicated or late after a timeout), or one that does not continue its read (its Lower Address is not where the previous completion of the tag ended: duplicated or passed by a later one; dropped whole); while a DMA-write chain runs its channel ends with an error (model) */
 #define ABB_GER_CPL_TAG 0x00000010u
 #define ABB_GER_CPL_TAG_SHIFT 4u
 #define ABB_GER_CPL_TAG_WIDTH 1u
 #define ABB_GER_CPL_TAG_BOARD 0
+/* GER.CPL_TIMEOUT [5]: A DMA read request (data or descriptor fetch) got no completion within the RTL parameter CplTimeoutCycles (default 2^22 cycles, 33.6 ms at 125 MHz) of the last completion: its reads are given up, the channel ends with an error (model) */
+#define ABB_GER_CPL_TIMEOUT 0x00000020u
+#define ABB_GER_CPL_TIMEOUT_SHIFT 5u
+#define ABB_GER_CPL_TIMEOUT_WIDTH 1u
+#define ABB_GER_CPL_TIMEOUT_BOARD 0
+/* GER.POISONED [6]: A completion with poisoned data (EP) arrived for an outstanding read: its data is not written to board memory (a descriptor is not used), the channel ends with an error (model) */
+#define ABB_GER_POISONED 0x00000040u
+#define ABB_GER_POISONED_SHIFT 6u
+#define ABB_GER_POISONED_WIDTH 1u
+#define ABB_GER_POISONED_BOARD 0
 /* GER behaviour STICKY (model): A cause bit stays set until cleared (GCR.SOFT_RESET or hot reset clear all) */
 #define ABB_BEH_GER_STICKY_BOARD 0
 /* GER behaviour W1C (model): Writing 1 clears the bit (lenient); strict mode: writes to GER are ignored */
@@ -322,6 +332,8 @@
 #define ABB_BEH_STA_POLL_BOARD 1
 /* STA behaviour CLR_RESET (board:DMAEngineWG.h): The channel reset clears STA (DONE and BUSY), in both modes */
 #define ABB_BEH_STA_CLR_RESET_BOARD 1
+/* STA behaviour ERR_DATA (model): When a chain fails, the data of every piece whose completions (DMA write) arrived before the channel stopped is in board memory: a DMA-write chain whose next descriptor fails (its fetch, or its check) keeps the whole data of the descriptor before it; after a failed read of the chain's own data (UR/CA, poisoned, timeout) no later completion's data is written, and the poisoned data never is. The host must treat the whole chain as failed */
+#define ABB_BEH_STA_ERR_DATA_BOARD 0
 /* STA behaviour CLR_START (model): A start clears DONE (lenient); strict mode: DONE stays until the channel reset, so a start without a reset reads DONE | BUSY (error) while it runs */
 #define ABB_BEH_STA_CLR_START_BOARD 0
 /* Memory-read control; the content is model-defined (rw, board:ABB.cpp) */

@@ -1,0 +1,114 @@
+# host/compat/mprace/mprace.mk - the mprace compatibility layer (C++ over
+# libabb): the original ABB library's API, so old programs build unchanged.
+#
+# Included by the top Makefile (B, PREFIX, CXX, CXXFLAGS, WARN).
+#   make mprace           libabb-mprace.so, abb-mprace.pc, its tests and bench
+#   make mprace-test      the layer's own tests on the simulator and the model
+#   make mprace-check MPRACE_TESTS=DIR   compile and run the original programs in DIR
+#   make mprace-bench     the DABC 2008 comparison with the original baseline
+#   make install          also headers (include/mprace/), library, abb-mprace.pc
+
+MPR_DIR      := host/compat/mprace
+MPR_VERSION  := 0.1.0
+MPR_SONAME   := libabb-mprace.so.0
+MPR_SO       := $(B)/libabb-mprace.so.$(MPR_VERSION)
+MPR_PC       := $(B)/abb-mprace.pc
+MPR_PC_INST  := $(B)/host/abb-mprace.pc
+MPR_SRCS     := $(wildcard $(MPR_DIR)/src/*.cpp)
+MPR_OBJS     := $(MPR_SRCS:$(MPR_DIR)/src/%.cpp=$(B)/mprace/%.o)
+MPR_HDRS     := $(wildcard $(MPR_DIR)/include/mprace/*.h)
+MPR_CXXFLAGS := -std=c++17 -fPIC $(WARN) $(CXXFLAGS) -MMD -MP
+# host/lib: abb_vfio.h (libabb's discovery, exported by libabb.so)
+MPR_CPPFLAGS := -I$(MPR_DIR)/include -I$(MPR_DIR)/src -Ihost/include -Ihost/lib
+MPR_TEST     := $(B)/mprace_tests
+MPR_BENCH    := $(B)/abb_bench_mprace
+# Devices the layer's tests run on (each a value of ABB_DEVICE)
+MPRACE_TEST_DEVICES ?= sim model
+# The directory of original programs for mprace-check
+MPRACE_TESTS ?=
+
+.PHONY: mprace mprace-test mprace-check mprace-bench install-mprace
+
+all: mprace
+mprace: $(MPR_SO) $(B)/libabb-mprace.so $(MPR_PC) $(MPR_PC_INST) $(MPR_TEST) $(MPR_BENCH)
+
+$(B)/mprace/%.o: $(MPR_DIR)/src/%.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(MPR_CPPFLAGS) $(MPR_CXXFLAGS) -c $< -o $@
+
+# libabb is found next to the layer (build tree and installed lib/): $$ORIGIN.
+$(MPR_SO): $(MPR_OBJS) $(B)/libabb.so $(MPR_DIR)/mprace.mk
+	$(CXX) $(CXXFLAGS) -shared -Wl,-soname,$(MPR_SONAME) -Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -o $@ $(MPR_OBJS) \
+	  -L$(B) -labb
+
+$(B)/libabb-mprace.so: $(MPR_SO)
+	ln -sf $(notdir $(MPR_SO)) $(B)/$(MPR_SONAME)
+	ln -sf $(MPR_SONAME) $@
+
+# pkg-config: $(B)/abb-mprace.pc for the build tree (next to abb.pc, which
+# it requires), $(B)/host/abb-mprace.pc with PREFIX for the installed copy.
+define MPR_PC_TEXT
+prefix=$(1)
+libdir=$(2)
+includedir=$(3)
+
+Name: abb-mprace
+Description: mprace-compatible C++ API of the CBM Active Buffer Board over libabb
+Version: $(MPR_VERSION)
+Requires: abb
+Libs: -L$${libdir} -Wl,-rpath,$${libdir} -labb-mprace
+Cflags: -I$${includedir}
+endef
+
+$(MPR_PC): $(MPR_DIR)/mprace.mk
+	@mkdir -p $(@D)
+	$(file >$@,$(call MPR_PC_TEXT,$(abspath .),$(abspath $(B)),$(abspath $(MPR_DIR)/include)))
+	@echo "wrote $@"
+
+.PHONY: mprace-pc-always
+$(MPR_PC_INST): mprace-pc-always
+	@mkdir -p $(@D)
+	$(file >$@,$(call MPR_PC_TEXT,$(PREFIX),$${prefix}/lib,$${prefix}/include))
+
+# The layer's tests and the benchmark link the layer, libabb (and its DAQ part).
+$(B)/mprace/test/%.o: $(MPR_DIR)/test/%.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(MPR_CPPFLAGS) $(MPR_CXXFLAGS) -c $< -o $@
+$(B)/mprace/bench/%.o: $(MPR_DIR)/bench/%.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(MPR_CPPFLAGS) $(MPR_CXXFLAGS) -c $< -o $@
+
+# tb_sysfs.o: generated sysfs trees of the test bench (board numbers)
+$(B)/mprace/test/test_mprace.o: MPR_CPPFLAGS += -Itestbench
+$(MPR_TEST): $(B)/mprace/test/test_mprace.o $(B)/testbench/tb_sysfs.o $(B)/libabb-mprace.so
+	$(CXX) $(CXXFLAGS) -o $@ $< $(B)/testbench/tb_sysfs.o -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
+
+$(MPR_BENCH): $(B)/mprace/bench/abb_bench_mprace.o $(B)/libabb-mprace.so
+	$(CXX) $(CXXFLAGS) -o $@ $< -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
+
+mprace-test: mprace
+	@for d in $(MPRACE_TEST_DEVICES); do \
+	  echo "mprace-test: ABB_DEVICE=$$d $(MPR_TEST)"; \
+	  ABB_DEVICE=$$d $(MPR_TEST) || exit 1; \
+	done
+
+mprace-check: mprace
+	@if [ -z "$(MPRACE_TESTS)" ]; then \
+	  echo "mprace-check: give the directory of the original programs: make mprace-check MPRACE_TESTS=DIR" >&2; \
+	  exit 2; fi
+	$(MPR_DIR)/mprace-check.sh '$(abspath $(MPRACE_TESTS))' '$(abspath $(B))'
+
+mprace-bench: mprace
+	$(MPR_BENCH) $(MPRACE_BENCH_ARGS)
+
+install: install-mprace
+install-mprace: mprace install-host
+	install -d $(DESTDIR)$(PREFIX)/include/mprace/util $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(MPR_HDRS) $(DESTDIR)$(PREFIX)/include/mprace/
+	install -m 644 $(MPR_DIR)/include/mprace/util/*.h $(DESTDIR)$(PREFIX)/include/mprace/util/
+	install -m 755 $(MPR_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(notdir $(MPR_SO)) $(DESTDIR)$(PREFIX)/lib/$(MPR_SONAME)
+	ln -sf $(MPR_SONAME) $(DESTDIR)$(PREFIX)/lib/libabb-mprace.so
+	install -m 644 $(MPR_PC_INST) $(DESTDIR)$(PREFIX)/lib/pkgconfig/abb-mprace.pc
+
+-include $(MPR_OBJS:.o=.d) $(B)/mprace/test/test_mprace.d $(B)/mprace/bench/abb_bench_mprace.d
