@@ -2,9 +2,11 @@
  * wave_demo.c - the runs behind `make wave-shots` and the README's
  * walk-through: DMAs of a given size through libabb on $ABB_DEVICE.
  *
- *   wave_demo [LEN [COUNT]]   COUNT times: a DMA write of LEN bytes to
- *                             the board, then a DMA read of them back
- *                             (interrupt-driven), data compared
+ *   wave_demo [LEN [COUNT [drop]]]  COUNT times: a DMA write of LEN bytes
+ *                             to the board, then a DMA read of them back
+ *                             (interrupt-driven), data compared; "drop":
+ *                             the 3rd completion to the board is lost
+ *                             (abb_sim_inject): the DMA write fails
  * Exit status 0 when every DMA succeeded and the data matched, else 1
  * (with the library's message).
  */
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include <abb/abb.h>
+#include <abb/abb_sim.h>
 
 #define BOARD_ADDR 0x8000
 
@@ -38,6 +41,14 @@ int main(int argc, char **argv)
 		return fail("open");
 	if (abb_dmabuf_map(dev, src, len, &sb) || abb_dmabuf_map(dev, dst, len, &db))
 		return fail("map");
+	if (argc > 3 && strcmp(argv[3], "drop") == 0) {
+		struct abb_sim_inject_spec s = {
+			.kind = ABB_SIM_INJ_DROP, .dir = ABB_SIM_DIR_DOWN, .tlp = ABB_SIM_TLP_CPL,
+			.tag = -1, .nth = 3,
+		};
+		if (abb_sim_inject(dev, &s) < 0)
+			return fail("abb_sim_inject");
+	}
 	for (unsigned n = 0; n < count; n++) {
 		for (size_t i = 0; i < len; i++)
 			src[i] = (unsigned char)(i * 31 + 17 + n);
