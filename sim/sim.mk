@@ -51,7 +51,12 @@ SIM_VOPT := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 # check), its runtime's FST writer has more such (no UBSan at all for the
 # runtime, sim/verilated_lib.mk); ASan covers both
 # (testbench/sanitize/README.md).
-SIM_VSAN := USER_CPPFLAGS='$(filter -fsanitize% -fno-sanitize% -fno-omit-frame-pointer,$(CXXFLAGS)) \
+# SIM_VSAN_RTL=0 leaves the verilated C++ uninstrumented (the platform and
+# libabb keep their sanitizers): its compile under ASan is most of a
+# sanitizer build, and it is generated code (CI's sanitizer stage).
+SIM_VSAN_RTL ?= 1
+SIM_VSAN = $(if $(filter 0,$(SIM_VSAN_RTL)),,$(SIM_VSAN_ON))
+SIM_VSAN_ON := USER_CPPFLAGS='$(filter -fsanitize% -fno-sanitize% -fno-omit-frame-pointer,$(CXXFLAGS)) \
             $(if $(findstring undefined,$(CXXFLAGS)),-fno-sanitize=alignment)' \
             SIM_VRT_CPPFLAGS='$(if $(findstring undefined,$(CXXFLAGS)),-fno-sanitize=undefined)'
 

@@ -17,6 +17,25 @@
  * Thread safety: one thread per channel (one DMA-read thread, one
  * DMA-write thread) may use a device at the same time; register and PIO
  * accesses are safe from any thread.
+ *
+ * The rules every call keeps (each has tests: testbench/test_bad_input.c,
+ * test_robust.c, test_protocol.c, test_faults.c):
+ *  1. A rejected call changes nothing: arguments are checked before any
+ *     register access, mapping or allocation that outlives the call.
+ *  2. A call that fails after touching the device leaves the channel reset
+ *     and usable: the next DMA on it starts normally (a failed or aborted
+ *     wait resets and releases the channel; only the caller's own
+ *     -ETIMEDOUT leaves the DMA running, to be waited for again).
+ *  3. A buffer is never unmapped, freed or reused while a DMA may still
+ *     write it: abb_dmabuf_unmap() answers -EBUSY while a DMA uses it, an
+ *     unmapped handle stays invalid (-EINVAL) and is never handed out again.
+ *  4. No call blocks forever on any backend: device-time timeouts are the
+ *     caller's; ABB_WAIT_FOREVER is bounded by ABB_WAIT_LIMIT_MS of device
+ *     time (default 10 s on the board and the reference model; the channel
+ *     is then reset: -ETIMEDOUT) and, on the simulator, by the wall-clock
+ *     watchdog ABB_SIM_WATCHDOG_S; abb_close() stops running DMAs and wakes
+ *     waiting threads before it frees anything.
+ *  5. Every negative errno a call returns has a name in abb_strerror().
  */
 #ifndef ABB_ABB_H
 #define ABB_ABB_H
