@@ -348,6 +348,7 @@ static int chan_fail(const char *fn, abb_dev *dev, struct abb_chan *ch, int err)
 	int rc;
 
 	snprintf(why, sizeof why, "%s", abb_last_error());
+	abb_note(dev, ABB_NOTE_DMA_ERROR, "%s ERROR %s", fn, why);
 	rc = chan_end(dev, ch, true);
 	if (rc)
 		return abb_err(err, "%s: %s; the %s could NOT be stopped (channel reset failed: "
@@ -459,6 +460,10 @@ out_registry:
 	if (!rc)
 		rc = abb_wr(dev, ch->base + ABB_CH_CTRL, first[ABB_DW_CTRL]);
 	if (!rc)
+		abb_note(dev, ABB_NOTE_DMA_START, "%s start len=%zu board=0x%x %s",
+			 chn == ABB_CH_C2H ? "dma_read" : "dma_write", x->len, x->board_addr,
+			 (x->flags & ABB_DMA_IRQ) ? "irq" : "polled");
+	if (!rc)
 		rc = dev->be->now_ns(dev, &ch->t_start_ns);
 	if (rc)
 		rc = chan_fail(fn, dev, ch, rc);
@@ -515,6 +520,7 @@ static int chan_error(const char *fn, abb_dev *dev, struct abb_chan *ch, uint32_
 	if (!abb_rd(dev, ABB_REG_GER, &ger) && ger)
 		abb_wr(dev, ABB_REG_GER, ger);
 	pthread_mutex_unlock(&dev->irq_lock);
+	abb_note(dev, ABB_NOTE_DMA_ERROR, "%s ERROR STA 0x%08x GER 0x%08x", fn, sta, ger);
 	rc = chan_end(dev, ch, true);
 	return abb_err(-EIO, "%s: the board reported an error (STA 0x%08x, GER 0x%08x: %s); the "
 		       "channel was %s", fn, sta, ger, ger_text(ger, why, sizeof why),
@@ -634,6 +640,8 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 				       (long long)timeout_ns);
 		}
 		if (flags & ABB_DMA_IRQ) {
+			abb_note(dev, ABB_NOTE_TEXT, "irq_wait %s",
+				 ch->irq_bit == ABB_ISR_C2H ? "dma_read" : "dma_write");
 			rc = dev->be->irq_wait(dev, &seen,
 					       (int64_t)min_u64(stop - now, ABB_IRQ_SLICE_NS));
 			if (rc && rc != -ETIMEDOUT)
@@ -651,6 +659,7 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 	if (sta & ABB_STA_BUSY) /* with DONE */
 		return chan_error(fn, dev, ch, sta);
 	if (!(sta & ABB_STA_DONE)) {
+		abb_note(dev, ABB_NOTE_DMA_ERROR, "%s ERROR stopped (STA 0x%08x)", fn, sta);
 		rc = chan_end(dev, ch, true);
 		return abb_err(-EIO, "%s: the %s was stopped before it was done (STA 0x%08x: "
 			       "neither DONE nor BUSY; a channel reset, GCR.SOFT_RESET or a hot "
@@ -666,6 +675,10 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 		if (!ch->ps_per_byte || ps < ch->ps_per_byte)
 			ch->ps_per_byte = ps;
 	}
+	if (dev->be->note && dev->be->now_ns(dev, &now) == 0 && now > ch->t_start_ns)
+		abb_note(dev, ABB_NOTE_DMA_DONE, "%s done len=%zu %.0f MB/s",
+			 ch->irq_bit == ABB_ISR_C2H ? "dma_read" : "dma_write", ch->len,
+			 (double)ch->len * 1000.0 / (double)(now - ch->t_start_ns));
 	chan_end(dev, ch, false);
 	return 0;
 }
