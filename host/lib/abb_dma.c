@@ -350,10 +350,15 @@ static int chan_fail(const char *fn, abb_dev *dev, struct abb_chan *ch, int err)
 	snprintf(why, sizeof why, "%s", abb_last_error());
 	abb_note(dev, ABB_NOTE_DMA_ERROR, "%s ERROR %s", fn, why);
 	rc = chan_end(dev, ch, true);
-	if (rc)
+	if (rc) {
+		/* a copy: abb_err writes the buffer abb_last_error() points to */
+		char how[256];
+
+		snprintf(how, sizeof how, "%s", abb_last_error());
 		return abb_err(err, "%s: %s; the %s could NOT be stopped (channel reset failed: "
 			       "%s): the channel stays claimed, wait again or reopen the device",
-			       fn, why, ch->what, abb_last_error());
+			       fn, why, ch->what, how);
+	}
 	return abb_err(err, "%s: %s; the %s was stopped, the channel is reset and free", fn,
 		       why, ch->what);
 }
