@@ -121,9 +121,10 @@ module abb_sim_top #(
   assign up_free = credits_t'(up_credits_i);
   assign down_free = credits_t'(down_credits_i);
 
-  // unused in the design: read here so that lint stays quiet
+  // unused in the design (only the waveform shows them): read here so that
+  // lint stays quiet
   logic unused;
   assign unused = ^{cycle_i, lane_api_i, lane_tlp_down_i, lane_tlp_up_i, lane_desc_i,
-                    lane_irq_i, lane_err_i, up_credits_i, down_credits_i};
+                    lane_irq_i, lane_err_i, tx_cpl, rx_cpl, up_free, down_free};
 endmodule
 // verilator coverage_on
