@@ -113,6 +113,14 @@ static const struct opt table[] = {
 	 "0", "cycles", "first cycle of the waveform (tracing is 30-40x slower: trace windows)"},
 	{"trace_to", "ABB_TRACE_TO", OT_U64, S, GT, 0, 0, UINT64_MAX, NULL, VF(trace_to), "0",
 	 "cycles", "end of the waveform, exclusive (0: until close)"},
+	{"trace_dma", "ABB_TRACE_DMA", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(trace_dma), "", "N-M",
+	 "waveform of only the N-th to M-th DMA started by libabb (from 1; N alone: that one)"},
+	{"trace_test", "ABB_TRACE_TEST", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(trace_test), "",
+	 "suite/test", "waveform of only this test of abb_tests"},
+	{"trace_on_error", "ABB_TRACE_ON_ERROR", OT_U64, S, GT, 0, 0, UINT64_MAX, NULL,
+	 VF(trace_on_error), "0", "cycles", "flight recorder: keep the last this many cycles and "
+	 "write them to the trace file when a DMA ends in error, a protocol error is recorded "
+	 "or a test fails (0: off)"},
 	{"tlp_log", "ABB_TLP_LOG", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(tlp_log), "", "file",
 	 "a decoded line per TLP: cycle, direction, type, address, tag, length"},
 };

@@ -73,6 +73,10 @@ struct abb_backend {
 	 * VFIO INTx: the kernel masks the line when it fires; this unmasks it.
 	 * NULL: nothing to do (sim, model, MSI). */
 	int (*irq_unmask)(abb_dev *dev);
+	/* Optional: a note for the simulator's waveform (abbsim_trace_note:
+	 * ABBSIM_NOTE_* kinds; the libabb call being served, DMA boundaries).
+	 * NULL: not traced (board, model). */
+	void (*note)(abb_dev *dev, unsigned kind, const char *text);
 	/* Optional: 0 if interrupts can be delivered, else a negative errno
 	 * with a message (checked before any interrupt-driven operation).
 	 * NULL: always available. */

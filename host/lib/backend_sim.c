@@ -81,6 +81,7 @@ static struct {
 	__typeof__(abbsim_tlp_log) *tlp_log;
 	__typeof__(abbsim_last_error) *last_error;
 	__typeof__(abbsim_abi_version) *abi_version;
+	__typeof__(abbsim_trace_note) *trace_note; /* optional */
 	__typeof__(abbsim_fault_add) *fault_add;
 	__typeof__(abbsim_fault_clear) *fault_clear;
 	__typeof__(abbsim_fault_hits) *fault_hits;
@@ -141,6 +142,7 @@ static int resolve(void *h)
 				       sim_path, syms[i].name);
 		memcpy((char *)&sim + syms[i].off, &f, sizeof f);
 	}
+	sim.trace_note = (__typeof__(sim.trace_note))dlsym(h, "abbsim_trace_note");
 	if (sim.abi_version() != ABBSIM_ABI_VERSION)
 		return abb_err(-ELIBBAD, "%s has ABI version %u, libabb needs %u: rebuild both",
 			       sim_path, sim.abi_version(), ABBSIM_ABI_VERSION);
@@ -655,7 +657,23 @@ static uint64_t g_irq_count(abb_dev *dev)
 	return sim_in_child ? 0 : sim_irq_count(dev);
 }
 
+static void sim_note(abb_dev *dev, unsigned kind, const char *text)
+{
+	(void)dev;
+	if (sim.trace_note)
+		sim.trace_note(kind, text);
+}
+
+/* For abb_sim_note(NULL, ...): the simulator of this process, if loaded. */
+ABB_HIDDEN void abb_sim_note_any(unsigned kind, const char *text);
+void abb_sim_note_any(unsigned kind, const char *text)
+{
+	if (sim_handle && sim.trace_note && !sim_in_child)
+		sim.trace_note(kind, text);
+}
+
 const struct abb_backend abb_backend_sim = {
+	.note = sim_note,
 	.name = "sim",
 	.open = sim_open,
 	.close = sim_close,
