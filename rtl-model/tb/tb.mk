@@ -27,6 +27,16 @@ RTLTB_MODS_tb_rx        := abb_rx
 RTLTB_MODS_tb_dma_ctl   := abb_dma_ctl
 RTLTB_MODS_tb_top       := $(filter-out abb_reg_pkg abb_tlp_pkg,$(basename $(notdir $(RTL_SRCS))))
 
+# abb_top as a whole: ClkNs 8/4 x SharedEngine 0/1, with NumTags 2..32,
+# TxPostedMinAv 0..40, MemBitsMax 16..28 and run-time sizes (0 = default,
+# above the maximum = clamped)
+RTLTB_TOP_RUNS := \
+  tb_top:ClkNs=8,SharedEngine=0 tb_top:ClkNs=4,SharedEngine=1,Seed=2 \
+  tb_top:ClkNs=4,SharedEngine=0,NumTags=32,TxPostedMinAv=0,MemBitsMax=28,MemBits=28,Seed=3 \
+  tb_top:ClkNs=8,SharedEngine=1,NumTags=2,TxPostedMinAv=40,MemBitsMax=16,MemBits=16,Seed=4 \
+  tb_top:ClkNs=4,SharedEngine=1,NumTags=4,TxPostedMinAv=20,MemBits=30,Seed=5 \
+  tb_top:ClkNs=8,SharedEngine=0,NumTags=8,MemBits=0,Seed=6
+
 # The sweeps: bench:param=value,... (one configuration each). Which abb_top
 # parameter reaches which module (abb_top.sv): MemBitsMax -> AddrBits of
 # abb_rx, the movers (and the run-time size: MemBits, mem_mask/mem_bytes);

@@ -35,8 +35,10 @@ module tb_top;
   parameter int TxPostedMinAv = 12;
   parameter int Seed = 1;
 
-  localparam int EffBits = (MemBits == 0) ? 20 : (MemBits > MemBitsMax) ? MemBitsMax :
-                           (MemBits < 16) ? 16 : MemBits;
+  // the run-time size: 0 is the default 20, and every value is clamped to
+  // 16..MemBitsMax (TLP-STREAM.md: "16 .. MemBitsMax")
+  localparam int Req = (MemBits == 0) ? 20 : MemBits;
+  localparam int EffBits = (Req > MemBitsMax) ? MemBitsMax : (Req < 16) ? 16 : Req;
   localparam logic [31:0] MemBytes = 32'h1 << EffBits;
   localparam logic [15:0] ReqId = 16'h0100, RcId = 16'h0000;
 
@@ -222,7 +224,7 @@ module tb_top;
   end
 
   // ---- shared engine: both channels' engines active in one cycle
-  int overlap = 0;
+  int overlap = 0, overlaps [0:1];
   always @(posedge clk) if (rst_ni && dut.c2h_active && dut.h2c_active) overlap++;
 
   task wait_idle(input string what);
@@ -331,23 +333,28 @@ module tb_top;
     lim_exp = NumTags;
     pio_wr(0, abb_reg_pkg::REG_MRD_CR, 0);
 
-    // SharedEngine: both channels at once
-    overlap = 0; n_mwr = 0;
-    start_dma(C2H, c2h_pa, c2h_ha, 4096);
-    start_dma(H2C, c2h_pa + 32'h2000, 32'h3000_0000, 8192);
-    wait_idle("both channels");
-    if (SharedEngine != 0) chk(overlap == 0, $sformatf("shared engine: both channels active for %0d cycles", overlap));
-    else chk(overlap > 0, "separate engines: the channels never ran at the same time");
-    expect_sta(C2H, abb_reg_pkg::STA_DONE, "both channels, DMA read");
-    expect_sta(H2C, abb_reg_pkg::STA_DONE, "both channels, DMA write");
+    // SharedEngine: both channels at once, either one started first
+    for (int order = 0; order < 2; order++) begin
+      overlap = 0;
+      if (order == 0) start_dma(C2H, c2h_pa, c2h_ha, 4096);
+      start_dma(H2C, c2h_pa + 32'h2000, 32'h3000_0000, 8192);
+      if (order == 1) start_dma(C2H, c2h_pa, c2h_ha, 4096);
+      wait_idle("both channels");
+      if (SharedEngine != 0)
+        chk(overlap == 0, $sformatf("shared engine: both channels active for %0d cycles (order %0d)", overlap, order));
+      else chk(overlap > 0, $sformatf("separate engines: the channels never ran at the same time (order %0d)", order));
+      expect_sta(C2H, abb_reg_pkg::STA_DONE, "both channels, DMA read");
+      expect_sta(H2C, abb_reg_pkg::STA_DONE, "both channels, DMA write");
+      overlaps[order] = overlap;
+    end
     pio_rd(0, abb_reg_pkg::REG_GER, v);
     chk(v == 0, $sformatf("GER %h at the end", v));
 
     if (errors)
       $fatal(1, "tb_top MemBitsMax=%0d MemBits=%0d NumTags=%0d ClkNs=%0d SharedEngine=%0d TxPostedMinAv=%0d seed=%0d: %0d errors",
              MemBitsMax, MemBits, NumTags, ClkNs, SharedEngine, TxPostedMinAv, Seed, errors);
-    $display("tb_top MemBitsMax=%0d MemBits=%0d NumTags=%0d ClkNs=%0d SharedEngine=%0d TxPostedMinAv=%0d seed=%0d: ok, interrupt generator %0d/%0d cycles, channels overlapping %0d cycles, %0d cycles",
-             MemBitsMax, MemBits, NumTags, ClkNs, SharedEngine, TxPostedMinAv, Seed, c1, c2, overlap, cyc);
+    $display("tb_top MemBitsMax=%0d MemBits=%0d NumTags=%0d ClkNs=%0d SharedEngine=%0d TxPostedMinAv=%0d seed=%0d: ok, interrupt generator %0d/%0d cycles, channels overlapping %0d/%0d cycles, %0d cycles",
+             MemBitsMax, MemBits, NumTags, ClkNs, SharedEngine, TxPostedMinAv, Seed, c1, c2, overlaps[0], overlaps[1], cyc);
     $finish;
   end
 endmodule
