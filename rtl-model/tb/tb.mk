@@ -47,8 +47,10 @@ RTLTB_RUNS := \
   tb_tx_arb:N=5,PostedMinAv=12 tb_tx_arb:N=5,PostedMinAv=0 tb_tx_arb:N=5,PostedMinAv=40,Seed=3 \
   tb_tx_arb:N=2,PostedMinAv=12,Seed=7 tb_tx_arb:N=8,PostedMinAv=20,Seed=9 \
   tb_c2h_mover:AddrBits=14 tb_c2h_mover:AddrBits=18,Seed=2 tb_c2h_mover:AddrBits=22,Seed=3 \
+  tb_c2h_mover:AddrBits=22,MemBits=16,Seed=4 \
   tb_h2c_mover:NumTags=2 tb_h2c_mover:NumTags=4,Seed=2 tb_h2c_mover:NumTags=16,Seed=3 \
   tb_h2c_mover:NumTags=32,AddrBits=22,Seed=4 tb_h2c_mover:NumTags=8,AddrBits=14,Seed=5 \
+  tb_h2c_mover:NumTags=16,AddrBits=22,MemBits=17,Seed=6 \
   tb_rx:AddrBits=14,MemBits=16 tb_rx:AddrBits=22,MemBits=20,Seed=2 \
   tb_rx:AddrBits=22,MemBits=24,Seed=3 tb_rx:AddrBits=26,MemBits=17,Seed=4 \
   tb_dma_ctl:MemBits=20 tb_dma_ctl:MemBits=16,FetchTag=129,Strict=1,Seed=2 \
