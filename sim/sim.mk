@@ -21,18 +21,27 @@ SIM_VROOT  := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 SIM_SC_CFLAGS := $(shell pkg-config --cflags systemc 2>/dev/null)
 SIM_SC_LIBS   := $(shell pkg-config --libs systemc 2>/dev/null || echo -lsystemc)
 
+# SIM_TRACE=0 builds a simulator without tracing compiled in (the reference
+# of `make trace-cost`; use with its own B=, e.g. make B=build-notrace SIM_TRACE=0).
+SIM_TRACE ?= 1
+
 # Verilator flags, one per line.
 SIM_VFLAGS := --cc#                          C++ model; the platform owns the main loop
 SIM_VFLAGS += -O3#                           all Verilator optimisations
 SIM_VFLAGS += --x-assign fast#               X assignments take the fastest value
 SIM_VFLAGS += --x-initial fast#              uninitialised state: fastest value (reset defines it)
+ifneq ($(SIM_TRACE),0)
 SIM_VFLAGS += --trace-fst#                   FST tracing compiled in, switched on at run time
-# The verilated top is $(RTL_TOP) (the RTL / hard-IP boundary,
-# rtl-model/TLP-STREAM.md) inside sim/abb_sim_top.sv, which loads its inputs
-# only when one changed (speed; sim/model_inputs.h). The wrapper's source is
-# part of the flags so that every build from them (make mutate too) has it.
-SIM_VTOP := sim/abb_sim_top.sv
-SIM_VFLAGS += --top-module abb_sim_top $(SIM_VTOP)
+SIM_VFLAGS += --trace-structs#               packed structs (decoded TLP headers) as fields
+endif
+# Every build of the model (125 and 250 MHz, the speed build, coverage and
+# mutants) has the wrapper as top: $(RTL_TOP) as u_abb, the same ports, plus
+# trace-only inputs (sim/abb_sim_top.sv; its parameters go to abb_top); it
+# loads abb_top's inputs only when one changed (smp_i: speed,
+# sim/model_inputs.h). The
+# wrapper's source is named here so that each verilation gets it.
+SIM_VWRAP  := sim/abb_sim_top.sv
+SIM_VFLAGS += --top-module abb_sim_top $(SIM_VWRAP)#   $(RTL_TOP) + trace-only lanes
 SIM_VFLAGS += -CFLAGS -fPIC#                 the model goes into a shared library
 SIM_VFLAGS += -CFLAGS -DVL_USER_FINISH#      $$finish ...
 SIM_VFLAGS += -CFLAGS -DVL_USER_STOP#        ... $$stop ...
@@ -80,27 +89,30 @@ SIM_VSAN_ON := USER_CPPFLAGS='$(filter -fsanitize% -fno-sanitize% -fno-omit-fram
 
 SIM_SRCS := params.cpp tlp.cpp cfg_space.cpp enumerate.cpp iommu.cpp link.cpp \
             root_complex.cpp faults.cpp hard_ip.cpp platform.cpp rtl_hooks.cpp abbsim.cpp \
-            stim_rec.cpp rtl_model.cpp
+            stim_rec.cpp rtl_model.cpp trace.cpp
 SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o)) $(SIM_B)/abb_options.o
 SIM_CXXFLAGS := -std=c++17 -fPIC $(CXXFLAGS) $(WARN) -Isim -Ihost/include $(SIM_SC_CFLAGS) \
                 -I$(SIM_VDIR) -I$(SIM_VDIR250) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
                 -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL $(SIM_CXXEXTRA)
+ifeq ($(SIM_TRACE),0)
+SIM_CXXFLAGS += -DABBSIM_NO_TRACE
+endif
 
 .PHONY: sim sim-smoke sim-test sim-speed sim-install
 all: sim
 sim: $(SIM_LIB)
 
-$(SIM_VDIR)/.verilated: $(RTL_SRCS) $(RTL_DIR)/abb_assert.svh $(SIM_VEXTRA_SRCS) $(SIM_VTOP) sim/sim.mk
+$(SIM_VDIR)/.verilated: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_DIR)/abb_assert.svh $(SIM_VEXTRA_SRCS) sim/sim.mk
 	@mkdir -p $(SIM_VDIR)
 	$(VERILATOR) $(SIM_VFLAGS) $(SIM_VASSERT) $(SIM_VEXTRA) --prefix Vabb_top --Mdir $(SIM_VDIR) $(RTL_SRCS) $(SIM_VEXTRA_SRCS)
 	@touch $@
 
-$(SIM_VDIR250)/.verilated: $(RTL_SRCS) $(RTL_DIR)/abb_assert.svh $(SIM_VTOP) sim/sim.mk
+$(SIM_VDIR250)/.verilated: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_DIR)/abb_assert.svh sim/sim.mk
 	@mkdir -p $(SIM_VDIR250)
 	$(VERILATOR) $(SIM_VFLAGS) $(SIM_VASSERT) -GClkNs=4 --prefix Vabb_top250 --Mdir $(SIM_VDIR250) $(RTL_SRCS)
 	@touch $@
 
-$(SIM_VDIRFAST)/.verilated: $(RTL_SRCS) $(RTL_DIR)/abb_assert.svh $(SIM_VTOP) sim/sim.mk
+$(SIM_VDIRFAST)/.verilated: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_DIR)/abb_assert.svh sim/sim.mk
 	@mkdir -p $(SIM_VDIRFAST)
 	$(VERILATOR) $(SIM_VFLAGS) --prefix Vabb_top --Mdir $(SIM_VDIRFAST) $(RTL_SRCS)
 	@touch $@
