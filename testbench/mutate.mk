@@ -10,17 +10,21 @@
 # normal build (and its unmutated 250 MHz model) are linked with it into
 # $(B)/mutate/libabbsim.so (the bench runs at 125 MHz), and the
 # bench runs on it through ABB_SIM_LIB, stopping at the first failing check:
-# MUT_SUITES of build/abb_tests in order (golden vectors first), then
-# build/abb_regress N=MUT_REGRESS_N. Report: $(B)/mutate/report.txt.
+# MUT_SUITES of build/abb_tests in order (golden vectors first; `regress`
+# is build/abb_regress N=MUT_REGRESS_N). Report: $(B)/mutate/report.txt.
 
 MUT_N     := $(if $(filter command line environment,$(origin N)),$(N),60)
 MUT_SEED  := $(if $(filter command line environment,$(origin SEED)),$(SEED),1)
 ONLY      ?=
 LIST      ?=
-# the suites that exercise the RTL, strongest and fastest first (protocol,
-# robust and the daq_* suites test the library on top: slow and no stronger)
-MUT_SUITES ?= vectors scoreboard regs intx tlp_rules bad_input dma_integrity link cfgspace \
-              determinism blocking
+# The checks, in order; the first failing test stops a mutant. Fast and
+# strong first (golden vectors 0.1 s, scoreboard 1 s, the register and link
+# suites under 0.5 s each, `regress` = build/abb_regress N=MUT_REGRESS_N
+# 0.4 s), then the slower ones (blocking 2 s, dma_integrity 5 s, faults 17 s:
+# the error paths). protocol, robust and the daq_* suites test the library on
+# top: slow and no stronger.
+MUT_SUITES ?= vectors scoreboard regs intx cfgspace determinism link bad_input tlp_rules \
+              regress blocking dma_integrity faults
 MUT_REGRESS_N ?= 300
 MUT_TIMEOUT   ?= 60
 MUT_OUT       ?= $(B)/mutate
