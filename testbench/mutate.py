@@ -350,14 +350,16 @@ EVIDENCE_RE = re.compile(r"scoreboard MISMATCH|golden vector|vectors?-new|diff -
 def run_stream(cmd, log, timeout, env):
     """Run one check, stop it at its first failed test. Returns (status, evidence):
     status 0 passed, 'fail', 'timeout' or the exit code; evidence the lines that
-    tell why (the failed test, its messages, an RTL assertion)."""
+    tell why (the failed test, its messages, an RTL assertion). The failed
+    test's whole output is left in run_stream.last_output."""
     with open(log, "a") as f:
         f.write("$ " + " ".join(map(shlex.quote, cmd)) + "\n")
         f.flush()
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                              text=True, errors="replace", start_new_session=True)
         deadline = time.time() + timeout
-        test, recent, evidence, failed = None, [], [], False
+        test, recent, recent_all, evidence, failed = None, [], [], [], False
+        run_stream.last_output = []
 
         def stop():
             try:
@@ -371,9 +373,12 @@ def run_stream(cmd, log, timeout, env):
                 f.write(line)
                 m = TEST_RE.match(line)
                 if m and not failed:
-                    test, recent = m.group(1), []
+                    test, recent, recent_all = m.group(1), [], []
                     continue
+                if len(recent_all) < 400:
+                    recent_all.append(line.rstrip())
                 if failed:
+                    run_stream.last_output.append(line.rstrip())
                     if DETAIL_RE.match(line):
                         evidence.append(line.strip())
                         continue
@@ -381,6 +386,7 @@ def run_stream(cmd, log, timeout, env):
                     break
                 if re.search(r"(^|\.\.\.)FAILED\s*$", line) and not line.startswith("abb_tests"):
                     failed = True
+                    run_stream.last_output = [r for r in recent_all]
                     evidence = ["test " + (test or "?")] + \
                         [r for r in recent if EVIDENCE_RE.search(r) or ASSERT_RE.search(r)][:3]
                     continue
@@ -436,6 +442,101 @@ def run_checks(args, log):
     return None, []
 
 
+# --- the demonstration: one broken line per checker -----------------------
+
+# Three fixed mutations (`make mutate-demo`), each meant to be caught by one
+# checker of the bench: (file, original text, broken text, what it breaks,
+# the checker that must catch it). The scoreboard one touches no TLP the
+# vectors record; the vector one changes no data, register or assertion.
+DEMOS = [
+    ("scoreboard", "abb_regs.sv",
+     "f_rd_d = f_rd_q + 1'b1;", "f_rd_d = f_rd_q + 1'b0;",
+     "a read of RXF_DATA no longer pops the RX FIFO (register side effect)"),
+    ("assertion", "abb_c2h_mover.sv",
+     "chunk_dw(mps_dw_i, ha_q[11:2], rem_q)", "chunk_dw(mps_dw_i, 10'd0, rem_q)",
+     "the upstream mover forgets the host address's 4 KiB boundary"),
+    ("vectors", "abb_h2c_mover.sv",
+     "for (int t = NumTags - 1; t >= 0; t--) begin", "for (int t = 0; t < NumTags; t++) begin",
+     "read requests take the highest free tag instead of the lowest (data unchanged)"),
+]
+
+
+def demo_evidence(lines, limit=4):
+    """The lines of a failed test's output that show why, at most limit."""
+    keep = []
+    for line in lines:
+        t = line.strip()
+        if ASSERT_RE.search(t) or "scoreboard MISMATCH" in t or "differs from" in t or \
+                DETAIL_RE.match(line) or \
+                (re.match(r"^[-+]\s*\d+ ", t) and not t.startswith(("---", "+++"))):
+            keep.append(t)
+    return keep[:limit]
+
+
+def run_demo(args):
+    """Build each DEMOS mutant, run the golden vectors and the scoreboard on it,
+    and tell which checker caught it: the vectors or the scoreboard (a failed
+    test without an RTL assertion in its output) or an RTL assertion (its
+    message in the output of either). Exit status 1 unless each mutant was
+    caught by the checker it is meant for."""
+    os.makedirs(args.out, exist_ok=True)
+    logdir = os.path.join(args.out, "logs")
+    os.makedirs(logdir, exist_ok=True)
+    env = dict(os.environ)
+    env["ABB_SIM_LIB"] = os.path.abspath(os.path.join(args.out, "libabbsim.so"))
+    env.pop("ABB_DEVICE", None)
+    env["ABB_WAIT_LIMIT_MS"] = str(args.wait_limit_ms)
+    by_name = {os.path.basename(p): p for p in args.rtl}
+    ok_all = True
+    for want, base, orig, repl, what in DEMOS:
+        path = by_name[base]
+        text = open(path).read()
+        if text.count(orig) != 1:
+            print("mutate-demo: %s: '%s' is not in %s exactly once (the RTL moved: update DEMOS)"
+                  % (want, orig, base), file=sys.stderr)
+            return 2
+        off = text.index(orig)
+        site = {"file": path, "line": text.count("\n", 0, off) + 1, "off": off, "len": len(orig),
+                "op": "demo", "orig": orig, "repl": repl}
+        log = os.path.join(logdir, "demo-%s.log" % want)
+        open(log, "w").write("demo %s: %s:%d '%s' -> '%s'\n" % (want, base, site["line"], orig, repl))
+        print("mutate-demo: [%s] %s:%d: %s\n    '%s' -> '%s'" % (want, base, site["line"], what, orig, repl),
+              flush=True)
+        if verilate(site, args, log) is None or not build_mutant(args, log):
+            print("mutate-demo: the %s mutant does not build (%s)" % (want, log), file=sys.stderr)
+            return 2
+        caught = {}
+        asserted = []
+        for check in ("vectors", "scoreboard"):
+            rc, ev = run_stream([args.tests, check], log, args.timeout, env)
+            out = run_stream.last_output
+            if rc == 0:
+                print("    %-10s passed" % check)
+                continue
+            asserts = [line.strip() for line in out if ASSERT_RE.search(line)]
+            test = ev[0] if ev else "exit status %s" % rc
+            if asserts:
+                asserted.append((check, test, asserts[0]))
+                print("    %-10s FAILED (%s), stopped by an RTL assertion" % (check, test))
+            else:
+                caught[check] = True
+                print("    %-10s CAUGHT it: %s" % (check, test))
+                for e in demo_evidence(out):
+                    print("        " + e[:150])
+        if asserted:
+            caught["assertion"] = True
+            check, test, line = asserted[0]
+            print("    %-10s CAUGHT it (in %s, %s):\n        %s" % ("assertion", check, test, line[:200]))
+        else:
+            print("    %-10s none fired" % "assertion")
+        ok = caught.get(want, False)
+        ok_all = ok_all and ok
+        print("mutate-demo: [%s] %s\n" % (want, "caught by the %s, as meant" % want if ok else
+                                           "NOT caught by the %s" % want), flush=True)
+    print("mutate-demo: %s" % ("each checker caught its broken line" if ok_all else "FAILED"))
+    return 0 if ok_all else 1
+
+
 def describe(idx, s):
     return "m%03d %s:%d %s '%s' -> '%s'" % (idx, os.path.basename(s["file"]), s["line"], s["op"],
                                            s["orig"], s["repl"])
@@ -458,13 +559,21 @@ def main():
     ap.add_argument("--tests", default="build/abb_tests")
     ap.add_argument("--regress", default="build/abb_regress")
     ap.add_argument("--suites", default="vectors scoreboard regs intx cfgspace determinism link bad_input "
-                    "tlp_rules regress blocking dma_integrity faults",
+                    "tlp_rules regress blocking dma_integrity faults mutant_kills",
                     help="checks in order: suites of --tests, 'regress' for --regress")
     ap.add_argument("--regress-n", type=int, default=300)
     ap.add_argument("--timeout", type=int, default=60, help="wall seconds per check")
     ap.add_argument("--wait-limit-ms", type=int, default=100, help="ABB_WAIT_LIMIT_MS of the checks")
+    ap.add_argument("--demo", action="store_true",
+                    help="the three fixed broken lines (DEMOS), one per checker")
     ap.add_argument("rtl", nargs="+")
     args = ap.parse_args()
+    if args.demo:
+        if not args.vflags or not args.sim_objs:
+            print("mutate: MUT_VFLAGS and MUT_SIM_OBJS must be set (run through `make mutate-demo`)",
+                  file=sys.stderr)
+            return 2
+        return run_demo(args)
 
     sites = find_sites(args.rtl)
     rng = random.Random(args.seed)
