@@ -374,7 +374,8 @@ def run_stream(cmd, log, timeout, env):
                 m = TEST_RE.match(line)
                 if m and not failed:
                     test, recent, recent_all = m.group(1), [], []
-                    continue
+                    if not line.rstrip().endswith("FAILED"):
+                        continue  # else "  Test: name ...FAILED": failed without output
                 if len(recent_all) < 400:
                     recent_all.append(line.rstrip())
                 if failed:

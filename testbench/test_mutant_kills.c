@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "tb.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,10 @@
  * take the stale beat for a new header and misparse what follows. A link
  * down fired by the k-th completion of a DMA write (the host's completions
  * stream to the board) cuts the stream at k = 1..MK_CUTS different points;
+ * (the window is narrow: on this RTL cut 23 of them hits it)
  * after each the board must answer register reads with their reset values,
  * record no error, and move a DMA both ways intact. */
-#define MK_CUTS 24
+#define MK_CUTS 48
 static void test_mk_reset_cuts_rx_stream(void)
 {
 	uint8_t *host, *want;
@@ -94,8 +96,55 @@ static void test_mk_reset_cuts_rx_stream(void)
 	free(want);
 }
 
+/* Kills an RX parser that leaves StDrop at the next beat instead of at the
+ * dropped TLP's last one (abb_rx.sv: StDrop's `beat && rx_eop_i` ->
+ * `beat || rx_eop_i`; MUTATION.md m022). A TLP is dropped with two or more
+ * beats still to come only if it is a memory write of 3 DWs or more to
+ * BAR0 (registers take 1-DW writes; the malformed-TLP fault leaves exactly
+ * one beat): the library never sends one, the simulator's own MMIO call
+ * (abbsim_mmio_write, one TLP of up to 128 bytes) does. The board must drop
+ * it whole: GER.BAD_TLP, no register written, the next TLPs parsed (the
+ * mutant parses the rest as a new TLP, which the RX assertion "beat
+ * without sop" stops in the test build; at the pins the two drop it alike). */
+typedef int (*mmio_write_fn)(unsigned bar, uint64_t off, const void *buf, size_t len);
+static void test_mk_bar0_burst_write_dropped(void)
+{
+	void *lib;
+	mmio_write_fn mmio_write;
+	uint32_t words[4] = {0x5, 0xffffffffu, 0x12345678u, 0x9abcdef0u};
+	uint32_t ier = 0, ger = 0, v = 0;
+
+	TB_REQUIRE_SIM();
+	lib = dlopen("libabbsim.so", RTLD_NOW | RTLD_NOLOAD);
+	if (!lib) {
+		printf("\n    skipped: libabbsim.so is not loaded under that name (%s)\n", dlerror());
+		return;
+	}
+	mmio_write = (mmio_write_fn)(uintptr_t)dlsym(lib, "abbsim_mmio_write");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mmio_write);
+	CU_ASSERT_EQUAL(abb_reg_write(tb_dev, ABB_REG_GCR, ABB_GCR_SOFT_RESET), 0);
+	CU_ASSERT_EQUAL(abb_reg_write(tb_dev, ABB_REG_IER, 0), 0);
+	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_GER, &ger), 0);
+	CU_ASSERT_EQUAL(ger, 0);
+	/* one MWr of 4 DWs at IER (0x10 .. 0x1f: IER, GER's neighbours) */
+	CU_ASSERT_EQUAL(mmio_write(0, ABB_REG_IER, words, sizeof words), 0);
+	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), 0);
+	CU_ASSERT_EQUAL(v, ABB_REG_VERSION_RESET);
+	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_IER, &ier), 0);
+	CU_ASSERT_EQUAL(ier, 0);
+	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_GER, &ger), 0);
+	CU_ASSERT_EQUAL(ger, ABB_GER_BAD_TLP);
+	/* and single-DW writes still land */
+	CU_ASSERT_EQUAL(abb_reg_write(tb_dev, ABB_REG_IER, 0x4), 0);
+	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_IER, &ier), 0);
+	CU_ASSERT_EQUAL(ier, 0x4);
+	CU_ASSERT_EQUAL(abb_reg_write(tb_dev, ABB_REG_IER, 0), 0);
+	CU_ASSERT_EQUAL(abb_reg_write(tb_dev, ABB_REG_GCR, ABB_GCR_SOFT_RESET), 0);
+}
+
 static CU_TestInfo mutant_kills_tests[] = {
 	{"test_mk_reset_cuts_rx_stream", test_mk_reset_cuts_rx_stream},
+	{"test_mk_bar0_burst_write_dropped", test_mk_bar0_burst_write_dropped},
 	CU_TEST_INFO_NULL,
 };
 
