@@ -374,6 +374,9 @@ def run_stream(cmd, log, timeout, env):
                 m = TEST_RE.match(line)
                 if m and not failed:
                     test, recent, recent_all = m.group(1), [], []
+                    rest = line[m.end():].strip()  # output right after "...": e.g. an assertion
+                    if ASSERT_RE.search(rest):
+                        recent.append(rest)
                     if not line.rstrip().endswith("FAILED"):
                         continue  # else "  Test: name ...FAILED": failed without output
                 if len(recent_all) < 400:
