@@ -11,6 +11,7 @@
 #   make wave     a traced DMA on the simulator, written to build/wave.fst
 #   make coverage RTL line/toggle/functional and libabb line coverage (build/coverage)
 #   make mutate   N=60 SEED=1: seeded RTL mutants through the bench, kill rate
+#   make mutate-demo  three broken RTL lines, one caught by each checker (scoreboard, assertion, vectors)
 #   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools,
 #                 the mprace layer (include/mprace/, libabb-mprace, abb-mprace.pc)
 #   make mprace-check MPRACE_TESTS=DIR   build and run old mprace programs (README)

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """mutate.py - seeded single-operator mutants of the RTL, each run through the bench.
 
-    testbench/mutate.py [--n N] [--seed S] [--only ID,ID..] [--list]
-                        [--out DIR] [--rtl FILE...] -- (run by `make mutate`)
+    testbench/mutate.py [--n N] [--seed S] [--only ID,ID..] [--list] [--demo]
+                        [--out DIR] ... RTL_FILE...   (run by `make mutate`, `make mutate-demo`)
 
 The RTL is parsed lightly: comments and strings blanked, declarations,
 parameters, typedefs, elaboration checks ($fatal), assertions, the generated
 register package (abb_reg_pkg.sv) and the protocol checker (abb_tlp_chk.sv)
-skipped. Every operator occurrence in the remaining
-statements is a site; N sites are drawn with SEED (random.Random(SEED),
-sites in file/offset order), so a run is repeatable and `--only` replays
+skipped, and so are the `ifdef ABB_ASSERT blocks (checks, not design).
+Every operator occurrence in the remaining statements is a site; N sites
+are drawn with SEED (random.Random(SEED), sites in file/offset order), so a run is repeatable and `--only` replays
 single mutants of the same run. Operators:
 
   rel     <  <=  >  >=  (one for another: < -> <=, <= -> <, > -> >=, >= -> >)
@@ -23,15 +23,22 @@ single mutants of the same run. Operators:
   if      if (c) -> if (!(c)): the then and else branches swapped
 
 Each mutant: the RTL sources copied with the one change, verilated with the
-simulator's flags (MUT_VFLAGS from sim/sim.mk) into OUT/obj, compiled, and
+simulator's flags (MUT_VFLAGS from sim/sim.mk: the test build, assertions
+on) into OUT/obj; a mutant whose verilated C++ equals the unmutated
+model's is equivalent by construction and not run. Otherwise compiled and
 linked with the platform objects and Verilator runtime of the normal build
 (build/sim: the mutant only replaces the model) into OUT/libabbsim.so; the
-bench (build/abb_tests SUITE... and build/abb_regress) then runs on it via
-ABB_SIM_LIB, stopping at the first failing check, with ABB_WAIT_LIMIT_MS=100
-(a transfer that never completes fails after 100 ms of device time; the
-unmutated bench passes with it). A mutant that does not
-verilate or compile is stillborn (not counted). A check that hangs past its
-time limit kills the mutant (timeout).
+checks (--suites: suites of build/abb_tests, `regress` for build/abb_regress)
+then run on it in order via ABB_SIM_LIB, stopping at the first failed test,
+with ABB_WAIT_LIMIT_MS=100 (a transfer that never completes fails after
+100 ms of device time; the unmutated bench passes with it). A mutant that
+does not verilate or compile is stillborn (not counted). A check that
+hangs past its time limit kills the mutant (timeout). A failure whose
+output holds an RTL assertion's message is reported with the assertion.
+
+--demo builds the three fixed mutants of DEMOS instead (`make mutate-demo`),
+runs the golden vectors and the scoreboard on each and tells which checker
+caught it (vectors, scoreboard or an RTL assertion).
 
 Prints one line per mutant, then the kill rate and the surviving mutants
 (file:line, operator, original -> mutant); OUT/report.txt holds the same.
