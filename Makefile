@@ -12,6 +12,7 @@
 #                 (TEST=suite/test, DMA=N-M, FROM= TO=, ON_ERROR=K: sim/wave.mk)
 #   make coverage RTL line/toggle/functional and libabb line coverage (build/coverage)
 #   make mutate   N=60 SEED=1: seeded RTL mutants through the bench, kill rate
+#   make mutate-demo  three broken RTL lines, one caught by each checker (scoreboard, assertion, vectors)
 #   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools,
 #                 the mprace layer (include/mprace/, libabb-mprace, abb-mprace.pc)
 #   make mprace-check MPRACE_TESTS=DIR   build and run old mprace programs (README)
