@@ -65,7 +65,8 @@ module abb_top #(
   logic [AddrBits-1:0] mem_mask;
   logic [32:0]         mem_bytes;
   logic [10:0]         mps_dw, mrrs_dw;
-  assign mem_bits  = (cfg_mem_bits_i == 5'd0) ? 5'd20 :
+  // 0 selects the default 1 MiB, clamped like any other size to MemBitsMax
+  assign mem_bits  = (cfg_mem_bits_i == 5'd0) ? ((MemBitsMax < 20) ? 5'(MemBitsMax) : 5'd20) :
                      (cfg_mem_bits_i > 5'(MemBitsMax)) ? 5'(MemBitsMax) :
                      (cfg_mem_bits_i < 5'd16) ? 5'd16 : cfg_mem_bits_i;
   assign mem_bytes = 33'd1 << mem_bits;

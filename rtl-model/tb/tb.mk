@@ -35,7 +35,8 @@ RTLTB_TOP_RUNS := \
   tb_top:ClkNs=4,SharedEngine=0,NumTags=32,TxPostedMinAv=0,MemBitsMax=28,MemBits=28,Seed=3 \
   tb_top:ClkNs=8,SharedEngine=1,NumTags=2,TxPostedMinAv=40,MemBitsMax=16,MemBits=16,Seed=4 \
   tb_top:ClkNs=4,SharedEngine=1,NumTags=4,TxPostedMinAv=20,MemBits=30,Seed=5 \
-  tb_top:ClkNs=8,SharedEngine=0,NumTags=8,MemBits=0,Seed=6
+  tb_top:ClkNs=8,SharedEngine=0,NumTags=8,MemBits=0,Seed=6 \
+  tb_top:ClkNs=8,SharedEngine=0,MemBitsMax=16,MemBits=0,Seed=7
 
 # The sweeps: bench:param=value,... (one configuration each). Which abb_top
 # parameter reaches which module (abb_top.sv): MemBitsMax -> AddrBits of
