@@ -55,6 +55,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_scoreboard,
 	tb_register_vfio,
 	tb_register_faults,
+	tb_register_cover_paths,
 };
 
 static void xml_esc(FILE *f, const char *s)

@@ -317,6 +317,44 @@ static void test_faults_malformed(void)
 	recover();
 }
 
+/* A truncated TLP (its last beat not sent, 2 DWs short of its Length).
+ * Down, a PIO write to board memory (one 128-byte TLP): the RTL writes
+ * the beats that came, drops the TLP's end (GER.BAD_TLP): 120 bytes new,
+ * the last 8 keep the prefill. Up, the completion of a PIO read: the root
+ * complex drops it as malformed (a protocol error), the read times out. */
+static void test_faults_truncated(void)
+{
+	struct abb_sim_inject_spec s = spec(ABB_SIM_INJ_TRUNCATED, ABB_SIM_DIR_DOWN, ABB_SIM_TLP_MWR, 1);
+	uint8_t data[128], b[128];
+	int id;
+
+	TB_REQUIRE_SIM();
+	board_prefill(sizeof data);
+	CU_ASSERT_EQUAL(abb_sim_tlp_log(tb_dev, logpath), 0);
+	tb_fill(data, sizeof data, next_rnd());
+	id = abb_sim_inject(tb_dev, &s);
+	CU_ASSERT_FATAL(id >= 0);
+	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, BOARD_AT, data, sizeof data), 0);
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, BOARD_AT, b, sizeof b), 0);
+	CU_ASSERT_EQUAL(abb_sim_inject_hits(tb_dev, id), 1);
+	CU_ASSERT(tb_same("the beats of a truncated PIO write", b, data, 120));
+	CU_ASSERT(tb_all_byte("the missing end of a truncated PIO write", b + 120, 8, BPAT));
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_GER) & ABB_GER_BAD_TLP, ABB_GER_BAD_TLP);
+	CU_ASSERT(log_has("FAULT TRUNCATED", "last 2 DWs not sent"));
+	check_guards(sizeof data);
+	CU_ASSERT_EQUAL(abb_sim_inject_clear(tb_dev), 0);
+
+	s = spec(ABB_SIM_INJ_TRUNCATED, ABB_SIM_DIR_UP, ABB_SIM_TLP_CPL, 1);
+	id = abb_sim_inject(tb_dev, &s);
+	CU_ASSERT_FATAL(id >= 0);
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, BOARD_AT, b, 64), -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "completion timeout"));
+	CU_ASSERT_EQUAL(abb_sim_inject_hits(tb_dev, id), 1);
+	CU_ASSERT(abb_sim_protocol_errors(tb_dev, NULL, 0) >= 1); /* the drop is recorded there */
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_VERSION), ABB_REG_VERSION_RESET);
+	recover();
+}
+
 /* Credit starvation shorter than the completion timeout: the transfer
  * waits and succeeds (each direction once). */
 static void test_faults_starve(void)
@@ -587,6 +625,7 @@ static CU_TestInfo faults_tests[] = {
 	{ "test_faults_dup", test_faults_dup },
 	{ "test_faults_unexpected", test_faults_unexpected },
 	{ "test_faults_malformed", test_faults_malformed },
+	{ "test_faults_truncated", test_faults_truncated },
 	{ "test_faults_starve", test_faults_starve },
 	{ "test_faults_link_down", test_faults_link_down },
 	{ "test_faults_pio_up", test_faults_pio_up },
