@@ -30,7 +30,7 @@ COV_REGRESS_N  ?= 1000
 # Suites run on the instrumented simulator (the DAQ readout/writer and
 # protocol suites run on the model only: minutes of instrumented simulation
 # of milliseconds of device time, for library code the model run covers too)
-COV_SIM_SUITES ?= regs dma_integrity blocking bad_input determinism discovery tlp_rules \
+COV_SIM_SUITES ?= regs dma_integrity blocking bad_input determinism discovery tlp_rules faults cover_paths \
                   cfgspace link vectors intx daq_units robust scoreboard
 # Suites run on the reference model: all; daq_units on its own, once more
 # if it fails (it assumes a consumer runs within 20 ms, which the -O0 gcov
@@ -58,7 +58,8 @@ coverage:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory coverage-deps
 	@$(MAKE) --no-print-directory $(COV_MAKE_VARS) $(COV_BINS)
-	@rm -rf $(COV_B)/raw $(COV_B)/annotated $(COV_B)/coverage.dat $(COV_B)/coverage.txt
+	@rm -rf $(COV_B)/raw $(COV_B)/annotated $(COV_B)/coverage.dat $(COV_B)/coverage.txt \
+	  $(COV_B)/libabb.txt $(COV_B)/libabb.gcov.txt
 	@mkdir -p $(COV_B)/raw
 	@find $(COV_B) -name '*.gcda' -delete
 	@echo "coverage: the bench on the coverage build (logs in $(COV_B)/*.log)"
@@ -88,6 +89,8 @@ coverage:
 	  for f in $(COV_B)/host/lib/*.gcno $(COV_B)/host/daq/*.gcno; do \
 	    (cd $$(dirname $$f) && gcov -n -o . $$(basename $${f%.gcno}).o 2>/dev/null); done > $(COV_B)/libabb.gcov.txt; \
 	fi
-	python3 testbench/covreport.py --dat $(COV_B)/coverage.dat --rtl-dir $(RTL_DIR) \
-	  $(if $(wildcard $(COV_B)/libabb.txt),--gcovr $(COV_B)/libabb.txt,--gcov $(COV_B)/libabb.gcov.txt) \
+	@# which libabb report exists is known only now (make expands a recipe before running it)
+	if [ -f $(COV_B)/libabb.txt ]; then lib="--gcovr $(COV_B)/libabb.txt"; \
+	else lib="--gcov $(COV_B)/libabb.gcov.txt"; fi; \
+	python3 testbench/covreport.py --dat $(COV_B)/coverage.dat --rtl-dir $(RTL_DIR) $$lib \
 	  --out $(COV_B)/coverage.txt

@@ -12,7 +12,7 @@
  *  - a chain's data read failing while the next descriptor's fetch is
  *    outstanding: the channel drains the fetch, then reports the error;
  *  - shared engine: a DMA read started while a DMA write runs waits for it;
- *  - a truncated completion (fault injection): GER.BAD_TLP.
+ *  - libabb's and the DAQ layer's answers to bad arguments (any backend).
  * Simulation only, except where a test says otherwise.
  */
 #define _GNU_SOURCE
@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <abb/abb_daq.h>
 #include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
 
@@ -445,6 +446,120 @@ static void test_cover_shared_engine_read_waits(void)
 	CU_ASSERT(first_mwr > last_mrd);
 }
 
+/* ---- library paths (any backend) ---- */
+
+/* URI options: one without a value, and options longer than the backend
+ * takes, are refused with a message; DMA offsets must be 4-byte aligned. */
+static void test_cover_uri_and_offset_errors(void)
+{
+	char uri[400];
+	abb_dev *d = NULL;
+	abb_dmabuf *om = NULL;
+	uint8_t *odd;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_EQUAL(abb_open(&d, "model:mem_size"), -EINVAL);
+	CU_ASSERT_PTR_NULL(d);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "has no value"));
+	snprintf(uri, sizeof uri, "model:mem_size=%0300d", 1);
+	CU_ASSERT_EQUAL(abb_open(&d, uri), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "options too long"));
+	CU_ASSERT_EQUAL(abb_dma_write(tb_dev, map, 2, 0, 64, 0), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "buffer offset 0x2 is not a multiple of 4"));
+	/* a buffer mapped at an address that is not 4-byte aligned */
+	odd = tb_alloc_pages(8192);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(odd);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, odd + 2, 4096, &om), 0);
+	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, om, 0, 0, 64, 0), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "not 4-byte aligned; map a 4-byte aligned"));
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(om), 0);
+	free(odd);
+}
+
+/* The DAQ layer: result names, device open (its own board, closed with
+ * it) and the argument checks of a transport and of the device calls. */
+static void test_cover_daq_bad_input(void)
+{
+	struct abb_daq_params p, q;
+	abb_daq_device *dd = NULL, *own = NULL;
+	abb_daq_transport *t = NULL;
+	abb_daq_pool *pool = NULL;
+	abb_daq_buf *b = NULL;
+	size_t mem = 0;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_STRING_EQUAL(abb_daq_result_name(ABB_DAQ_OK), "ok");
+	CU_ASSERT_STRING_EQUAL(abb_daq_result_name(ABB_DAQ_SKIP), "skip");
+	CU_ASSERT_STRING_EQUAL(abb_daq_result_name(ABB_DAQ_EOS), "end of stream");
+	CU_ASSERT_STRING_EQUAL(abb_daq_result_name(ABB_DAQ_TIMEOUT), "timeout");
+	CU_ASSERT_STRING_EQUAL(abb_daq_result_name(ABB_DAQ_ERROR), "error");
+	CU_ASSERT_STRING_EQUAL(abb_daq_result_name((enum abb_daq_result)99), "?");
+
+	abb_daq_params_default(&p);
+	CU_ASSERT_EQUAL(abb_daq_device_open(NULL, &p), -EINVAL);
+	q = p;
+	q.bar = 0;
+	CU_ASSERT_EQUAL(abb_daq_device_open(&own, &q), -EINVAL);
+	CU_ASSERT_PTR_NULL(own);
+	q = p;
+	snprintf(q.device, sizeof q.device, "model:mem_size=64K");
+	CU_ASSERT_EQUAL_FATAL(abb_daq_device_open(&own, &q), 0);
+	CU_ASSERT_STRING_EQUAL(abb_backend(abb_daq_device_dev(own)), "model");
+	CU_ASSERT_EQUAL(abb_mem_size(abb_daq_device_dev(own), &mem), 0);
+	CU_ASSERT_EQUAL(mem, 64u << 10);
+	abb_daq_device_close(own); /* closes the board it opened */
+	CU_ASSERT_EQUAL(abb_daq_device_attach(NULL, tb_dev, 0), -EINVAL);
+
+	CU_ASSERT_EQUAL_FATAL(abb_daq_device_attach(&dd, tb_dev, 5), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_pool_create(&pool, "cover", 4096, 2), 0);
+	CU_ASSERT_EQUAL(abb_mem_size(tb_dev, &mem), 0);
+	p.address = 0;
+	p.length = 0;
+	p.region = 0;
+	p.header = 1;
+	CU_ASSERT_EQUAL(abb_daq_transport_create(NULL, dd, ABB_DAQ_READ, pool, &p), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, (enum abb_daq_dir)7, pool, &p), -EINVAL);
+	q = p, q.bar = 0;
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, ABB_DAQ_READ, pool, &q), -EINVAL);
+	q = p, q.length = 6;                     /* not whole DWs */
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, ABB_DAQ_READ, pool, &q), -EINVAL);
+	q = p, q.address = 2;
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, ABB_DAQ_READ, pool, &q), -EINVAL);
+	q = p, q.length = 4096;                  /* header + length > buffer */
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, ABB_DAQ_READ, pool, &q), -EINVAL);
+	q = p, q.fifo = 1, q.address = (uint32_t)mem;
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, ABB_DAQ_READ, pool, &q), -EINVAL);
+	q = p, q.length = 1024, q.region = 1500; /* not a multiple of the length */
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, ABB_DAQ_READ, pool, &q), -EINVAL);
+	q = p, q.length = 1024, q.region = (uint32_t)mem + 1024;
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, ABB_DAQ_READ, pool, &q), -EINVAL);
+	CU_ASSERT_PTR_NULL(t);
+
+	/* a write transport: buffers of len not whole DWs are refused */
+	q = p, q.length = 1024, q.header = 0;
+	CU_ASSERT_EQUAL_FATAL(abb_daq_transport_create(&t, dd, ABB_DAQ_WRITE, pool, &q), 0);
+	CU_ASSERT_EQUAL(abb_daq_transport_size(t), 1024);
+	CU_ASSERT_EQUAL(abb_daq_transport_start(t, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_transport_start(NULL, NULL), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_pool_get(pool, &b, 0), 0);
+	b->len = 6;
+	CU_ASSERT_EQUAL(abb_daq_transport_start(t, b), -EMSGSIZE);
+	b->len = 2048;                           /* more than Length */
+	CU_ASSERT_EQUAL(abb_daq_transport_start(t, b), -EMSGSIZE);
+	abb_daq_buf_release(b);
+	abb_daq_transport_destroy(t);
+	abb_daq_transport_destroy(NULL);
+
+	CU_ASSERT_EQUAL(abb_daq_evs_start(dd, 1, 0x1000, 0, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_evs_start(dd, 1, 4, 0x10000, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_evs_start(NULL, 1, 4, 0, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_evs_stop(NULL), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_shared_engine(NULL, 1), -EINVAL);
+	abb_daq_device_close(dd);                /* attached: tb_dev stays open */
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_VERSION), ABB_REG_VERSION_RESET);
+	CU_ASSERT_EQUAL(abb_daq_pool_destroy(pool), 0);
+}
+
 static CU_TestInfo cover_tests[] = {
 	{ "test_cover_bar0_wide_access", test_cover_bar0_wide_access },
 	{ "test_cover_read_tag_limit", test_cover_read_tag_limit },
@@ -454,6 +569,8 @@ static CU_TestInfo cover_tests[] = {
 	{ "test_cover_dma_above_4g", test_cover_dma_above_4g },
 	{ "test_cover_chain_error_drains_fetch", test_cover_chain_error_drains_fetch },
 	{ "test_cover_shared_engine_read_waits", test_cover_shared_engine_read_waits },
+	{ "test_cover_uri_and_offset_errors", test_cover_uri_and_offset_errors },
+	{ "test_cover_daq_bad_input", test_cover_daq_bad_input },
 	CU_TEST_INFO_NULL,
 };
 
