@@ -12,7 +12,9 @@
  *  - a chain's data read failing while the next descriptor's fetch is
  *    outstanding: the channel drains the fetch, then reports the error;
  *  - shared engine: a DMA read started while a DMA write runs waits for it;
- *  - libabb's and the DAQ layer's answers to bad arguments (any backend).
+ *  - libabb's and the DAQ layer's answers to bad arguments (any backend);
+ *  - abb_dmabuf_map on a kernel without PROCMAP_QUERY (before Linux 6.11):
+ *    the memory checks through the text of /proc/self/maps (any backend).
  * Simulation only, except where a test says otherwise.
  */
 #define _GNU_SOURCE
@@ -20,9 +22,19 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include <abb/abb_daq.h>
 #include <abb/abb_regs.h>
@@ -560,6 +572,113 @@ static void test_cover_daq_bad_input(void)
 	CU_ASSERT_EQUAL(abb_daq_pool_destroy(pool), 0);
 }
 
+/* ---- abb_dmabuf_map without PROCMAP_QUERY ---- */
+
+/* The kernel's PROCMAP_QUERY request (Linux 6.11, include/uapi/linux/fs.h);
+ * the C library's headers may predate it. */
+struct cover_procmap_query {
+	uint64_t size, query_flags, query_addr;
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define COVER_PROCMAP_QUERY _IOWR('f', 17, struct cover_procmap_query)
+
+/* Flushes the gcov counters of a forked child (coverage build only). */
+extern void __gcov_dump(void) __attribute__((weak));
+
+#define CHILD_CHECK(cond)                                                      \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			printf("\n    child: %s:%d: %s (%s)\n", __FILE__, __LINE__, #cond, \
+			       abb_last_error());                             \
+			fails++;                                               \
+		}                                                              \
+	} while (0)
+
+/* In a child process: PROCMAP_QUERY fails with ENOTTY (a seccomp filter,
+ * as on an older kernel), so abb_dmabuf_map reads /proc/self/maps as text.
+ * Returns the number of failed checks. */
+static int maps_text_child(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)COVER_PROCMAP_QUERY, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOTTY),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
+	struct cover_procmap_query q = {.size = sizeof q};
+	size_t pg = tb_page();
+	abb_dmabuf *b = NULL;
+	abb_dev *d = NULL;
+	uint8_t *m;
+	int fails = 0, fd;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		printf("\n    child: no seccomp filter: %s\n", strerror(errno));
+		return 1;
+	}
+	fd = open("/proc/self/maps", O_RDONLY);
+	q.query_addr = (uintptr_t)&q;
+	CHILD_CHECK(fd >= 0 && ioctl(fd, COVER_PROCMAP_QUERY, &q) < 0 && errno == ENOTTY);
+	if (fd >= 0)
+		close(fd);
+	CHILD_CHECK(abb_open(&d, "model") == 0);
+	if (!d)
+		return fails + 1;
+	/* four pages: read-write, read-only, PROT_NONE, unmapped (a hole) */
+	m = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHILD_CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return fails;
+	memset(m, 0x11, 2 * pg);
+	CHILD_CHECK(mprotect(m + pg, pg, PROT_READ) == 0);
+	CHILD_CHECK(mprotect(m + 2 * pg, pg, PROT_NONE) == 0);
+	CHILD_CHECK(munmap(m + 3 * pg, pg) == 0);
+
+	CHILD_CHECK(abb_dmabuf_map(d, m, pg, &b) == 0); /* read-write: both ways */
+	CHILD_CHECK(abb_dma_write(d, b, 0, 0, pg, 0) == 0);
+	CHILD_CHECK(abb_dma_read(d, b, 0, 0, pg, 0) == 0);
+	CHILD_CHECK(abb_dmabuf_unmap(b) == 0);
+	CHILD_CHECK(abb_dmabuf_map(d, m, 2 * pg, &b) == 0); /* rw + ro: the board may read */
+	CHILD_CHECK(abb_dma_write(d, b, pg, 0, pg, 0) == 0);
+	CHILD_CHECK(abb_dma_read(d, b, 0, 0, pg, 0) == -EACCES);
+	CHILD_CHECK(strstr(abb_last_error(), "read-only memory") != NULL);
+	CHILD_CHECK(abb_dmabuf_unmap(b) == 0);
+	CHILD_CHECK(abb_dmabuf_map(d, m + pg, 2 * pg, &b) == -EFAULT); /* into PROT_NONE */
+	CHILD_CHECK(strstr(abb_last_error(), "not all readable memory") != NULL);
+	CHILD_CHECK(abb_dmabuf_map(d, m + 3 * pg, pg, &b) == -EFAULT); /* the hole */
+	CHILD_CHECK(abb_dmabuf_map(d, m, 4 * pg, &b) == -EFAULT);
+	abb_close(d);
+	munmap(m, 3 * pg);
+	return fails;
+}
+
+/* The checks above in a child (the filter stays with it); any backend. */
+static void test_cover_dmabuf_map_without_procmap_query(void)
+{
+	int status = 0;
+	pid_t pid;
+
+	TB_REQUIRE_DEV();
+	fflush(stdout);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		int fails = maps_text_child();
+
+		fflush(stdout);
+		if (__gcov_dump)
+			__gcov_dump();
+		_exit(fails ? 1 : 0);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 static CU_TestInfo cover_tests[] = {
 	{ "test_cover_bar0_wide_access", test_cover_bar0_wide_access },
 	{ "test_cover_read_tag_limit", test_cover_read_tag_limit },
@@ -571,6 +690,7 @@ static CU_TestInfo cover_tests[] = {
 	{ "test_cover_shared_engine_read_waits", test_cover_shared_engine_read_waits },
 	{ "test_cover_uri_and_offset_errors", test_cover_uri_and_offset_errors },
 	{ "test_cover_daq_bad_input", test_cover_daq_bad_input },
+	{ "test_cover_dmabuf_map_without_procmap_query", test_cover_dmabuf_map_without_procmap_query },
 	CU_TEST_INFO_NULL,
 };
 
