@@ -458,6 +458,35 @@ static void test_cover_shared_engine_read_waits(void)
 	CU_ASSERT(first_mwr > last_mrd);
 }
 
+/* A channel's STA is read-only: a write to it while the channel is idle
+ * changes no register of the block. */
+static void test_cover_channel_sta_read_only(void)
+{
+	static const uint32_t blk[2] = {ABB_BLK_H2C, ABB_BLK_C2H};
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	for (int c = 0; c < 2; c++) {
+		uint32_t before[9], after;
+
+		tb_reg_set(blk[c] + ABB_CH_CTRL, ABB_CTRL_RESET_CODE | ABB_CTRL_V | ABB_CTRL_BAR);
+		tb_reg_set(blk[c] + ABB_CH_PAL, 0x1230 + (uint32_t)c);
+		tb_reg_set(blk[c] + ABB_CH_LENG, 0x40);
+		for (int r = 0; r < 9; r++)
+			before[r] = tb_reg(blk[c] + 4u * (uint32_t)r);
+		tb_reg_set(blk[c] + ABB_CH_STA, 0xffffffffu);
+		for (int r = 0; r < 9; r++) {
+			after = tb_reg(blk[c] + 4u * (uint32_t)r);
+			if (after != before[r])
+				printf("\n    channel %d register 0x%02x: 0x%08x, was 0x%08x\n", c, 4 * r,
+				       after, before[r]);
+			CU_ASSERT_EQUAL(after, before[r]);
+		}
+		CU_ASSERT_EQUAL(before[ABB_CH_PAL / 4], 0x1230u + (uint32_t)c);
+		CU_ASSERT_EQUAL(before[ABB_CH_STA / 4], 0);
+	}
+}
+
 /* ---- library paths (any backend) ---- */
 
 /* URI options: one without a value, and options longer than the backend
@@ -688,6 +717,7 @@ static CU_TestInfo cover_tests[] = {
 	{ "test_cover_dma_above_4g", test_cover_dma_above_4g },
 	{ "test_cover_chain_error_drains_fetch", test_cover_chain_error_drains_fetch },
 	{ "test_cover_shared_engine_read_waits", test_cover_shared_engine_read_waits },
+	{ "test_cover_channel_sta_read_only", test_cover_channel_sta_read_only },
 	{ "test_cover_uri_and_offset_errors", test_cover_uri_and_offset_errors },
 	{ "test_cover_daq_bad_input", test_cover_daq_bad_input },
 	{ "test_cover_dmabuf_map_without_procmap_query", test_cover_dmabuf_map_without_procmap_query },
