@@ -43,10 +43,15 @@ COV_DEB_PKGS   := gcovr python3
 COV_BINS       := $(COV_B)/sim/libabbsim.so $(COV_B)/abb_tests $(COV_B)/abb_regress $(COV_B)/readback
 # wall seconds per program of the bench (the instrumented model is slow)
 COV_TIMEOUT    ?= 3600
+# The RTL's completion timeout in the coverage build (cycles; the normal
+# build: 2^22, 33.6 ms at 125 MHz): the fault-injection suite waits for it
+# in five tests, which the instrumented model runs at a few 10^4 cycles per
+# second; 2^16 (0.5 ms) keeps every other wait of the suite shorter.
+COV_CPL_TIMEOUT ?= 65536
 # The instrumented model is ~10x the C++ of the normal one (a toggle point
 # per signal bit): compiled file by file (-j2) at -O1.
 COV_MAKE_VARS  := B=$(COV_B) CFLAGS='-O0 -g --coverage -fprofile-update=atomic' LDFLAGS=--coverage \
-                  SIM_VEXTRA='--coverage' SIM_VEXTRA_SRCS=$(RTL_DIR)/abb_cover.sv \
+                  SIM_VEXTRA='--coverage -GCplTimeoutCycles=$(COV_CPL_TIMEOUT)' SIM_VEXTRA_SRCS=$(RTL_DIR)/abb_cover.sv \
                   SIM_CXXEXTRA=-DVM_COVERAGE=1 \
                   SIM_VOPT='OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1 VM_PARALLEL_BUILDS=1 -j2'
 
@@ -57,6 +62,9 @@ coverage-deps:
 coverage:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory coverage-deps
+	@# verilate again when the Verilator options changed (sim.mk's stamp does not see them)
+	@mkdir -p $(COV_B); echo "$(COV_MAKE_VARS)" | cmp -s - $(COV_B)/.make-vars || \
+	  { rm -f $(COV_B)/sim/obj_dir/.verilated; echo "$(COV_MAKE_VARS)" > $(COV_B)/.make-vars; }
 	@$(MAKE) --no-print-directory $(COV_MAKE_VARS) $(COV_BINS)
 	@rm -rf $(COV_B)/raw $(COV_B)/annotated $(COV_B)/coverage.dat $(COV_B)/coverage.txt \
 	  $(COV_B)/libabb.txt $(COV_B)/libabb.gcov.txt
