@@ -50,9 +50,10 @@ COV_TIMEOUT    ?= 3600
 COV_CPL_TIMEOUT ?= 65536
 # The instrumented model is ~10x the C++ of the normal one (a toggle point
 # per signal bit): compiled file by file (-j2) at -O1.
-COV_MAKE_VARS  := B=$(COV_B) CFLAGS='-O0 -g --coverage -fprofile-update=atomic' LDFLAGS=--coverage \
-                  SIM_VEXTRA='--coverage -GCplTimeoutCycles=$(COV_CPL_TIMEOUT)' SIM_VEXTRA_SRCS=$(RTL_DIR)/abb_cover.sv \
-                  SIM_CXXEXTRA=-DVM_COVERAGE=1 \
+# (ABB_COVERAGE: a forked test child flushes its gcov counters before _exit)
+COV_VERILATE   := SIM_VEXTRA='--coverage -GCplTimeoutCycles=$(COV_CPL_TIMEOUT)' SIM_VEXTRA_SRCS=$(RTL_DIR)/abb_cover.sv
+COV_MAKE_VARS  := B=$(COV_B) CFLAGS='-O0 -g --coverage -fprofile-update=atomic -DABB_COVERAGE' LDFLAGS=--coverage \
+                  $(COV_VERILATE) SIM_CXXEXTRA=-DVM_COVERAGE=1 \
                   SIM_VOPT='OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1 VM_PARALLEL_BUILDS=1 -j2'
 
 .PHONY: coverage coverage-deps
@@ -63,8 +64,8 @@ coverage:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory coverage-deps
 	@# verilate again when the Verilator options changed (sim.mk's stamp does not see them)
-	@mkdir -p $(COV_B); echo "$(COV_MAKE_VARS)" | cmp -s - $(COV_B)/.make-vars || \
-	  { rm -f $(COV_B)/sim/obj_dir/.verilated; echo "$(COV_MAKE_VARS)" > $(COV_B)/.make-vars; }
+	@mkdir -p $(COV_B); echo "$(COV_VERILATE)" | cmp -s - $(COV_B)/.verilate-vars || \
+	  { rm -f $(COV_B)/sim/obj_dir/.verilated; echo "$(COV_VERILATE)" > $(COV_B)/.verilate-vars; }
 	@$(MAKE) --no-print-directory $(COV_MAKE_VARS) $(COV_BINS)
 	@rm -rf $(COV_B)/raw $(COV_B)/annotated $(COV_B)/coverage.dat $(COV_B)/coverage.txt \
 	  $(COV_B)/libabb.txt $(COV_B)/libabb.gcov.txt
