@@ -67,6 +67,7 @@ $(B)/abb_%: $(B)/host/tools/abb_%.o $(B)/libabb.so
 
 # Parts of a tool in files of their own (not named abb_*, so no tool each)
 $(B)/abb_tool: $(B)/host/tools/doctor.o
+$(B)/abb_bench_daq: $(B)/host/tools/bench_module.o
 
 # pkg-config: $(B)/abb.pc for programs built against the build tree,
 # $(B)/host/abb.pc (with PREFIX) for the installed copy.
@@ -94,7 +95,7 @@ $(HOST_PC_INST): host-pc-always
 	@mkdir -p $(@D)
 	$(file >$@,$(call HOST_PC_TEXT,$(PREFIX),$${prefix}/lib,$${prefix}/include))
 
--include $(HOST_OBJS:.o=.d) $(HOST_TOOLS:$(B)/abb_%=$(B)/host/tools/abb_%.d) $(B)/host/tools/doctor.d
+-include $(HOST_OBJS:.o=.d) $(HOST_TOOLS:$(B)/abb_%=$(B)/host/tools/abb_%.d) $(B)/host/tools/doctor.d $(B)/host/tools/bench_module.d
 
 # deps first, then the build (a sub-make each, so `make -j2 demo` never
 # compiles before the packages are there)

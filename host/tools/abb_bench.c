@@ -13,6 +13,12 @@
  * (abb_sim_link_params: generation, lanes, MPS, RCB, completion mode); on
  * a board give the slot with --gen/--lanes/--mps/--rcb (defaults: the ABB
  * in a Gen1 x4 slot, MPS 128, 64-byte completions).
+ *
+ * testABB's shape (for the side-by-side of abb_bench_mprace --vs-bench):
+ * --fixed ADDR moves every transfer to or from the one board address ADDR
+ * (ABB_DMA_FIXED, testABB's inc=false), --loops N makes each size N
+ * transfers (testABB: 50) instead of --bytes, --no-concurrent skips the
+ * read + write column.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -82,6 +88,9 @@ static void usage(FILE *f)
 		"      --max SIZE     largest transfer (default 4M, capped at BAR1)\n"
 		"  -b, --bytes SIZE   bytes moved per size and direction (default 8M)\n"
 		"      --irq          complete by interrupt instead of polling\n"
+		"      --fixed ADDR   every transfer to/from board address ADDR (a FIFO)\n"
+		"      --loops N      N transfers per size (default: --bytes / size)\n"
+		"      --no-concurrent  DMA read and DMA write only\n"
 		"      --csv          CSV output\n"
 		"      --plot FILE    write a PNG plot with gnuplot\n"
 		"      --gen N --lanes N --mps N --rcb N   link for the formula on a board\n"
@@ -100,6 +109,7 @@ struct loop {
 	abb_dev *dev;
 	abb_dmabuf *buf;
 	size_t size, reps;
+	uint32_t board_addr;
 	unsigned flags;
 	int write;    /* 0: DMA read, 1: DMA write */
 	int err;
@@ -112,8 +122,8 @@ static void *loop_run(void *arg)
 	uint64_t t0, t1;
 	lp->err = abb_time_ns(lp->dev, &t0);
 	for (size_t i = 0; !lp->err && i < lp->reps; i++)
-		lp->err = lp->write ? abb_dma_write(lp->dev, lp->buf, 0, 0, lp->size, lp->flags)
-				    : abb_dma_read(lp->dev, lp->buf, 0, 0, lp->size, lp->flags);
+		lp->err = lp->write ? abb_dma_write(lp->dev, lp->buf, 0, lp->board_addr, lp->size, lp->flags)
+				    : abb_dma_read(lp->dev, lp->buf, 0, lp->board_addr, lp->size, lp->flags);
 	if (!lp->err)
 		lp->err = abb_time_ns(lp->dev, &t1);
 	lp->mbs = !lp->err && t1 > t0 ? (double)(lp->reps * lp->size) / (double)(t1 - t0) * 1e3 : 0;
@@ -123,12 +133,11 @@ static void *loop_run(void *arg)
 /* Moves `total` bytes in transfers of `size`: dir 1 DMA read, 2 DMA write,
  * 3 both at once, each direction in its own thread with its own buffer.
  * Device-time MB/s per direction in out[0] (read) and out[1] (write). */
-static int run(abb_dev *dev, abb_dmabuf *rbuf, abb_dmabuf *wbuf, size_t size, size_t total,
-	       int dir, unsigned flags, double out[2])
+static int run(abb_dev *dev, abb_dmabuf *rbuf, abb_dmabuf *wbuf, size_t size, size_t reps,
+	       uint32_t board_addr, int dir, unsigned flags, double out[2])
 {
-	size_t reps = total / size ? total / size : 1;
-	struct loop rd = {dev, rbuf, size, reps, flags, 0, 0, 0.0};
-	struct loop wr = {dev, wbuf, size, reps, flags, 1, 0, 0.0};
+	struct loop rd = {dev, rbuf, size, reps, board_addr, flags, 0, 0, 0.0};
+	struct loop wr = {dev, wbuf, size, reps, board_addr, flags, 1, 0, 0.0};
 	pthread_t th;
 
 	out[0] = out[1] = 0.0;
@@ -188,11 +197,15 @@ int main(int argc, char **argv)
 		{"plot", required_argument, 0, 5},      {"gen", required_argument, 0, 6},
 		{"lanes", required_argument, 0, 7},     {"mps", required_argument, 0, 8},
 		{"rcb", required_argument, 0, 9},       {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0}};
+		{"fixed", required_argument, 0, 10},    {"loops", required_argument, 0, 11},
+		{"no-concurrent", no_argument, 0, 12},  {0, 0, 0, 0}};
 	const char *uri = NULL, *png = NULL;
 	size_t min = 1024, max = 4u << 20, total = 8u << 20;
 	unsigned flags = 0;
-	int csv = 0, c;
+	int csv = 0, c, concurrent = 1, bad = 0;
+	uint32_t board_addr = 0;
+	size_t loops = 0;
+	char *end;
 	struct link l = {1, 4, 128, 64, 1};
 	int link_given = 0;
 
@@ -209,14 +222,24 @@ int main(int argc, char **argv)
 		case 7: l.lanes = (unsigned)atoi(optarg); link_given = 1; break;
 		case 8: l.mps = (unsigned)atoi(optarg); link_given = 1; break;
 		case 9: l.rcb = (unsigned)atoi(optarg); link_given = 1; break;
+		case 10:
+			flags |= ABB_DMA_FIXED;
+			board_addr = (uint32_t)strtoul(optarg, &end, 0);
+			bad |= *end || board_addr % 4;
+			break;
+		case 11:
+			loops = (size_t)strtoul(optarg, &end, 0);
+			bad |= *end || !loops;
+			break;
+		case 12: concurrent = 0; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (!min || !max || min > max || min % 4 || !total || l.gen < 1 || l.gen > 3 || !l.lanes ||
+	if (bad || !min || !max || min > max || min % 4 || !total || l.gen < 1 || l.gen > 3 || !l.lanes ||
 	    !l.mps || !l.rcb) {
 		fprintf(stderr, "abb_bench: bad option value (sizes: multiples of 4 with optional K/M, "
-				"min <= max; gen 1..3)\n");
+				"min <= max; gen 1..3; --fixed: a word address; --loops > 0)\n");
 		usage(stderr);
 		return 2;
 	}
@@ -241,7 +264,8 @@ int main(int argc, char **argv)
 		abb_close(dev);
 		return 1;
 	}
-	if (max > bar1) {
+	/* a fixed-address transfer touches one board word, of any length */
+	if (!(flags & ABB_DMA_FIXED) && max > bar1) {
 		fprintf(stderr, "abb_bench: transfers capped at the BAR1 size, %zu bytes "
 				"(ABB_SIM_MEM_SIZE=4M for 4 MiB on the simulator)\n", bar1);
 		max = bar1;
@@ -277,6 +301,8 @@ int main(int argc, char **argv)
 		       abb_backend(dev), l.gen, l.lanes, l.mps, l.rcb,
 		       l.cpl_rcb && l.rcb < l.mps ? l.rcb : l.mps,
 		       flags & ABB_DMA_IRQ ? ", completion by interrupt" : "");
+		if (flags & ABB_DMA_FIXED)
+			printf("fixed-address transfers at board address 0x%x\n", board_addr);
 		printf("limits (DESIGN.md formula): posted writes %.1f MB/s, completions %.1f MB/s\n",
 		       lim_rd, lim_wr);
 		printf("%9s | %9s %7s | %9s %7s | %-27s\n", "", "DMA read", "", "DMA write", "",
@@ -289,10 +315,11 @@ int main(int argc, char **argv)
 	size_t n = 0;
 	for (size_t size = min; size <= max && n < 32; size *= 2, n++) {
 		double a[2], b[2], cc[2];
-		size_t bytes = total < size ? size : total;
-		if ((err = run(dev, rbuf, wbuf, size, bytes, 1, flags, a)) ||
-		    (err = run(dev, rbuf, wbuf, size, bytes, 2, flags, b)) ||
-		    (err = run(dev, rbuf, wbuf, size, bytes, 3, flags, cc))) {
+		size_t reps = loops ? loops : total / size ? total / size : 1;
+		cc[0] = cc[1] = 0.0;
+		if ((err = run(dev, rbuf, wbuf, size, reps, board_addr, 1, flags, a)) ||
+		    (err = run(dev, rbuf, wbuf, size, reps, board_addr, 2, flags, b)) ||
+		    (concurrent && (err = run(dev, rbuf, wbuf, size, reps, board_addr, 3, flags, cc)))) {
 			fprintf(stderr, "abb_bench: DMA of %zu bytes failed: %s\n", size, abb_last_error());
 			break;
 		}
@@ -301,6 +328,9 @@ int main(int argc, char **argv)
 			printf("%zu,%.1f,%.1f,%.4f,%.1f,%.1f,%.4f,%.1f,%.1f,%.4f,%.4f\n", size, a[0], lim_rd,
 			       a[0] / lim_rd, b[1], lim_wr, b[1] / lim_wr, cc[0], cc[1], cc[0] / a[0],
 			       cc[1] / b[1]);
+		else if (!concurrent)
+			printf("%9zu | %9.1f %6.1f%% | %9.1f %6.1f%% | %9s\n", size, a[0],
+			       100 * a[0] / lim_rd, b[1], 100 * b[1] / lim_wr, "-");
 		else
 			printf("%9zu | %9.1f %6.1f%% | %9.1f %6.1f%% | %9.1f %9.1f %5.1f%% %5.1f%%\n", size,
 			       a[0], 100 * a[0] / lim_rd, b[1], 100 * b[1] / lim_wr, cc[0], cc[1],

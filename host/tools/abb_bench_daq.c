@@ -40,6 +40,8 @@
 #include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
 
+#include "bench_module.h"
+
 #define SEED_TAU1_US 0.8 /* DABC 2008: transport and module in one thread */
 #define SEED_TAU2_US 1.7 /* two threads */
 #define MAX_ROWS 16
@@ -47,7 +49,7 @@
  * loop cycles through as many: both touch the same amount of host memory,
  * so tau is the software's cost, not a cache-footprint difference (the
  * model backend moves data with memcpy). */
-#define NBUF 8
+#define NBUF BENCH_MODULE_NBUF
 
 struct opts {
 	const char *uri;
@@ -131,44 +133,13 @@ static int plain_run(int write, size_t size, unsigned n, double *ns_per)
 	return rc;
 }
 
-/* The parameters of a standalone module moving n buffers of size bytes
- * from (to) board address addr with a pool of NBUF buffers. */
-static void module_params(struct abb_daq_params *p, int write, size_t size, unsigned n,
-			  int threads, uint32_t addr)
-{
-	abb_daq_params_default(p);
-	p->threads = threads;
-	p->buffer_size = size + (write ? 0 : ABB_DAQ_HEADER_BYTES);
-	p->length = (uint32_t)size;
-	p->address = addr;
-	p->num_buffers = NBUF;
-	p->max_buffers = n;
-}
-
-/* ns per buffer of a standalone module. */
+/* ns per buffer of a standalone module (bench_module.c). */
 static int module_run(int write, size_t size, unsigned n, int threads, double *ns_per)
 {
 	struct abb_daq_params p;
-	struct abb_daq_stats st;
-	abb_daq_module *m;
-	int rc;
 
-	module_params(&p, write, size, n, threads, 0);
-	rc = write ? abb_daq_writer_create(&m, ddev, NULL, &p)
-		   : abb_daq_readout_create(&m, ddev, NULL, &p);
-	if (rc)
-		return rc;
-	rc = abb_daq_module_start(m);
-	if (!rc)
-		rc = abb_daq_module_wait(m, -1);
-	abb_daq_module_stats(m, &st);
-	if (!rc)
-		rc = abb_daq_module_stop(m);
-	abb_daq_module_destroy(m);
-	if (!rc && st.buffers != n)
-		rc = -EIO;
-	*ns_per = (double)(st.t_end - st.t_start) / n;
-	return rc;
+	bench_module_params(&p, write, size, n, threads, 0);
+	return bench_module_run(ddev, write, &p, ns_per);
 }
 
 static double mbs(size_t size, double ns)
@@ -315,8 +286,8 @@ static int conc_run(size_t size, unsigned n, int threads, int which, int shared_
 	int rc;
 
 	/* the writer's board region is apart from the readout's */
-	module_params(&pr, 0, size, n, threads, 0);
-	module_params(&pw, 1, size, n, threads, 0x80000);
+	bench_module_params(&pr, 0, size, n, threads, 0);
+	bench_module_params(&pw, 1, size, n, threads, 0x80000);
 	if (shared_pool) {
 		/* as many buffers as the two separate pools together */
 		rc = abb_daq_pool_create(&pool, "shared", size + ABB_DAQ_HEADER_BYTES, 2 * NBUF);

@@ -6,6 +6,11 @@
 #   make mprace-test      the layer's own tests on the simulator and the model
 #   make mprace-check MPRACE_TESTS=DIR   compile and run the original programs in DIR
 #   make mprace-bench     the DABC 2008 comparison with the original baseline
+#                         (MPRACE_BENCH_ARGS: options of abb_bench_mprace)
+#   make mprace-vs-bench MPRACE_LOG=build/mprace-check/testABB.sim.log
+#                         testABB's DMA MiB/s from that log next to abb_bench
+#                         with testABB's transfer shape (MPRACE_VS_ARGS:
+#                         e.g. --max 4M, --device)
 #   make install          also headers (include/mprace/), library, abb-mprace.pc
 
 MPR_DIR      := host/compat/mprace
@@ -22,15 +27,22 @@ MPR_CXXFLAGS := -std=c++17 -fPIC $(WARN) $(CXXFLAGS) -MMD -MP
 MPR_CPPFLAGS := -I$(MPR_DIR)/include -I$(MPR_DIR)/src -Ihost/include -Ihost/lib
 MPR_TEST     := $(B)/mprace_tests
 MPR_BENCH    := $(B)/abb_bench_mprace
+# the bench's parts of their own (tau statistics, testABB log reader), with
+# tests of their own (no board needed)
+MPR_BENCH_PARTS := $(B)/mprace/bench/tau_fit.o $(B)/mprace/bench/testabb_log.o
+MPR_BENCH_TEST  := $(B)/mprace_bench_tests
 # Devices the layer's tests run on (each a value of ABB_DEVICE)
 MPRACE_TEST_DEVICES ?= sim model
 # The directory of original programs for mprace-check
 MPRACE_TESTS ?=
+# The testABB log for mprace-vs-bench
+MPRACE_LOG ?= $(B)/mprace-check/testABB.sim.log
 
-.PHONY: mprace mprace-test mprace-check mprace-bench install-mprace
+.PHONY: mprace mprace-test mprace-check mprace-bench mprace-vs-bench install-mprace
 
 all: mprace
-mprace: $(MPR_SO) $(B)/libabb-mprace.so $(MPR_PC) $(MPR_PC_INST) $(MPR_TEST) $(MPR_BENCH)
+mprace: $(MPR_SO) $(B)/libabb-mprace.so $(MPR_PC) $(MPR_PC_INST) $(MPR_TEST) $(MPR_BENCH) \
+        $(MPR_BENCH_TEST)
 
 $(B)/mprace/%.o: $(MPR_DIR)/src/%.cpp
 	@mkdir -p $(@D)
@@ -60,7 +72,8 @@ Libs: -L$${libdir} -Wl,-rpath,$${libdir} -labb-mprace
 Cflags: -I$${includedir}
 endef
 
-$(MPR_PC): $(MPR_DIR)/mprace.mk
+# abb-mprace.pc says "Requires: abb": abb.pc must be there for pkg-config.
+$(MPR_PC): $(MPR_DIR)/mprace.mk $(HOST_PC)
 	@mkdir -p $(@D)
 	$(file >$@,$(call MPR_PC_TEXT,$(abspath .),$(abspath $(B)),$(abspath $(MPR_DIR)/include)))
 	@echo "wrote $@"
@@ -83,23 +96,37 @@ $(B)/mprace/test/test_mprace.o: MPR_CPPFLAGS += -Itestbench
 $(MPR_TEST): $(B)/mprace/test/test_mprace.o $(B)/testbench/tb_sysfs.o $(B)/libabb-mprace.so
 	$(CXX) $(CXXFLAGS) -o $@ $< $(B)/testbench/tb_sysfs.o -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
 
-$(MPR_BENCH): $(B)/mprace/bench/abb_bench_mprace.o $(B)/libabb-mprace.so
-	$(CXX) $(CXXFLAGS) -o $@ $< -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
+# bench_module.o: the standalone module as abb_bench_daq runs it (host/tools)
+$(B)/mprace/bench/abb_bench_mprace.o: MPR_CPPFLAGS += -Ihost/tools
+$(MPR_BENCH): $(B)/mprace/bench/abb_bench_mprace.o $(MPR_BENCH_PARTS) $(B)/host/tools/bench_module.o \
+              $(B)/libabb-mprace.so
+	$(CXX) $(CXXFLAGS) -o $@ $(filter %.o,$^) -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
 
-mprace-test: mprace
+$(MPR_BENCH_TEST): $(B)/mprace/test/test_bench_parts.o $(MPR_BENCH_PARTS)
+	$(CXX) $(CXXFLAGS) -o $@ $^
+$(B)/mprace/test/test_bench_parts.o: MPR_CPPFLAGS += -I$(MPR_DIR)/bench
+
+# The targets that run programs on the simulator also need libabbsim.so
+# (libabb dlopen()s it; nothing links it, so nothing else pulls it in).
+mprace-test: mprace $(SIM_LIB) $(B)/abb_bench
+	$(MPR_BENCH_TEST)
+	$(MPR_DIR)/test/vs_bench_test.sh $(B)
 	@for d in $(MPRACE_TEST_DEVICES); do \
 	  echo "mprace-test: ABB_DEVICE=$$d $(MPR_TEST)"; \
 	  ABB_DEVICE=$$d $(MPR_TEST) || exit 1; \
 	done
 
-mprace-check: mprace
+mprace-check: mprace $(SIM_LIB)
 	@if [ -z "$(MPRACE_TESTS)" ]; then \
 	  echo "mprace-check: give the directory of the original programs: make mprace-check MPRACE_TESTS=DIR" >&2; \
 	  exit 2; fi
 	$(MPR_DIR)/mprace-check.sh '$(abspath $(MPRACE_TESTS))' '$(abspath $(B))'
 
-mprace-bench: mprace
+mprace-bench: mprace $(SIM_LIB)
 	$(MPR_BENCH) $(MPRACE_BENCH_ARGS)
+
+mprace-vs-bench: mprace $(SIM_LIB) $(B)/abb_bench
+	$(MPR_BENCH) --vs-bench '$(MPRACE_LOG)' $(MPRACE_VS_ARGS)
 
 install: install-mprace
 install-mprace: mprace install-host
@@ -111,4 +138,5 @@ install-mprace: mprace install-host
 	ln -sf $(MPR_SONAME) $(DESTDIR)$(PREFIX)/lib/libabb-mprace.so
 	install -m 644 $(MPR_PC_INST) $(DESTDIR)$(PREFIX)/lib/pkgconfig/abb-mprace.pc
 
--include $(MPR_OBJS:.o=.d) $(B)/mprace/test/test_mprace.d $(B)/mprace/bench/abb_bench_mprace.d
+-include $(MPR_OBJS:.o=.d) $(B)/mprace/test/test_mprace.d $(B)/mprace/bench/abb_bench_mprace.d \
+         $(MPR_BENCH_PARTS:.o=.d) $(B)/mprace/test/test_bench_parts.d
