@@ -36,7 +36,7 @@ COV_SIM_SUITES ?= regs dma_integrity blocking bad_input determinism discovery tl
 # if it fails (it assumes a consumer runs within 20 ms, which the -O0 gcov
 # build on a loaded machine can miss)
 COV_MODEL_SUITES ?= regs dma_integrity blocking protocol bad_input determinism discovery tlp_rules \
-                    cfgspace link vectors intx daq_readout daq_writer robust scoreboard vfio
+                    cfgspace link vectors intx daq_readout daq_writer robust scoreboard vfio cover_paths
 COV_DEB_PKGS   := gcovr python3
 # What the bench below runs (not `all`: the mprace layer's programs link
 # with its own flags, without --coverage, and are not part of libabb)
