@@ -1,7 +1,9 @@
 # testbench/coverage.mk - coverage of the RTL and of libabb (included by the top-level Makefile).
 #
-#   make coverage                     build $(B)/cov, run the bench, write the reports
+#   make coverage                     build $(B)/coverage, run the bench, write the reports
 #   make coverage COV_REGRESS_N=1000  transfers of the regression run with it (the default)
+#   make coverage COV_CPL_TIMEOUT=65536  the RTL's completion timeout in cycles (the default;
+#                                     the normal build has 2^22)
 #
 # A build of its own below $(B)/coverage (the normal build is untouched;
 # `make vfio-coverage` has $(B)/cov):
