@@ -8,9 +8,11 @@
 #   make icarus-replay  the golden vectors replayed on the RTL under Icarus Verilog
 #   make rtl-benches    per-module RTL benches with parameter sweeps (rtl-model/tb/)
 #   make regmap   regenerate the register-map outputs from rtl-model/abb_regs.def
-#   make wave     a traced DMA on the simulator, written to build/wave.fst
+#   make wave     a traced run on the simulator: build/wave.fst + build/wave.gtkw
+#                 (TEST=suite/test, DMA=N-M, FROM= TO=, ON_ERROR=K: sim/wave.mk)
 #   make coverage RTL line/toggle/functional and libabb line coverage (build/coverage)
 #   make mutate   N=60 SEED=1: seeded RTL mutants through the bench, kill rate
+#   make mutate-demo  three broken RTL lines, one caught by each checker (scoreboard, assertion, vectors)
 #   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools,
 #                 the mprace layer (include/mprace/, libabb-mprace, abb-mprace.pc)
 #   make mprace-check MPRACE_TESTS=DIR   build and run old mprace programs (README)
@@ -35,7 +37,7 @@ WARN    := -Wall -Wextra -Wno-unused-parameter
 DEB_PKGS := build-essential pkg-config verilator libsystemc-dev libpci-dev \
             pciutils libcunit1-dev iverilog yosys gnuplot-nox
 
-.PHONY: all deps demo test lint regmap regmap-check wave install clean bench example
+.PHONY: all deps demo test lint regmap regmap-check install clean bench example
 
 all:
 
@@ -57,6 +59,7 @@ deps:
 
 -include rtl-model/rtl.mk
 -include sim/sim.mk
+-include sim/wave.mk
 -include host/host.mk
 -include host/daq/daq.mk
 -include host/compat/mprace/mprace.mk
@@ -76,13 +79,6 @@ $(B)/readback: host/examples/readback.c $(B)/libabb.so $(B)/abb.pc
 
 example: $(B)/readback
 	$(B)/readback
-
-# A traced run: waveform of every cycle of the example (a 64 KiB DMA write
-# and read back) and the decoded TLP log. Open with:
-#   gtkwave build/wave.fst sim/abb_wave.gtkw
-wave: all
-	ABB_DEVICE=sim ABB_TRACE=$(B)/wave.fst ABB_TLP_LOG=$(B)/wave-tlp.txt $(B)/readback
-	@echo "wave: wrote $(B)/wave.fst and $(B)/wave-tlp.txt; view: gtkwave $(B)/wave.fst sim/abb_wave.gtkw"
 
 clean:
 	rm -rf $(B)

@@ -88,6 +88,21 @@ int abbsim_open(const struct abbsim_params *prm)
 			a.log_path = v.tlp_log;
 		a.trace_from = v.trace_from;
 		a.trace_to = v.trace_to;
+		if (v.trace_dma[0]) {
+			char *e = nullptr;
+			a.dma_from = strtoull(v.trace_dma, &e, 10);
+			a.dma_to = a.dma_from;
+			if (*e == '-')
+				a.dma_to = strtoull(e + 1, &e, 10);
+			if (*e || !a.dma_from || a.dma_to < a.dma_from)
+				return fail(-EINVAL, "ABB_TRACE_DMA=%s: accepted N or N-M, 1 <= N <= M",
+					    v.trace_dma);
+		}
+		a.test = v.trace_test;
+		a.on_error = v.trace_on_error;
+		if ((a.dma_from || !a.test.empty() || a.on_error) && a.trace_path.empty())
+			return fail(-EINVAL, "ABB_TRACE_DMA, ABB_TRACE_TEST and ABB_TRACE_ON_ERROR need "
+				    "ABB_TRACE=file.fst");
 		Platform *p;
 		if ((rc = platform_get(&p)))
 			return rc;
@@ -388,6 +403,23 @@ int abbsim_trace_fst(const char *path, uint64_t from_cycle, uint64_t to_cycle)
 		return p->wait_for(lk, w, [p, wp, s, from_cycle, to_cycle] {
 			wp->result = p->do_trace(s, from_cycle, to_cycle, wp->error);
 		});
+	});
+}
+
+int abbsim_trace_note(unsigned kind, const char *text)
+{
+	return guard(__func__, [&] {
+		Platform *p;
+		if (platform_get(&p))
+			return 0;
+		if (!p->notes_wanted_pub.load(std::memory_order_relaxed))
+			return 0;
+		std::lock_guard<std::mutex> lk(p->mu);
+		if (!p->is_open)
+			return 0;
+		std::string s = text ? text : "";
+		p->post([p, kind, s] { p->do_note(kind, s); });
+		return 0;
 	});
 }
 

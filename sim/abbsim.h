@@ -61,7 +61,7 @@ struct abbsim_params {
 	uint64_t seed;           /* seed for reordering (ABB_SIM_SEED, 1) */
 	unsigned mem_bytes;      /* BAR1 board memory size, power of 2, 64 KiB..16 MiB (ABB_SIM_MEM_SIZE, 1 MiB) */
 	unsigned iova_scatter;   /* 1: every mapped page gets its own, non-adjacent IOVA (ABB_SIM_IOVA=scatter) */
-	unsigned watchdog_s;     /* wall-clock seconds one wait may take before it fails with -ETIME (ABB_SIM_WATCHDOG_S, 120) */
+	unsigned watchdog_s;     /* wall-clock seconds one wait may go without a TLP on the link before it fails with -ETIME; 10x that in all (ABB_SIM_WATCHDOG_S, 120) */
 	/* ABI 2 */
 	unsigned cpl_rcb;        /* 1: the root complex ends every read completion at an RCB
 				  * boundary (64-byte completions with RCB 64, as Intel root
@@ -194,6 +194,20 @@ int abbsim_wait_idle(int64_t timeout_ns);
  * ABB_TRACE=file.fst, ABB_TRACE_FROM / ABB_TRACE_TO (cycles), ABB_TLP_LOG=file
  * at open. from/to are cycles; to == 0 means until close. */
 int abbsim_trace_fst(const char *path, uint64_t from_cycle, uint64_t to_cycle);
+/* A note from the host software for the waveform (sim/trace.h): text for
+ * the API lane, and the boundaries of DMAs and tests, which open and close
+ * the windows ABB_TRACE_DMA / ABB_TRACE_TEST, put markers into the save
+ * file and trigger the flight recorder (ABB_TRACE_ON_ERROR). Returns at
+ * once (0) when no waveform is asked for. libabb and abb_tests call it;
+ * libabb looks it up optionally (an older libabbsim lacks it). */
+#define ABBSIM_NOTE_TEXT 0u
+#define ABBSIM_NOTE_DMA_START 1u
+#define ABBSIM_NOTE_DMA_DONE 2u
+#define ABBSIM_NOTE_DMA_ERROR 3u
+#define ABBSIM_NOTE_TEST_BEGIN 4u
+#define ABBSIM_NOTE_TEST_PASS 5u
+#define ABBSIM_NOTE_TEST_FAIL 6u
+int abbsim_trace_note(unsigned kind, const char *text);
 int abbsim_tlp_log(const char *path);
 
 /* Statistics of the link, per direction (0 = down: root complex to device,

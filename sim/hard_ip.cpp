@@ -7,7 +7,6 @@
 #include "hard_ip.h"
 
 #include "verilated.h"
-#include "verilated_fst_c.h"
 
 #if VM_COVERAGE
 #include <cstdio>
@@ -57,7 +56,10 @@ void HardIp::select_clock(unsigned clk_mhz)
 	unsigned ns = abbsim::rtl_clk_ns(clk_mhz);
 	if (top_ && top_->clk_ns == ns)
 		return;
-	trace_close();
+	/* the platform closed a trace file first (its summary line); the
+	 * flight recorder follows the new model (Tracer::rebind) */
+	if (tracer_)
+		tracer_->file_close();
 	if (top_)
 		top_->final();
 #if VM_COVERAGE
@@ -74,6 +76,10 @@ void HardIp::select_clock(unsigned clk_mhz)
 	top_->tx_ready_i = 0;
 	top_->skip_cycles_i = 0;
 	top_->eval();
+	if (tracer_)
+		tracer_->rebind(*top_);
+	else
+		tracer_.reset(new Tracer(*top_, half_ps));
 }
 
 unsigned HardIp::rtl_clk_ns() const { return top_->clk_ns; }
@@ -86,7 +92,7 @@ HardIp::~HardIp()
 		cov_ctx = nullptr;
 	}
 #endif
-	trace_close();
+	tracer_.reset();
 	top_->final();
 }
 
@@ -234,10 +240,16 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 	m.skip_cycles_i = skip;
 	if (rec_)
 		stim_in();
+#ifndef ABBSIM_NO_TRACE
+	if (tr)
+		tr->edge_pre(t, skip);
+#endif
 	m.clk_i = 0;
 	m.eval();
-	if (tfp_)
-		tfp_->dump(t - epoch - half_ps);
+#ifndef ABBSIM_NO_TRACE
+	if (tr)
+		tr->dump(t - half_ps);
+#endif
 	bool rx_fire = rx && m.rx_ready_o;
 	bool tx_fire = tx_valid_ && ready;
 	uint64_t tx_data = m.tx_data_o;
@@ -245,8 +257,10 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 	bool irq = m.irq_o;
 	m.clk_i = 1;
 	m.eval();
-	if (tfp_)
-		tfp_->dump(t - epoch);
+#ifndef ABBSIM_NO_TRACE
+	if (tr)
+		tr->dump(t);
+#endif
 	idle_o_ = m.idle_o;
 	tx_valid_ = m.tx_valid_o;
 	if (rec_) {
@@ -362,30 +376,6 @@ void HardIp::irq_send(IrqMsg m, uint64_t now)
 	if (log)
 		log("up", t, now);
 	up_.submit(std::move(t), now);
-}
-
-int HardIp::trace_open(const char *path, std::string &err)
-{
-	trace_close();
-	tfp_ = new VerilatedFstC;
-	top_->trace(tfp_, 99);
-	tfp_->open(path);
-	if (!tfp_->isOpen()) {
-		delete tfp_;
-		tfp_ = nullptr;
-		err = std::string("cannot open FST file ") + path;
-		return -1;
-	}
-	return 0;
-}
-
-void HardIp::trace_close()
-{
-	if (!tfp_)
-		return;
-	tfp_->close();
-	delete tfp_;
-	tfp_ = nullptr;
 }
 
 } // namespace abbsim

@@ -27,9 +27,9 @@
 #include "rtl_model.h"
 #include "stim_rec.h"
 #include "tlp.h"
+#include "trace.h"
 
 class VerilatedContext;
-class VerilatedFstC;
 
 namespace abbsim {
 
@@ -66,9 +66,10 @@ public:
 	/* Nothing to do but count: idle_o, no beat waiting or in transfer. */
 	bool idle() const { return idle_o_ && rx_.empty() && !tx_in_tlp_ && !tx_valid_; }
 
-	int trace_open(const char *path, std::string &err);
-	void trace_close();
-	bool tracing() const { return tfp_ != nullptr; }
+	/* The waveform writer of this model (sim/trace.h); tr points to it
+	 * while it has work per edge, else null (the only cost then). */
+	Tracer &tracer() { return *tracer_; }
+	Tracer *tr = nullptr;
 
 	/* ABB_SIM_STIM: the port record for a replay (stim_rec.h); mark = the
 	 * TLP log was opened at this cycle (pub: the
@@ -106,7 +107,7 @@ private:
 	CfgSpace &cfg_;
 	std::unique_ptr<VerilatedContext> ctx_;
 	std::unique_ptr<RtlModel> top_;
-	VerilatedFstC *tfp_ = nullptr;
+	std::unique_ptr<Tracer> tracer_;
 	std::unique_ptr<StimRec> rec_;
 	bool rec_irq_ = false;
 	void stim_in();

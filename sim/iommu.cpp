@@ -208,6 +208,8 @@ void Iommu::record(uint64_t iova, size_t n, bool is_write, uint64_t cycle)
 	fault_count_++;
 	if (faults_.size() < 4096)
 		faults_.push_back(abbsim_fault{iova, (uint32_t)n, is_write ? 1u : 0u, cycle});
+	if (on_fault)
+		on_fault(abbsim_fault{iova, (uint32_t)n, is_write ? 1u : 0u, cycle});
 }
 
 bool Iommu::dev_write(uint64_t iova, const uint8_t *src, size_t n, uint64_t cycle)

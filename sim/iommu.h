@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -47,6 +48,8 @@ public:
 	bool dev_read(uint64_t iova, uint8_t *dst, size_t n, uint64_t cycle);
 
 	int take_faults(abbsim_fault *out, size_t max);
+	/* Called with each fault as it is recorded (the trace's error lane). */
+	std::function<void(const abbsim_fault &)> on_fault;
 
 private:
 	struct Pte {

@@ -72,6 +72,17 @@ public:
 	size_t unsent_bytes() const { return unsent_; }
 	bool quiet() const { return txq_.empty() && flight_.empty(); }
 	const struct abbsim_link_stats &stats() const { return stats_; }
+	/* Credits the transmitter may still use, per class (the trace's
+	 * credit group); Credits::Infinite where the receiver has no limit. */
+	Credits credits_free() const
+	{
+		Credits c;
+		for (int i = 0; i < 3; i++) {
+			c.hdr[i] = limit_.hdr[i] < 0 ? Credits::Infinite : limit_.hdr[i] - used_.hdr[i];
+			c.data[i] = limit_.data[i] < 0 ? Credits::Infinite : limit_.data[i] - used_.data[i];
+		}
+		return c;
+	}
 
 	std::function<void(Tlp &&, uint64_t)> deliver; /* arrival at the receiver */
 	std::function<void(uint64_t)> on_drain;          /* transmit queue became empty */

@@ -25,6 +25,8 @@ namespace abbsim {
 static constexpr uint64_t BatchCycles = 16384;
 /* SystemC time is brought up to platform time at least this often (ps). */
 static constexpr uint64_t QuantumPs = 100ull * 1000 * 1000;
+/* a wait with link traffic may take this many watchdog periods in all */
+static constexpr unsigned WatchdogBusyFactor = 10;
 /* Hot reset: rst_ni low for this many user-clock cycles. */
 static constexpr unsigned ResetCycles = 16;
 /* Bus/device/function the root complex gives the endpoint. */
@@ -52,6 +54,15 @@ Platform::Platform(sc_core::sc_module_name name)
 	};
 	up_.violation = fc;
 	down_.violation = fc;
+	mmu.on_fault = [this](const abbsim_fault &f) {
+		if (tr_) {
+			char b[160];
+			snprintf(b, sizeof b, "IOMMU fault: %s iova 0x%llx len %u (%s)",
+				 f.is_write ? "write" : "read", (unsigned long long)f.iova, f.len,
+				 f.is_write ? "dropped" : "answered UR");
+			tr_->lane(LaneErr, b);
+		}
+	};
 	/* fault injection at both transmitters */
 	down_.tap = [this](Tlp &t, uint64_t now, std::function<void(uint64_t)> &st) {
 		return faults_.on_submit(0, down_, t, now, st);
@@ -83,6 +94,8 @@ Platform::Platform(sc_core::sc_module_name name)
 
 void Platform::fault_note(unsigned dir, const std::string &what, uint64_t now)
 {
+	if (tr_)
+		tr_->lane(LaneErr, std::string("FAULT ") + (dir ? "up " : "down ") + what);
 	if (!tlp_log_)
 		return;
 	uint64_t rel = now > epoch_ ? now - epoch_ : 0;
@@ -130,7 +143,7 @@ void Platform::link_up(uint64_t now)
 
 Platform::~Platform()
 {
-	hip_.trace_close();
+	finish_traces();
 	if (tlp_log_)
 		fclose(tlp_log_);
 }
@@ -197,14 +210,37 @@ int Platform::wait_for(std::unique_lock<std::mutex> &lk, std::shared_ptr<Waiter>
 	});
 	want_run = true;
 	cv_sim.notify_all();
+	/* The watchdog turns a hung simulation into an error: it fires when a
+	 * wait saw no TLP on the link for wd seconds of wall-clock time, or
+	 * when it took WatchdogBusyFactor * wd seconds in all (a runaway
+	 * device that keeps the link busy). A long transfer on a loaded
+	 * machine keeps moving TLPs and is not stopped after wd seconds. */
 	unsigned wd = params.watchdog_s ? params.watchdog_s : 120;
-	auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wd);
+	auto start = std::chrono::steady_clock::now();
+	auto deadline = start + std::chrono::seconds(wd);
+	auto hard = start + std::chrono::seconds((uint64_t)wd * WatchdogBusyFactor);
+	uint64_t seen = stats_pub[0].tlps + stats_pub[1].tlps;
 	while (!w->done) {
 		if (w->cv.wait_until(lk, deadline) == std::cv_status::timeout && !w->done) {
+			uint64_t tlps = stats_pub[0].tlps + stats_pub[1].tlps;
+			auto now = std::chrono::steady_clock::now();
+			if (tlps != seen && now < hard) {
+				seen = tlps;
+				deadline = std::min(now + std::chrono::seconds(wd), hard);
+				continue;
+			}
 			w->abandoned = true;
 			cv_sim.notify_all();
+			unsigned secs = (unsigned)std::chrono::duration_cast<std::chrono::seconds>(now - start).count();
+			if (tlps != seen)
+				return fail(-ETIME,
+					    "watchdog: the wait did not finish within %u s of wall-clock time although the "
+					    "link was busy (device time %llu ns, cycle %llu); a runaway device, or raise "
+					    "ABB_SIM_WATCHDOG_S (the limit is %u x it) if the run is just long",
+					    secs, (unsigned long long)(now_pub.load() / 1000),
+					    (unsigned long long)cycles_pub.load(), WatchdogBusyFactor);
 			return fail(-ETIME,
-				    "watchdog: the wait did not finish within %u s of wall-clock time "
+				    "watchdog: the wait saw no link traffic for %u s of wall-clock time "
 				    "(device time %llu ns, cycle %llu); a hung device, or raise ABB_SIM_WATCHDOG_S "
 				    "if the run is just long",
 				    wd, (unsigned long long)(now_pub.load() / 1000),
@@ -401,6 +437,12 @@ void Platform::run()
 
 void Platform::edge(uint64_t n, uint64_t t)
 {
+	if (tr_) {
+		Credits u = up_.credits_free(), d = down_.credits_free();
+		int32_t cu[6] = {u.hdr[0], u.data[0], u.hdr[1], u.data[1], u.hdr[2], u.data[2]};
+		int32_t cd[6] = {d.hdr[0], d.data[0], d.hdr[1], d.data[1], d.hdr[2], d.data[2]};
+		tr_->credits(cu, cd);
+	}
 	hip_.edge(t, (uint32_t)(n - cycle_ - 1));
 	cycle_ = n;
 	now_ = t;
@@ -412,7 +454,9 @@ bool Platform::run_cycles()
 	const uint64_t batch_end = cycle_ + BatchCycles;
 	while (!wake_ && !mail_flag_.load(std::memory_order_relaxed)) {
 		uint64_t n = cycle_ + 1;
-		if (hip_.idle()) {
+		if (!hip_.idle()) {
+			idle_run_ = 0;
+		} else {
 			/* Quiet RTL: jump to the first edge at or after the next
 			 * event (or the trace window switch). */
 			uint64_t ne = q_.next();
@@ -426,6 +470,13 @@ bool Platform::run_cycles()
 			}
 			if (trace_switch_ > cycle_ && m > trace_switch_)
 				m = trace_switch_;
+			/* traced: the first Tracer::IdleDraw cycles of a quiet
+			 * stretch are real edges (the clock and the cycle
+			 * counter keep going in the picture); then it jumps */
+			if (tr_ && m > n && idle_run_ < Tracer::IdleDraw) {
+				m = n;
+				idle_run_++;
+			}
 			if (m - cycle_ - 1 > UINT32_MAX)
 				m = cycle_ + 1 + UINT32_MAX;
 			if (m > n)
@@ -468,12 +519,29 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	down_.reset(params, Link::from_params(params.credits_down));
 	rc.reset(params);
 	mmu.reset(params.iova_scatter, params.seed);
-	hip_.select_clock(clk_mhz_); /* the RTL verilated for this clock */
+	/* the RTL verilated for this clock; a trace file still open (a DMA or
+	 * test window) ends with the model it traced */
+	if (hip_.rtl_clk_ns() != rtl_clk_ns(clk_mhz_) && hip_.tracer().file_on())
+		trace_file_close("the clock changed: another RTL model");
+	hip_.select_clock(clk_mhz_);
 	hip_.reset();
 	hip_.set_strict(params.strict != 0);
 	cfg.reset(params, DeviceBdf);
 	hip_.apply_cfg(now_);
 	hip_.half_ps = 500000u / clk_mhz_;
+	hip_.tracer().set_half(hip_.half_ps);
+	/* the flight recorder: armed before the reset edges (its shadow model
+	 * sees every edge the real one does from now on) */
+	if (a.on_error && !a.trace_path.empty()) {
+		std::string rp = a.trace_path;
+		if (a.dma_from || !a.test.empty() || a.trace_from || a.trace_to) {
+			size_t dot = rp.rfind(".fst");
+			rp = (dot == std::string::npos ? rp : rp.substr(0, dot)) + "-error.fst";
+		}
+		hip_.tracer().rec_arm(a.on_error, rp, !ever_opened_);
+		trace_update();
+	}
+	ever_opened_ = true;
 	/* Hot reset on the new clock grid. */
 	epoch_ = now_;
 	cycle_ = 0;
@@ -484,6 +552,7 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	hip_.set_reset(false);
 	now_ = edge_time(ResetCycles);
 	epoch_ = now_;
+	hip_.tracer().set_cycle(0);
 	hip_.epoch = epoch_;
 	violations_.clear();
 	violation_count_ = 0;
@@ -504,24 +573,43 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 		w.error = err;
 		return;
 	}
-	if (!a.trace_path.empty() && (rc_ = do_trace(a.trace_path, a.trace_from, a.trace_to, err))) {
+	if (!a.trace_path.empty() && (a.dma_from || !a.test.empty())) {
+		/* a window by content: kept across opens (a test may reopen) */
+		std::string key = a.trace_path + "|" + std::to_string(a.dma_from) + "-" +
+				  std::to_string(a.dma_to) + "|" + a.test;
+		if (key != win_key_) {
+			if (hip_.tracer().file_on())
+				trace_file_close("window changed");
+			win_key_ = key;
+			win_ = a.dma_from ? WinDma : WinTest;
+			trace_path_ = a.trace_path;
+			win_dma_from_ = a.dma_from;
+			win_dma_to_ = a.dma_to;
+			win_test_ = a.test;
+			dma_count_ = 0;
+			win_done_ = false;
+		}
+	} else if (!a.trace_path.empty() && !a.on_error &&
+		   (rc_ = do_trace(a.trace_path, a.trace_from, a.trace_to, err))) {
 		w.result = rc_;
 		w.error = err;
 		return;
 	}
+	notes_wanted_pub.store(win_ != WinCycles || hip_.tracer().rec_on() || tr_ != nullptr);
 	is_open = true;
 	publish();
 }
 
 void Platform::do_close()
 {
-	hip_.trace_close();
+	if (win_ == WinCycles && hip_.tracer().file_on())
+		trace_file_close("closed");
 	hip_.stim_close();
 	trace_switch_ = UINT64_MAX;
 	if (tlp_log_) {
 		fclose(tlp_log_);
 		tlp_log_ = nullptr;
-		hip_.log = nullptr;
+		trace_update();
 	}
 	is_open = false;
 }
@@ -532,30 +620,166 @@ int Platform::do_trace(const std::string &path, uint64_t from, uint64_t to, std:
 		err = "trace window is empty: to_cycle must be 0 or greater than from_cycle";
 		return -EINVAL;
 	}
-	hip_.trace_close();
+#ifdef ABBSIM_NO_TRACE
+	err = "this libabbsim was built without tracing (SIM_TRACE=0)";
+	return -ENOTSUP;
+#endif
+	if (hip_.tracer().file_on())
+		trace_file_close("a new trace");
+	win_ = WinCycles;
+	win_key_.clear();
 	trace_path_ = path;
 	trace_from_ = from;
 	trace_to_ = to;
 	if (from <= cycle_) {
-		if (hip_.trace_open(path.c_str(), err))
+		if (hip_.tracer().file_open(path, epoch_, err))
 			return -EIO;
+		win_t0_ = std::chrono::steady_clock::now();
+		hip_.tracer().set_cycle(cycle_);
+		trace_update();
 		trace_switch_ = to ? to : UINT64_MAX;
 	} else {
 		trace_switch_ = from;
 	}
+	notes_wanted_pub.store(true);
 	return 0;
 }
 
 void Platform::trace_switch()
 {
-	std::string err;
-	if (!hip_.tracing()) {
-		if (hip_.trace_open(trace_path_.c_str(), err))
-			add_violation("trace: " + err);
+	if (!hip_.tracer().file_on()) {
+		trace_file_open("cycle window");
 		trace_switch_ = trace_to_ ? trace_to_ : UINT64_MAX;
 	} else {
-		hip_.trace_close();
+		trace_file_close("cycle window end");
 		trace_switch_ = UINT64_MAX;
+	}
+}
+
+void Platform::trace_update()
+{
+	Tracer &T = hip_.tracer();
+	tr_ = T.active() ? &T : nullptr;
+	hip_.tr = tr_;
+	if (tlp_log_ || tr_)
+		hip_.log = [this](const char *dir, const Tlp &t, uint64_t now) { log_tlp(dir, t, now); };
+	else
+		hip_.log = nullptr;
+}
+
+void Platform::trace_file_open(const char *why)
+{
+	std::string err;
+	Tracer &T = hip_.tracer();
+	if (T.file_on())
+		return;
+	if (T.file_open(trace_path_, epoch_, err)) {
+		add_violation("trace: " + err);
+		return;
+	}
+	win_t0_ = std::chrono::steady_clock::now();
+	win_c0_ = cycle_;
+	T.set_cycle(cycle_);
+	trace_update();
+	(void)why;
+}
+
+void Platform::trace_file_close(const char *why)
+{
+	Tracer &T = hip_.tracer();
+	if (!T.file_on())
+		return;
+	std::string sum = T.file_close();
+	double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - win_t0_).count();
+	FILE *f = fopen(trace_path_.c_str(), "rb");
+	long size = -1;
+	if (f && !fseek(f, 0, SEEK_END))
+		size = ftell(f);
+	if (f)
+		fclose(f);
+	fprintf(stderr, "abbsim: trace (%s): wrote %s: %ld bytes, cycles %llu..%llu, %s, "
+		"%.3f s of wall-clock time while the window was open\n", why, trace_path_.c_str(), size,
+		(unsigned long long)win_c0_, (unsigned long long)cycle_, sum.c_str(), s);
+	if (win_ != WinCycles)
+		win_done_ = true;
+	trace_update();
+}
+
+void Platform::rec_trigger(const std::string &why)
+{
+	Tracer &T = hip_.tracer();
+	if (!T.rec_on() || rec_dumps_ >= 8)
+		return;
+	rec_dumps_++;
+	auto t0 = std::chrono::steady_clock::now();
+	std::string s = T.rec_dump(why, now_);
+	double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+	fprintf(stderr, "abbsim: %s; %.3f s to write\n", s.c_str(), sec);
+}
+
+void Platform::finish_traces()
+{
+	if (hip_.tracer().file_on())
+		trace_file_close("finished");
+}
+
+void Platform::do_note(unsigned kind, const std::string &text)
+{
+	Tracer &T = hip_.tracer();
+	switch (kind) {
+	case ABBSIM_NOTE_DMA_START:
+		dma_count_++;
+		dma_num_[text.substr(0, text.find(' '))] = dma_count_;
+		if (win_ == WinDma && !win_done_ && dma_count_ == win_dma_from_)
+			trace_file_open("DMA window");
+		if (tr_) {
+			tr_->lane(LaneApi, text);
+			tr_->mark("DMA " + std::to_string(dma_count_) + " start: " + text, now_);
+		}
+		break;
+	case ABBSIM_NOTE_DMA_DONE:
+	case ABBSIM_NOTE_DMA_ERROR: {
+		/* which DMA ended: the last started on its channel (the note
+		 * starts with dma_read / dma_write, or the failing call) */
+		std::string key = text.substr(0, text.find(' '));
+		if (key.compare(0, 12, "abb_dma_read") == 0)
+			key = "dma_read";
+		else if (key.compare(0, 13, "abb_dma_write") == 0)
+			key = "dma_write";
+		uint64_t num = dma_num_.count(key) ? dma_num_[key] : dma_count_;
+		if (tr_) {
+			tr_->lane(LaneApi, text);
+			tr_->mark("DMA " + std::to_string(num) + " end: " + text, now_);
+		}
+		if (kind == ABBSIM_NOTE_DMA_ERROR)
+			rec_trigger("DMA error: " + text);
+		if (win_ == WinDma && T.file_on() && num >= win_dma_to_)
+			trace_file_close("DMA window end");
+		break;
+	}
+	case ABBSIM_NOTE_TEST_BEGIN:
+		if (win_ == WinTest && !win_done_ && text == win_test_)
+			trace_file_open("test");
+		if (tr_) {
+			tr_->lane(LaneApi, "test " + text);
+			tr_->mark("test " + text, now_);
+		}
+		break;
+	case ABBSIM_NOTE_TEST_PASS:
+	case ABBSIM_NOTE_TEST_FAIL:
+		if (tr_) {
+			std::string s = (kind == ABBSIM_NOTE_TEST_FAIL ? "FAILED test " : "passed test ") + text;
+			tr_->lane(LaneApi, s);
+			tr_->mark(s, now_);
+		}
+		if (kind == ABBSIM_NOTE_TEST_FAIL)
+			rec_trigger("test failed: " + text);
+		if (win_ == WinTest && T.file_on() && text == win_test_)
+			trace_file_close("test end");
+		break;
+	default:
+		if (tr_)
+			tr_->lane(LaneApi, text);
 	}
 }
 
@@ -566,19 +790,55 @@ int Platform::do_tlp_log(const std::string &path, std::string &err)
 	tlp_log_ = fopen(path.c_str(), "w");
 	if (!tlp_log_) {
 		err = "cannot open TLP log " + path + ": " + strerror(errno);
-		hip_.log = nullptr;
+		trace_update();
 		return -errno;
 	}
 	fprintf(tlp_log_, "# cycle time_ns dir TLP (gen %u x%u, MPS %u, MRRS %u, RCB %u, cpl=%s, %u MHz)\n",
 		params.gen, params.lanes, bars.mps, bars.mrrs, params.rcb,
 		params.cpl_rcb ? "rcb" : "mps", params.clk_mhz);
-	hip_.log = [this](const char *dir, const Tlp &t, uint64_t now) { log_tlp(dir, t, now); };
+	trace_update();
 	hip_.stim_mark(cycle_, cycle_of(now_));
 	return 0;
 }
 
+void Platform::lane_tlp(const char *dir, const Tlp &t)
+{
+	bool up = dir[0] == 'u';
+	std::string d = t.describe();
+	TlpKind k = t.kind();
+	tr_->lane(up ? LaneTlpUp : LaneTlpDown, d);
+	char b[200];
+	if (up && k == TlpKind::MRd && (t.req_tag() == 0x80 || t.req_tag() == 0x81)) {
+		snprintf(b, sizeof b, "%s fetches the descriptor at 0x%llx",
+			 t.req_tag() == 0x80 ? "C2H (DMA read)" : "H2C (DMA write)",
+			 (unsigned long long)t.addr());
+		tr_->lane(LaneDesc, b);
+	} else if (!up && (k == TlpKind::Cpl || k == TlpKind::CplD) &&
+		   (t.cpl_tag() == 0x80 || t.cpl_tag() == 0x81)) {
+		const char *ch = t.cpl_tag() == 0x80 ? "C2H" : "H2C";
+		if (t.cpl_status() != CplSC || t.data.size() < 8) {
+			snprintf(b, sizeof b, "%s descriptor fetch failed: %s", ch, d.c_str());
+		} else {
+			const auto &w = t.data; /* PAH PAL HAH HAL BDAH BDAL LENG CTRL */
+			snprintf(b, sizeof b, "%s descriptor: board 0x%x host 0x%llx len %u next 0x%llx ctrl 0x%x",
+				 ch, (unsigned)w[1], (unsigned long long)(((uint64_t)w[2] << 32) | w[3]),
+				 (unsigned)w[6], (unsigned long long)(((uint64_t)w[4] << 32) | w[5]),
+				 (unsigned)w[7]);
+		}
+		tr_->lane(LaneDesc, b);
+	}
+	if (up && k == TlpKind::Msg)
+		tr_->lane(LaneIrq, d);
+	else if (up && k == TlpKind::MWr && cfg.msi_enabled() && t.addr() == (cfg.msi_addr() & ~3ull))
+		tr_->lane(LaneIrq, "MSI " + d);
+}
+
 void Platform::log_tlp(const char *dir, const Tlp &t, uint64_t now)
 {
+	if (tr_)
+		lane_tlp(dir, t);
+	if (!tlp_log_)
+		return;
 	uint64_t rel = now - epoch_;
 	fprintf(tlp_log_, "%10llu %10llu.%03llu %-4s %s\n", (unsigned long long)cycle_of(now),
 		(unsigned long long)(rel / 1000), (unsigned long long)(rel % 1000), dir,
@@ -596,6 +856,10 @@ void Platform::add_violation(const std::string &s)
 	}
 	if (tlp_log_)
 		fprintf(tlp_log_, "# violation: %s\n", s.c_str());
+	if (tr_) {
+		tr_->lane(LaneErr, s);
+		rec_trigger("protocol error: " + s);
+	}
 }
 
 void Platform::cfg_changed()
@@ -671,6 +935,8 @@ static void close_at_exit()
 		return;
 	if (!p->want_run && p->is_open)
 		p->do_close();
+	if (!p->want_run)
+		p->finish_traces();
 	p->mu.unlock();
 }
 

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <functional>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -40,6 +41,8 @@
 #include "iommu.h"
 #include "link.h"
 #include "root_complex.h"
+#include "trace.h"
+#include <chrono>
 
 namespace abbsim {
 
@@ -63,6 +66,11 @@ struct OpenArgs {
 	abbsim_params p;
 	std::string trace_path, log_path;
 	uint64_t trace_from = 0, trace_to = 0;
+	/* windows by content (sim/trace.h): DMAs dma_from..dma_to (from 1;
+	 * 0: none), one test, the flight recorder's K cycles (0: off) */
+	uint64_t dma_from = 0, dma_to = 0;
+	std::string test;
+	uint64_t on_error = 0;
 };
 
 class Platform : public sc_core::sc_module {
@@ -92,12 +100,18 @@ public:
 	uint64_t violation_count_pub = 0;
 	std::atomic<uint64_t> now_pub{0}, cycles_pub{0}, irq_pub{0};
 	std::atomic<bool> intx_pub{false};
+	std::atomic<bool> notes_wanted_pub{false}; /* abbsim_trace_note has something to do */
 
 	/* --- simulation thread only (via posted closures) --- */
 	void do_open(const OpenArgs &a, Waiter &w);
 	void do_close();
 	int do_trace(const std::string &path, uint64_t from, uint64_t to, std::string &err);
 	int do_tlp_log(const std::string &path, std::string &err);
+	/* A note from the host (abbsim_trace_note): a text lane entry, a DMA
+	 * or test boundary (window, markers, recorder trigger). */
+	void do_note(unsigned kind, const std::string &text);
+	/* Finishes every waveform (process exit). */
+	void finish_traces();
 	void cfg_changed();
 	/* fault injection (sim/faults.h) */
 	int fault_add(const abbsim_fault_spec &s, std::string &err) { return faults_.add(s, err); }
@@ -127,6 +141,11 @@ private:
 	void edge(uint64_t n, uint64_t t);
 	void trace_switch();
 	void log_tlp(const char *dir, const Tlp &t, uint64_t now);
+	void lane_tlp(const char *dir, const Tlp &t);
+	void trace_update();
+	void trace_file_open(const char *why);
+	void trace_file_close(const char *why);
+	void rec_trigger(const std::string &why);
 	void add_violation(const std::string &s);
 	void sync_sc_time();
 	void fault_note(unsigned dir, const std::string &what, uint64_t now);
@@ -151,6 +170,18 @@ private:
 	uint64_t trace_from_ = 0, trace_to_ = 0;
 	uint64_t trace_switch_ = UINT64_MAX; /* cycle at which to open/close */
 	FILE *tlp_log_ = nullptr;
+	Tracer *tr_ = nullptr; /* hip_'s tracer while it has something to do */
+	enum { WinCycles, WinDma, WinTest } win_ = WinCycles;
+	std::string win_key_; /* the content window in effect (kept across opens) */
+	uint64_t win_dma_from_ = 0, win_dma_to_ = 0, dma_count_ = 0;
+	std::string win_test_;
+	std::map<std::string, uint64_t> dma_num_; /* channel -> number of its last DMA */
+	bool win_done_ = false;
+	std::chrono::steady_clock::time_point win_t0_;
+	uint64_t win_c0_ = 0;
+	unsigned rec_dumps_ = 0;
+	uint64_t idle_run_ = 0; /* quiet cycles run one by one while traced */
+	bool ever_opened_ = false;
 	std::vector<std::string> violations_;
 	uint64_t violation_count_ = 0;
 	unsigned violations_printed_ = 0;

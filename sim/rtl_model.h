@@ -4,6 +4,9 @@
  * class Vabb_top) or ClkNs = 4 (250 MHz, class Vabb_top250), both verilated
  * from the same sources (sim/sim.mk). The port members are references to
  * the model's own, named as the RTL ports; eval() costs one virtual call.
+ * Both are verilated with the wrapper sim/abb_sim_top.sv as top (instance
+ * u_abb): its trace-only inputs (cycle counter, text lanes, credits) are
+ * reachable here too, for the waveform writer (sim/trace.h).
  */
 #ifndef ABBSIM_RTL_MODEL_H
 #define ABBSIM_RTL_MODEL_H
@@ -33,6 +36,12 @@ using QData = uint64_t;
 	X(CData, tx_sop_o) X(CData, tx_eop_o) X(QData, tx_data_o) X(CData, irq_o)                \
 	X(CData, idle_o) X(IData, skip_cycles_i)
 
+/* the wrapper's text lanes: 96 ASCII characters, 24 words each (in the
+ * order of sim/trace.h's Lane); the credit vectors: 96 bits, 3 words */
+#define ABBSIM_TRACE_LANES(X) \
+	X(lane_api_i) X(lane_tlp_down_i) X(lane_tlp_up_i) X(lane_desc_i) X(lane_irq_i) X(lane_err_i)
+static constexpr unsigned RtlLaneWords = 24, RtlLaneCount = 6, RtlCreditWords = 3;
+
 class RtlModel {
 public:
 	virtual ~RtlModel() {}
@@ -44,17 +53,31 @@ public:
 #define ABBSIM_PORT_REF(t, n) t &n;
 	ABBSIM_RTL_PORTS(ABBSIM_PORT_REF)
 #undef ABBSIM_PORT_REF
+	/* trace only (sim/abb_sim_top.sv): nothing of abb_top reads them */
+	QData &cycle_i;
+	uint32_t *const lane_i[RtlLaneCount];
+	uint32_t *const up_credits_i, *const down_credits_i;
 
 protected:
 #define ABBSIM_PORT_INIT(t, n) , n(m.n)
-	template <class M> RtlModel(unsigned ns, M &m) : clk_ns(ns) ABBSIM_RTL_PORTS(ABBSIM_PORT_INIT) {}
+#define ABBSIM_LANE_INIT(n) m.n.data(),
+	template <class M>
+	RtlModel(unsigned ns, M &m)
+		: clk_ns(ns) ABBSIM_RTL_PORTS(ABBSIM_PORT_INIT), cycle_i(m.cycle_i),
+		  lane_i{ABBSIM_TRACE_LANES(ABBSIM_LANE_INIT)}, up_credits_i(m.up_credits_i.data()),
+		  down_credits_i(m.down_credits_i.data())
+	{
+	}
+#undef ABBSIM_LANE_INIT
 #undef ABBSIM_PORT_INIT
 };
 
 /* The RTL verilated for this user-clock period: 4 ns (250 MHz) for clocks
  * of 188 MHz and more, else 8 ns (125 MHz), the nearer of the two. */
 unsigned rtl_clk_ns(unsigned clk_mhz);
-std::unique_ptr<RtlModel> make_rtl_model(VerilatedContext *ctx, unsigned clk_ns);
+/* name: the model's scope in a waveform ("board": board.abb_sim_top.u_abb) */
+std::unique_ptr<RtlModel> make_rtl_model(VerilatedContext *ctx, unsigned clk_ns,
+					 const char *name = "board");
 
 } // namespace abbsim
 #endif

@@ -20,13 +20,25 @@ SIM_VROOT  := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 SIM_SC_CFLAGS := $(shell pkg-config --cflags systemc 2>/dev/null)
 SIM_SC_LIBS   := $(shell pkg-config --libs systemc 2>/dev/null || echo -lsystemc)
 
+# SIM_TRACE=0 builds a simulator without tracing compiled in (the reference
+# of `make trace-cost`; use with its own B=, e.g. make B=build-notrace SIM_TRACE=0).
+SIM_TRACE ?= 1
+
 # Verilator flags, one per line.
 SIM_VFLAGS := --cc#                          C++ model; the platform owns the main loop
 SIM_VFLAGS += -O3#                           all Verilator optimisations
 SIM_VFLAGS += --x-assign fast#               X assignments take the fastest value
 SIM_VFLAGS += --x-initial fast#              uninitialised state: fastest value (reset defines it)
+ifneq ($(SIM_TRACE),0)
 SIM_VFLAGS += --trace-fst#                   FST tracing compiled in, switched on at run time
-SIM_VFLAGS += --top-module $(RTL_TOP)#       the RTL / hard-IP boundary (rtl-model/TLP-STREAM.md)
+SIM_VFLAGS += --trace-structs#               packed structs (decoded TLP headers) as fields
+endif
+# Every build of the model (125 and 250 MHz, the speed build, coverage and
+# mutants) has the wrapper as top: $(RTL_TOP) as u_abb, the same ports, plus
+# trace-only inputs (sim/abb_sim_top.sv; its ClkNs goes to abb_top). The
+# wrapper's source is named here so that each verilation gets it.
+SIM_VWRAP  := sim/abb_sim_top.sv
+SIM_VFLAGS += --top-module abb_sim_top $(SIM_VWRAP)#   $(RTL_TOP) + trace-only lanes
 SIM_VFLAGS += -CFLAGS -fPIC#                 the model goes into a shared library
 SIM_VFLAGS += -CFLAGS -DVL_USER_FINISH#      $$finish ...
 SIM_VFLAGS += -CFLAGS -DVL_USER_STOP#        ... $$stop ...
@@ -74,27 +86,30 @@ SIM_VSAN_ON := USER_CPPFLAGS='$(filter -fsanitize% -fno-sanitize% -fno-omit-fram
 
 SIM_SRCS := params.cpp tlp.cpp cfg_space.cpp enumerate.cpp iommu.cpp link.cpp \
             root_complex.cpp faults.cpp hard_ip.cpp platform.cpp rtl_hooks.cpp abbsim.cpp \
-            stim_rec.cpp rtl_model.cpp
+            stim_rec.cpp rtl_model.cpp trace.cpp
 SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o)) $(SIM_B)/abb_options.o
 SIM_CXXFLAGS := -std=c++17 -fPIC $(CXXFLAGS) $(WARN) -Isim -Ihost/include $(SIM_SC_CFLAGS) \
                 -I$(SIM_VDIR) -I$(SIM_VDIR250) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
                 -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL $(SIM_CXXEXTRA)
+ifeq ($(SIM_TRACE),0)
+SIM_CXXFLAGS += -DABBSIM_NO_TRACE
+endif
 
 .PHONY: sim sim-smoke sim-test sim-speed sim-install
 all: sim
 sim: $(SIM_LIB)
 
-$(SIM_VDIR)/.verilated: $(RTL_SRCS) $(RTL_DIR)/abb_assert.svh $(SIM_VEXTRA_SRCS) sim/sim.mk
+$(SIM_VDIR)/.verilated: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_DIR)/abb_assert.svh $(SIM_VEXTRA_SRCS) sim/sim.mk
 	@mkdir -p $(SIM_VDIR)
 	$(VERILATOR) $(SIM_VFLAGS) $(SIM_VASSERT) $(SIM_VEXTRA) --prefix Vabb_top --Mdir $(SIM_VDIR) $(RTL_SRCS) $(SIM_VEXTRA_SRCS)
 	@touch $@
 
-$(SIM_VDIR250)/.verilated: $(RTL_SRCS) $(RTL_DIR)/abb_assert.svh sim/sim.mk
+$(SIM_VDIR250)/.verilated: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_DIR)/abb_assert.svh sim/sim.mk
 	@mkdir -p $(SIM_VDIR250)
 	$(VERILATOR) $(SIM_VFLAGS) $(SIM_VASSERT) -GClkNs=4 --prefix Vabb_top250 --Mdir $(SIM_VDIR250) $(RTL_SRCS)
 	@touch $@
 
-$(SIM_VDIRFAST)/.verilated: $(RTL_SRCS) $(RTL_DIR)/abb_assert.svh sim/sim.mk
+$(SIM_VDIRFAST)/.verilated: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_DIR)/abb_assert.svh sim/sim.mk
 	@mkdir -p $(SIM_VDIRFAST)
 	$(VERILATOR) $(SIM_VFLAGS) --prefix Vabb_top --Mdir $(SIM_VDIRFAST) $(RTL_SRCS)
 	@touch $@
@@ -164,6 +179,11 @@ sim-speed: $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim
 	@b=$$($(SIM_B)/fast/bare_bench) && echo "$$b" && p=$$($(SIM_B)/fast/speed_abbsim) && echo "$$p" && \
 	  bc=$${b#*cycles_per_s=}; bc=$${bc%% *}; pc=$${p#*cycles_per_s=}; pc=$${pc%% *}; \
 	  echo "sim-speed: platform / bare = $$(awk "BEGIN{printf \"%.2f\", $$pc/$$bc}") (target >= 0.5)"
+
+# The program behind `make wave-shots` and the README's walk-through.
+$(SIM_B)/wave_demo: sim/wave_demo.c $(B)/libabb.so
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Ihost/include -o $@ $< $(LDFLAGS) -L$(B) -labb -Wl,-rpath,'$$ORIGIN/..'
+all: $(SIM_B)/wave_demo
 
 sim-install: $(SIM_LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include

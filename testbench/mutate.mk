@@ -3,6 +3,8 @@
 #   make mutate N=60 SEED=1          N seeded single-operator mutants of the RTL
 #   make mutate N=60 SEED=1 ONLY=3,17   replay mutants 3 and 17 of that draw
 #   make mutate N=60 SEED=1 LIST=1      print the draw, build nothing
+#   make mutate-demo                 three broken lines, one caught by each checker
+#                                    (scoreboard, RTL assertion, golden vectors)
 #
 # testbench/mutate.py draws the mutants and runs each: only the Verilator
 # model is rebuilt (into $(B)/mutate/obj, from a mutated copy of the RTL in
@@ -10,30 +12,50 @@
 # normal build (and its unmutated 250 MHz model) are linked with it into
 # $(B)/mutate/libabbsim.so (the bench runs at 125 MHz), and the
 # bench runs on it through ABB_SIM_LIB, stopping at the first failing check:
-# MUT_SUITES of build/abb_tests in order (golden vectors first), then
-# build/abb_regress N=MUT_REGRESS_N. Report: $(B)/mutate/report.txt.
+# MUT_SUITES of build/abb_tests in order (golden vectors first; `regress`
+# is build/abb_regress N=MUT_REGRESS_N). Report: $(B)/mutate/report.txt.
 
 MUT_N     := $(if $(filter command line environment,$(origin N)),$(N),60)
 MUT_SEED  := $(if $(filter command line environment,$(origin SEED)),$(SEED),1)
 ONLY      ?=
 LIST      ?=
-# the suites that exercise the RTL, strongest and fastest first (protocol,
-# robust and the daq_* suites test the library on top: slow and no stronger)
-MUT_SUITES ?= vectors scoreboard regs intx tlp_rules bad_input dma_integrity link cfgspace \
-              determinism blocking
+# The checks, in order; the first failing test stops a mutant. Fast and
+# strong first (golden vectors 0.1 s, scoreboard 1 s, the register and link
+# suites under 0.5 s each, `regress` = build/abb_regress N=MUT_REGRESS_N
+# 0.4 s), then the slower ones (blocking 2 s, dma_integrity 5 s, faults 17 s:
+# the error paths), last mutant_kills (testbench/test_mutant_kills.c: the
+# checks written for survivors of earlier runs). protocol, robust and the
+# daq_* suites test the library on top: slow and no stronger.
+MUT_SUITES ?= vectors scoreboard regs intx cfgspace determinism link bad_input tlp_rules \
+              regress blocking dma_integrity faults mutant_kills
 MUT_REGRESS_N ?= 300
 MUT_TIMEOUT   ?= 60
 MUT_OUT       ?= $(B)/mutate
 
-.PHONY: mutate
+MUT_DEMO_OUT  ?= $(B)/mutate-demo
+
+# the simulator's build of the model, for mutate.py
+MUT_BUILD_ENV = MUT_VFLAGS='$(SIM_VFLAGS) $(SIM_VASSERT) --prefix Vabb_top' MUT_VOPT='$(SIM_VOPT)' \
+	MUT_SIM_OBJS='$(SIM_OBJS)' MUT_SIM_LIBS='$(SIM_VDIR250)/Vabb_top250__ALL.a $(SIM_SC_LIBS)'
+MUT_TOOLS = --verilator $(VERILATOR) --cxx '$(CXX)' --vlib $(SIM_VDIR)/libverilated_pic.a \
+	--tests $(TB_BIN) --regress $(B)/abb_regress --timeout '$(MUT_TIMEOUT)'
+
+.PHONY: mutate mutate-demo
 mutate:
 	@$(MAKE) --no-print-directory deps
 	@command -v python3 >/dev/null || { echo "mutate: needs python3 (apt-get install python3)" >&2; exit 1; }
 	@$(MAKE) --no-print-directory $(TB_BIN) $(B)/abb_regress $(SIM_LIB)
-	MUT_VFLAGS='$(SIM_VFLAGS) $(SIM_VASSERT) --prefix Vabb_top' MUT_VOPT='$(SIM_VOPT)' \
-	MUT_SIM_OBJS='$(SIM_OBJS)' MUT_SIM_LIBS='$(SIM_VDIR250)/Vabb_top250__ALL.a $(SIM_SC_LIBS)' \
-	python3 testbench/mutate.py --n '$(MUT_N)' --seed '$(MUT_SEED)' --out $(MUT_OUT) \
-	  --verilator $(VERILATOR) --cxx '$(CXX)' --vlib $(SIM_VDIR)/libverilated_pic.a \
-	  --tests $(TB_BIN) --regress $(B)/abb_regress --suites '$(MUT_SUITES)' \
-	  --regress-n '$(MUT_REGRESS_N)' --timeout '$(MUT_TIMEOUT)' \
+	$(MUT_BUILD_ENV) python3 testbench/mutate.py --n '$(MUT_N)' --seed '$(MUT_SEED)' --out $(MUT_OUT) \
+	  $(MUT_TOOLS) --suites '$(MUT_SUITES)' --regress-n '$(MUT_REGRESS_N)' \
 	  $(if $(ONLY),--only '$(ONLY)') $(if $(LIST),--list) $(RTL_SRCS)
+
+# A broken RTL line caught by each checker: three fixed mutations
+# (mutate.py DEMOS), one each for the scoreboard, an RTL assertion and the
+# golden vectors; the vectors and scoreboard suites run on each and the
+# output tells which checker caught it, with its message. Fails unless each
+# was caught by the checker it is meant for.
+mutate-demo:
+	@$(MAKE) --no-print-directory deps
+	@command -v python3 >/dev/null || { echo "mutate: needs python3 (apt-get install python3)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory $(TB_BIN) $(B)/abb_regress $(SIM_LIB)
+	$(MUT_BUILD_ENV) python3 testbench/mutate.py --demo --out $(MUT_DEMO_OUT) $(MUT_TOOLS) $(RTL_SRCS)

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """mutate.py - seeded single-operator mutants of the RTL, each run through the bench.
 
-    testbench/mutate.py [--n N] [--seed S] [--only ID,ID..] [--list]
-                        [--out DIR] [--rtl FILE...] -- (run by `make mutate`)
+    testbench/mutate.py [--n N] [--seed S] [--only ID,ID..] [--list] [--demo]
+                        [--out DIR] ... RTL_FILE...   (run by `make mutate`, `make mutate-demo`)
 
 The RTL is parsed lightly: comments and strings blanked, declarations,
 parameters, typedefs, elaboration checks ($fatal), assertions, the generated
 register package (abb_reg_pkg.sv) and the protocol checker (abb_tlp_chk.sv)
-skipped. Every operator occurrence in the remaining
-statements is a site; N sites are drawn with SEED (random.Random(SEED),
-sites in file/offset order), so a run is repeatable and `--only` replays
+skipped, and so are the `ifdef ABB_ASSERT blocks (checks, not design).
+Every operator occurrence in the remaining statements is a site; N sites
+are drawn with SEED (random.Random(SEED), sites in file/offset order), so a run is repeatable and `--only` replays
 single mutants of the same run. Operators:
 
   rel     <  <=  >  >=  (one for another: < -> <=, <= -> <, > -> >=, >= -> >)
@@ -23,15 +23,22 @@ single mutants of the same run. Operators:
   if      if (c) -> if (!(c)): the then and else branches swapped
 
 Each mutant: the RTL sources copied with the one change, verilated with the
-simulator's flags (MUT_VFLAGS from sim/sim.mk) into OUT/obj, compiled, and
+simulator's flags (MUT_VFLAGS from sim/sim.mk: the test build, assertions
+on) into OUT/obj; a mutant whose verilated C++ equals the unmutated
+model's is equivalent by construction and not run. Otherwise compiled and
 linked with the platform objects and Verilator runtime of the normal build
 (build/sim: the mutant only replaces the model) into OUT/libabbsim.so; the
-bench (build/abb_tests SUITE... and build/abb_regress) then runs on it via
-ABB_SIM_LIB, stopping at the first failing check, with ABB_WAIT_LIMIT_MS=100
-(a transfer that never completes fails after 100 ms of device time; the
-unmutated bench passes with it). A mutant that does not
-verilate or compile is stillborn (not counted). A check that hangs past its
-time limit kills the mutant (timeout).
+checks (--suites: suites of build/abb_tests, `regress` for build/abb_regress)
+then run on it in order via ABB_SIM_LIB, stopping at the first failed test,
+with ABB_WAIT_LIMIT_MS=100 (a transfer that never completes fails after
+100 ms of device time; the unmutated bench passes with it). A mutant that
+does not verilate or compile is stillborn (not counted). A check that
+hangs past its time limit kills the mutant (timeout). A failure whose
+output holds an RTL assertion's message is reported with the assertion.
+
+--demo builds the three fixed mutants of DEMOS instead (`make mutate-demo`),
+runs the golden vectors and the scoreboard on each and tells which checker
+caught it (vectors, scoreboard or an RTL assertion).
 
 Prints one line per mutant, then the kill rate and the surviving mutants
 (file:line, operator, original -> mutant); OUT/report.txt holds the same.
@@ -45,10 +52,14 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import time
+import hashlib
 
 # --- light SystemVerilog parsing -------------------------------------------
 
+# `ifdef blocks of these defines hold checks (assertions), not design: no sites
+CHECK_DEFINES = {"ABB_ASSERT"}
 SKIP_FILES = {"abb_reg_pkg.sv",  # generated constants (rtl-model/abb_regs.def)
               "abb_tlp_chk.sv"}  # the protocol checker (assertions), not the design
 DECL_RE = re.compile(r"^\s*(module|endmodule|parameter|localparam|input|output|inout|logic|"
@@ -238,7 +249,20 @@ def find_sites(files):
         code = blank_comments(text)
         enum_depth = 0
         off = 0
+        cond = []  # `ifdef stack: True inside a block only the test build has
         for lineno, line in enumerate(code.split("\n"), 1):
+            m = re.match(r"\s*`(ifdef|ifndef|else|elsif|endif)\b\s*(\w*)", line)
+            if m:
+                d, name = m.group(1), m.group(2)
+                if d in ("ifdef", "ifndef"):
+                    cond.append((d == "ifdef") == (name in CHECK_DEFINES))
+                elif d in ("else", "elsif") and cond:
+                    cond[-1] = d == "elsif" and name in CHECK_DEFINES
+                elif d == "endif" and cond:
+                    cond.pop()
+            if any(cond):  # the assertions (`ifdef ABB_ASSERT): checks, not design
+                off += len(line) + 1
+                continue
             if re.search(r"\btypedef\b", line) or enum_depth:
                 enum_depth += line.count("{") - line.count("}")
                 if "typedef" in line and "{" not in line:
@@ -269,7 +293,20 @@ def sh(cmd, log, timeout=None, env=None):
             return "timeout"
 
 
-def build_mutant(site, args, log):
+def model_digest(obj):
+    """Digest of the verilated C++ in obj (file names' content hashes left out):
+    equal digests mean the mutant's model is the very same program."""
+    h = hashlib.sha256()
+    for name in sorted(os.listdir(obj)):
+        if name.endswith((".cpp", ".h")) and "__ALL" not in name:
+            text = open(os.path.join(obj, name), errors="replace").read()
+            h.update(re.sub(r"DepSet_h[0-9a-f]+", "DepSet_h", text).encode())
+    return h.hexdigest()
+
+
+def verilate(site, args, log):
+    """The RTL copied into OUT/rtl (with the mutation of site, if any) and
+    verilated into OUT/obj; the digest of the model, None if it does not verilate."""
     rtl_dir = os.path.join(args.out, "rtl")
     obj = os.path.join(args.out, "obj")
     shutil.rmtree(rtl_dir, ignore_errors=True)
@@ -279,15 +316,22 @@ def build_mutant(site, args, log):
     for path in args.rtl:
         dst = os.path.join(rtl_dir, os.path.basename(path))
         text = open(path).read()
-        if path == site["file"]:
+        if site is not None and path == site["file"]:
             o, n = site["off"], site["len"]
             assert text[o:o + n] == site["orig"], (site, text[o:o + n])
             text = text[:o] + site["repl"] + text[o + n:]
         open(dst, "w").write(text)
         files.append(dst)
-    vflags = shlex.split(args.vflags) + ["--Mdir", obj, "-Wno-fatal", "-I" + os.path.dirname(args.rtl[0])]
+    vflags = shlex.split(args.vflags) + ["--Mdir", obj, "-Wno-fatal", "-I" + rtl_dir,
+                                      "-I" + os.path.dirname(os.path.abspath(args.rtl[0]))]
     if sh([args.verilator] + vflags + files, log) != 0:
-        return False
+        return None
+    return model_digest(obj)
+
+
+def build_mutant(args, log):
+    """Compile the verilated mutant (OUT/obj) and link OUT/libabbsim.so."""
+    obj = os.path.join(args.out, "obj")
     if sh(["make", "-s", "-C", obj, "-f", "Vabb_top.mk"] + shlex.split(args.vopt) + ["Vabb_top__ALL.a"], log) != 0:
         return False
     lib = os.path.join(args.out, "libabbsim.so")
@@ -298,8 +342,89 @@ def build_mutant(site, args, log):
     return sh(link, log) == 0
 
 
+# CUnit's verbose lines: "  Test: name ...", a failed test's "FAILED" and its
+# numbered assertion failures "    1. file:line  - expression"
+TEST_RE = re.compile(r"^\s*Test: (\S+) \.\.\.")
+DETAIL_RE = re.compile(r"^\s+\d+\. \S+:\d+\s+- ")
+# a failing RTL assertion (abb_assert.svh: $fatal with the message; Verilator
+# prints "%Fatal: file.sv:N: Assertion failed in HIER: message")
+ASSERT_RE = re.compile(r"%(?:Fatal|Error): ([\w./-]+\.sv:\d+): (?:Assertion failed in \S+: )?(.*)")
+# the bench's own evidence worth quoting with the verdict
+EVIDENCE_RE = re.compile(r"scoreboard MISMATCH|golden vector|vectors?-new|diff -u|RTL model fatal|"
+                         r"mismatch|differs|expected|replay:")
+
+
+def run_stream(cmd, log, timeout, env):
+    """Run one check, stop it at its first failed test. Returns (status, evidence):
+    status 0 passed, 'fail', 'timeout' or the exit code; evidence the lines that
+    tell why (the failed test, its messages, an RTL assertion). The failed
+    test's whole output is left in run_stream.last_output."""
+    with open(log, "a") as f:
+        f.write("$ " + " ".join(map(shlex.quote, cmd)) + "\n")
+        f.flush()
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                             text=True, errors="replace", start_new_session=True)
+        deadline = time.time() + timeout
+        test, recent, recent_all, evidence, failed = None, [], [], [], False
+        run_stream.last_output = []
+
+        def stop():
+            try:
+                os.killpg(p.pid, 9)
+            except ProcessLookupError:
+                pass
+        timer = threading.Timer(timeout, stop)
+        timer.start()
+        try:
+            for line in p.stdout:
+                f.write(line)
+                m = TEST_RE.match(line)
+                if m and not failed:
+                    test, recent, recent_all = m.group(1), [], []
+                    rest = line[m.end():].strip()  # output right after "...": e.g. an assertion
+                    if ASSERT_RE.search(rest):
+                        recent.append(rest)
+                    if not line.rstrip().endswith("FAILED"):
+                        continue  # else "  Test: name ...FAILED": failed without output
+                if len(recent_all) < 400:
+                    recent_all.append(line.rstrip())
+                if failed:
+                    run_stream.last_output.append(line.rstrip())
+                    if DETAIL_RE.match(line):
+                        evidence.append(line.strip())
+                        continue
+                    stop()  # the first failed test is enough: the mutant is killed
+                    break
+                if re.search(r"(^|\.\.\.)FAILED\s*$", line) and not line.startswith("abb_tests"):
+                    failed = True
+                    run_stream.last_output = [r for r in recent_all]
+                    evidence = ["test " + (test or "?")] + \
+                        [r for r in recent if EVIDENCE_RE.search(r) or ASSERT_RE.search(r)][:3]
+                    continue
+                if ASSERT_RE.search(line) and not any(ASSERT_RE.search(r) for r in recent):
+                    recent.append(line.strip())
+                elif len(recent) < 40:
+                    recent.append(line.strip())
+        finally:
+            timer.cancel()
+            p.stdout.close()
+            rc = p.wait()
+        if time.time() >= deadline and not failed:
+            f.write("TIMEOUT after %s s\n" % timeout)
+            return "timeout", ["no result within %d s" % timeout]
+        if failed:
+            f.write("mutate: stopped at the first failed test\n")
+            return "fail", evidence
+        if rc != 0:
+            return rc, [r for r in recent if EVIDENCE_RE.search(r) or ASSERT_RE.search(r)][:3] or \
+                ["exit status %s" % rc]
+        return 0, []
+
+
 def run_checks(args, log):
-    """The first failing check's name, or None when every check passed."""
+    """(check, evidence) of the first failing check, (None, []) when every check passed.
+    check is "SUITE" (or "SUITE (timeout)"), with " [assertion FILE:LINE]" when an RTL
+    assertion fired (the assertion is then what told the mutant apart)."""
     env = dict(os.environ)
     env["ABB_SIM_LIB"] = os.path.abspath(os.path.join(args.out, "libabbsim.so"))
     env.pop("ABB_DEVICE", None)
@@ -307,15 +432,120 @@ def run_checks(args, log):
     # device time (the bench passes with it) instead of the default 10 s
     env["ABB_WAIT_LIMIT_MS"] = str(args.wait_limit_ms)
     for suite in args.suites.split():
-        rc = sh([args.tests, suite], log, timeout=args.timeout, env=env)
+        if suite == "regress":
+            if args.regress_n <= 0:
+                continue
+            cmd = [args.regress, "N=%d" % args.regress_n, "SEED=%d" % args.seed]
+        else:
+            cmd = [args.tests, suite]
+        t = time.time()
+        rc, ev = run_stream(cmd, log, args.timeout, env)
+        with open(log, "a") as f:
+            f.write("mutate: %s %s in %.1f s\n" % (suite, "passed" if rc == 0 else "FAILED", time.time() - t))
         if rc != 0:
-            return suite + (" (timeout)" if rc == "timeout" else "")
-    if args.regress_n > 0:
-        rc = sh([args.regress, "N=%d" % args.regress_n, "SEED=%d" % args.seed], log,
-                timeout=args.timeout, env=env)
-        if rc != 0:
-            return "regress" + (" (timeout)" if rc == "timeout" else "")
-    return None
+            name = suite + (" (timeout)" if rc == "timeout" else "")
+            for e in ev:
+                m = ASSERT_RE.search(e)
+                if m:
+                    name += " [assertion %s]" % os.path.basename(m.group(1))
+                    break
+            return name, ev
+    return None, []
+
+
+# --- the demonstration: one broken line per checker -----------------------
+
+# Three fixed mutations (`make mutate-demo`), each meant to be caught by one
+# checker of the bench: (file, original text, broken text, what it breaks,
+# the checker that must catch it). The scoreboard one touches no TLP the
+# vectors record; the vector one changes no data, register or assertion.
+DEMOS = [
+    ("scoreboard", "abb_regs.sv",
+     "f_rd_d = f_rd_q + 1'b1;", "f_rd_d = f_rd_q + 1'b0;",
+     "a read of RXF_DATA no longer pops the RX FIFO (register side effect)"),
+    ("assertion", "abb_c2h_mover.sv",
+     "chunk_dw(mps_dw_i, ha_q[11:2], rem_q)", "chunk_dw(mps_dw_i, 10'd0, rem_q)",
+     "the upstream mover forgets the host address's 4 KiB boundary"),
+    ("vectors", "abb_h2c_mover.sv",
+     "for (int t = NumTags - 1; t >= 0; t--) begin", "for (int t = 0; t < NumTags; t++) begin",
+     "read requests take the highest free tag instead of the lowest (data unchanged)"),
+]
+
+
+def demo_evidence(lines, limit=4):
+    """The lines of a failed test's output that show why, at most limit."""
+    keep = []
+    for line in lines:
+        t = line.strip()
+        if ASSERT_RE.search(t) or "scoreboard MISMATCH" in t or "differs from" in t or \
+                DETAIL_RE.match(line) or \
+                (re.match(r"^[-+]\s*\d+ ", t) and not t.startswith(("---", "+++"))):
+            keep.append(t)
+    return keep[:limit]
+
+
+def run_demo(args):
+    """Build each DEMOS mutant, run the golden vectors and the scoreboard on it,
+    and tell which checker caught it: the vectors or the scoreboard (a failed
+    test without an RTL assertion in its output) or an RTL assertion (its
+    message in the output of either). Exit status 1 unless each mutant was
+    caught by the checker it is meant for."""
+    os.makedirs(args.out, exist_ok=True)
+    logdir = os.path.join(args.out, "logs")
+    os.makedirs(logdir, exist_ok=True)
+    env = dict(os.environ)
+    env["ABB_SIM_LIB"] = os.path.abspath(os.path.join(args.out, "libabbsim.so"))
+    env.pop("ABB_DEVICE", None)
+    env["ABB_WAIT_LIMIT_MS"] = str(args.wait_limit_ms)
+    by_name = {os.path.basename(p): p for p in args.rtl}
+    ok_all = True
+    for want, base, orig, repl, what in DEMOS:
+        path = by_name[base]
+        text = open(path).read()
+        if text.count(orig) != 1:
+            print("mutate-demo: %s: '%s' is not in %s exactly once (the RTL moved: update DEMOS)"
+                  % (want, orig, base), file=sys.stderr)
+            return 2
+        off = text.index(orig)
+        site = {"file": path, "line": text.count("\n", 0, off) + 1, "off": off, "len": len(orig),
+                "op": "demo", "orig": orig, "repl": repl}
+        log = os.path.join(logdir, "demo-%s.log" % want)
+        open(log, "w").write("demo %s: %s:%d '%s' -> '%s'\n" % (want, base, site["line"], orig, repl))
+        print("mutate-demo: [%s] %s:%d: %s\n    '%s' -> '%s'" % (want, base, site["line"], what, orig, repl),
+              flush=True)
+        if verilate(site, args, log) is None or not build_mutant(args, log):
+            print("mutate-demo: the %s mutant does not build (%s)" % (want, log), file=sys.stderr)
+            return 2
+        caught = {}
+        asserted = []
+        for check in ("vectors", "scoreboard"):
+            rc, ev = run_stream([args.tests, check], log, args.timeout, env)
+            out = run_stream.last_output
+            if rc == 0:
+                print("    %-10s passed" % check)
+                continue
+            asserts = [line.strip() for line in out if ASSERT_RE.search(line)]
+            test = ev[0] if ev else "exit status %s" % rc
+            if asserts:
+                asserted.append((check, test, asserts[0]))
+                print("    %-10s FAILED (%s), stopped by an RTL assertion" % (check, test))
+            else:
+                caught[check] = True
+                print("    %-10s CAUGHT it: %s" % (check, test))
+                for e in demo_evidence(out):
+                    print("        " + e[:150])
+        if asserted:
+            caught["assertion"] = True
+            check, test, line = asserted[0]
+            print("    %-10s CAUGHT it (in %s, %s):\n        %s" % ("assertion", check, test, line[:200]))
+        else:
+            print("    %-10s none fired" % "assertion")
+        ok = caught.get(want, False)
+        ok_all = ok_all and ok
+        print("mutate-demo: [%s] %s\n" % (want, "caught by the %s, as meant" % want if ok else
+                                           "NOT caught by the %s" % want), flush=True)
+    print("mutate-demo: %s" % ("each checker caught its broken line" if ok_all else "FAILED"))
+    return 0 if ok_all else 1
 
 
 def describe(idx, s):
@@ -339,13 +569,22 @@ def main():
     ap.add_argument("--sim-libs", default=os.environ.get("MUT_SIM_LIBS", "-lsystemc"))
     ap.add_argument("--tests", default="build/abb_tests")
     ap.add_argument("--regress", default="build/abb_regress")
-    ap.add_argument("--suites", default="vectors scoreboard regs intx tlp_rules bad_input dma_integrity "
-                    "link cfgspace determinism blocking")
+    ap.add_argument("--suites", default="vectors scoreboard regs intx cfgspace determinism link bad_input "
+                    "tlp_rules regress blocking dma_integrity faults mutant_kills",
+                    help="checks in order: suites of --tests, 'regress' for --regress")
     ap.add_argument("--regress-n", type=int, default=300)
     ap.add_argument("--timeout", type=int, default=60, help="wall seconds per check")
     ap.add_argument("--wait-limit-ms", type=int, default=100, help="ABB_WAIT_LIMIT_MS of the checks")
+    ap.add_argument("--demo", action="store_true",
+                    help="the three fixed broken lines (DEMOS), one per checker")
     ap.add_argument("rtl", nargs="+")
     args = ap.parse_args()
+    if args.demo:
+        if not args.vflags or not args.sim_objs:
+            print("mutate: MUT_VFLAGS and MUT_SIM_OBJS must be set (run through `make mutate-demo`)",
+                  file=sys.stderr)
+            return 2
+        return run_demo(args)
 
     sites = find_sites(args.rtl)
     rng = random.Random(args.seed)
@@ -368,35 +607,59 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     logdir = os.path.join(args.out, "logs")
     os.makedirs(logdir, exist_ok=True)
-    killed, survived, stillborn = [], [], []
+    # the unmutated model's digest: a mutant whose verilated model is the same
+    # program is equivalent by construction (nothing to run)
+    ref = verilate(None, args, os.path.join(logdir, "reference.log"))
+    if ref is None:
+        print("mutate: the unmutated RTL does not verilate (%s/reference.log)" % logdir, file=sys.stderr)
+        return 2
+    killed, survived, stillborn, same = [], [], [], []
     t0 = time.time()
     for idx, s in mutants:
         log = os.path.join(logdir, "m%03d.log" % idx)
         open(log, "w").write(describe(idx, s) + "\n")
         t = time.time()
-        if not build_mutant(s, args, log):
+        digest = verilate(s, args, log)
+        ev = []
+        if digest is None or (digest != ref and not build_mutant(args, log)):
             stillborn.append((idx, s))
             verdict = "stillborn (does not build)"
+            tb = time.time()
+        elif digest == ref:
+            same.append((idx, s))
+            verdict = "equivalent (the verilated model is identical to the unmutated one)"
+            tb = time.time()
         else:
-            by = run_checks(args, log)
+            tb = time.time()
+            by, ev = run_checks(args, log)
             if by:
-                killed.append((idx, s, by))
+                killed.append((idx, s, by, ev))
                 verdict = "killed by " + by
             else:
                 survived.append((idx, s))
                 verdict = "SURVIVED"
-        print("%s: %s (%.0f s)" % (describe(idx, s), verdict, time.time() - t), flush=True)
+        print("%s: %s (build %.0f s, checks %.0f s)" % (describe(idx, s), verdict, tb - t, time.time() - tb),
+              flush=True)
+        for e in ev[:3]:
+            print("    " + e[:200], flush=True)
 
     lines = []
-    live = len(killed) + len(survived)
+    live = len(killed) + len(survived) + len(same)
     rate = 100.0 * len(killed) / live if live else 0.0
-    lines.append("mutate: SEED=%d N=%d: killed %d of %d mutants (%.1f %%), %d survived, %d stillborn, %.0f s"
-                 % (args.seed, n, len(killed), live, rate, len(survived), len(stillborn), time.time() - t0))
+    lines.append("mutate: SEED=%d N=%d: killed %d of %d mutants (%.1f %%), %d survived, "
+                 "%d identical models, %d stillborn, %.0f s"
+                 % (args.seed, n, len(killed), live, rate, len(survived), len(same), len(stillborn),
+                    time.time() - t0))
     by_check = {}
-    for _, _, by in killed:
-        by_check[by] = by_check.get(by, 0) + 1
+    for _, _, by, _ in killed:
+        key = re.sub(r" \[assertion [^\]]*\]", " [assertion]", by)
+        by_check[key] = by_check.get(key, 0) + 1
     lines.append("mutate: first killing check: " +
                  ", ".join("%s %d" % kv for kv in sorted(by_check.items(), key=lambda kv: -kv[1])))
+    for idx, s, by, ev in killed:
+        lines.append("killed %s by %s: %s" % (describe(idx, s), by, " | ".join(e[:160] for e in ev[:2])))
+    for idx, s in same:
+        lines.append("identical %s" % describe(idx, s))
     for idx, s in survived:
         src = open(s["file"]).read().split("\n")[s["line"] - 1].strip()
         lines.append("survivor %s\n    %s" % (describe(idx, s), src))

@@ -3,7 +3,9 @@
  * them with CUnit's basic interface (verbose).
  *
  *   build/abb_tests              all suites
- *   build/abb_tests SUITE...     only the named suites (e.g. "regs")
+ *   build/abb_tests SUITE...     only the named suites (e.g. "regs"); a
+ *                                name SUITE/TEST selects one test of a suite
+ *                                (e.g. "blocking/read_64k"; make wave TEST=...)
  *   build/abb_tests --shard k/n  only the suites of shard k of n (k from 1):
  *                                suite i (0-based, in the order below) of
  *                                the selected ones runs in shard i % n + 1,
@@ -33,6 +35,84 @@
 
 #include <CUnit/Basic.h>
 #include <CUnit/TestRun.h>
+#include <abb/abb_sim.h>
+
+/* Every test's boundaries go to the simulator's waveform (a note: nothing
+ * when nothing is traced): ABB_TRACE_TEST=suite/test opens and closes its
+ * window, a failed test triggers the flight recorder (ABB_TRACE_ON_ERROR).
+ * Through the suites' per-test set-up and tear-down (CUnit runs the
+ * tear-down also after a fatal assertion), chained to their own. */
+#define TB_MAX_SUITES 64
+static struct {
+	CU_pSuite s;
+	CU_SetUpFunc up;
+	CU_TearDownFunc down;
+} tb_wrap[TB_MAX_SUITES];
+static unsigned tb_nwrap, tb_fail_before;
+
+static void test_name(char *buf, size_t n)
+{
+	CU_pSuite s = CU_get_current_suite();
+	CU_pTest t = CU_get_current_test();
+
+	snprintf(buf, n, "%s/%s", s ? s->pName : "?", t ? t->pName : "?");
+}
+
+static void tb_setup(void)
+{
+	CU_pSuite s = CU_get_current_suite();
+	char name[256];
+
+	test_name(name, sizeof name);
+	tb_fail_before = CU_get_number_of_failures();
+	abb_sim_note(NULL, ABB_SIM_NOTE_TEST_BEGIN, name);
+	for (unsigned i = 0; i < tb_nwrap; i++)
+		if (tb_wrap[i].s == s && tb_wrap[i].up)
+			tb_wrap[i].up();
+}
+
+static void tb_teardown(void)
+{
+	CU_pSuite s = CU_get_current_suite();
+	char name[256];
+
+	for (unsigned i = 0; i < tb_nwrap; i++)
+		if (tb_wrap[i].s == s && tb_wrap[i].down)
+			tb_wrap[i].down();
+	test_name(name, sizeof name);
+	abb_sim_note(NULL, CU_get_number_of_failures() > tb_fail_before ? ABB_SIM_NOTE_TEST_FAIL :
+		     ABB_SIM_NOTE_TEST_PASS, name);
+}
+
+static void wrap_suites(void)
+{
+	for (CU_pSuite s = CU_get_registry()->pSuite; s && tb_nwrap < TB_MAX_SUITES; s = s->pNext) {
+		tb_wrap[tb_nwrap].s = s;
+		tb_wrap[tb_nwrap].up = s->pSetUpFunc;
+		tb_wrap[tb_nwrap].down = s->pTearDownFunc;
+		tb_nwrap++;
+		s->pSetUpFunc = tb_setup;
+		s->pTearDownFunc = tb_teardown;
+	}
+}
+
+/* name is SUITE or SUITE/TEST: does it select suite s (and which test)? */
+static int name_suite(const char *name, CU_pSuite s, const char **test)
+{
+	const char *slash = strchr(name, '/');
+	size_t n = slash ? (size_t)(slash - name) : strlen(name);
+
+	*test = slash ? slash + 1 : NULL;
+	return strlen(s->pName) == n && strncmp(name, s->pName, n) == 0;
+}
+
+static int suite_has_test(CU_pSuite s, const char *test)
+{
+	for (CU_pTest t = s->pTest; t; t = t->pNext)
+		if (strcmp(t->pName, test) == 0)
+			return 1;
+	return 0;
+}
 
 static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_regs,
@@ -56,6 +136,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_vfio,
 	tb_register_faults,
 	tb_register_cover_paths,
+	tb_register_mutant_kills,
 };
 
 static void xml_esc(FILE *f, const char *s)
@@ -292,8 +373,12 @@ int main(int argc, char **argv)
 		for (a = 0; a < nnames; a++) {
 			int found = 0;
 
-			for (s = CU_get_registry()->pSuite; s; s = s->pNext)
-				found |= strcmp(names[a], s->pName) == 0;
+			for (s = CU_get_registry()->pSuite; s; s = s->pNext) {
+				const char *test;
+
+				if (name_suite(names[a], s, &test))
+					found |= !test || suite_has_test(s, test);
+			}
 			if (!found) {
 				bad = 1;
 				if (strcmp(names[a], "-h") && strcmp(names[a], "--help"))
@@ -306,7 +391,7 @@ int main(int argc, char **argv)
 					"the suites:");
 			for (s = CU_get_registry()->pSuite; s; s = s->pNext)
 				fprintf(stderr, " %s", s->pName);
-			fprintf(stderr, "\n");
+			fprintf(stderr, "\n(SUITE/TEST selects one test)\n");
 			CU_cleanup_registry();
 			return 2;
 		}
@@ -317,11 +402,29 @@ int main(int argc, char **argv)
 
 		CU_set_fail_on_inactive(CU_FALSE); /* deselected is not failed */
 		for (s = CU_get_registry()->pSuite; s; s = s->pNext) {
-			int keep = nnames == 0;
+			int keep = nnames == 0, whole = nnames == 0;
 
-			for (a = 0; a < nnames; a++)
-				if (strcmp(names[a], s->pName) == 0)
+			for (a = 0; a < nnames; a++) {
+				const char *test;
+
+				if (name_suite(names[a], s, &test)) {
 					keep = 1;
+					whole |= !test;
+				}
+			}
+			/* SUITE/TEST: only the named tests of the suite */
+			for (CU_pTest t = s->pTest; keep && !whole && t; t = t->pNext) {
+				int on = 0;
+
+				for (a = 0; a < nnames; a++) {
+					const char *test;
+
+					if (name_suite(names[a], s, &test) && test &&
+					    strcmp(test, t->pName) == 0)
+						on = 1;
+				}
+				CU_set_test_active(t, on ? CU_TRUE : CU_FALSE);
+			}
 			if (keep && shard)
 				keep = i++ % shard_n == shard_k - 1;
 			CU_set_suite_active(s, keep);
@@ -335,6 +438,7 @@ int main(int argc, char **argv)
 		}
 	}
 
+	wrap_suites();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	if (CU_basic_run_tests() != CUE_SUCCESS) {
 		fprintf(stderr, "abb_tests: CU_basic_run_tests: %s\n", CU_get_error_msg());

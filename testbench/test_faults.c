@@ -248,6 +248,46 @@ static void test_faults_drop(void)
 	recover();
 }
 
+/* Reopens tb_dev (ABB_WAIT_LIMIT_MS = limit, NULL: the default) and maps
+ * the suite's buffer again. */
+static void reopen_limit(const char *limit)
+{
+	if (map)
+		(void)abb_dmabuf_unmap(map);
+	map = NULL;
+	if (limit)
+		setenv("ABB_WAIT_LIMIT_MS", limit, 1);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
+	unsetenv("ABB_WAIT_LIMIT_MS");
+	CU_ASSERT_FATAL(abb_dmabuf_map(tb_dev, host, HOSTLEN, &map) >= 0);
+}
+
+/* A dropped completion and a wait limit (1 ms of device time) shorter than
+ * the RTL's completion timeout: the channel reset cannot stop the write
+ * (its mover waits for the completion); the message gives both reasons,
+ * the reset's own one included (it was once lost: the message was built
+ * from the buffer it was written to). */
+static void test_faults_drop_wait_limit(void)
+{
+	struct abb_sim_inject_spec s = spec(ABB_SIM_INJ_DROP, ABB_SIM_DIR_DOWN, ABB_SIM_TLP_CPL, 3);
+	const char *e;
+	int id, rc;
+
+	TB_REQUIRE_SIM();
+	reopen_limit("1");
+	rc = faulty_write(&s, 8192, ABB_DMA_IRQ, &id);
+	e = abb_last_error();
+	CU_ASSERT(rc < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e, "did not finish within the wait limit of 1 ms"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(e, "could NOT be stopped (channel reset failed: DMA write "
+					 "channel still busy after reset"));
+	CU_ASSERT_PTR_NULL(strstr(e, "reset failed: )"));
+	if (!strstr(e, "channel still busy after reset"))
+		printf("\n    rc %d: %s\n", rc, e);
+	reopen_limit(NULL);
+	recover();
+}
+
 /* A delayed completion: the later completion of the same read passes it
  * (an unexpected Lower Address: CPL_TAG, error); a delayed completion
  * that nothing passes (a 64-byte read) only takes longer. */
@@ -674,6 +714,7 @@ static CU_TestInfo faults_tests[] = {
 	{ "test_faults_ca", test_faults_ca },
 	{ "test_faults_poison", test_faults_poison },
 	{ "test_faults_drop", test_faults_drop },
+	{ "test_faults_drop_wait_limit", test_faults_drop_wait_limit },
 	{ "test_faults_delay", test_faults_delay },
 	{ "test_faults_dup", test_faults_dup },
 	{ "test_faults_unexpected", test_faults_unexpected },

@@ -19,6 +19,7 @@
  *  11,12 DAQ parameters: all or nothing, exact numbers   test_robust_daq_params
  *  12 abb_strerror names every errno                    test_robust_strerror_names
  *  12 the watchdog message's prefix once                test_robust_watchdog_message
+ *     a busy wait outlives the watchdog period          test_robust_watchdog_spares_busy_wait
  *  12 BAR0 64 KiB on the model as on the simulator      test_robust_bar0_size
  *  12 option numbers and booleans (env, sim:, model:)    test_robust_sim_options
  *     the one option table                               test_robust_option_table
@@ -606,6 +607,44 @@ static void test_robust_watchdog_message(void)
 	CU_ASSERT(robust_dma_ok());
 }
 
+/* The watchdog stops a wait that sees no link traffic, not a long one that
+ * keeps the link busy: a transfer whose wait takes longer than watchdog_s
+ * of wall-clock time finishes (testABB's 64 MiB writes on a loaded machine
+ * were stopped after 120 s). The size doubles until one wait takes more
+ * than 1.5 watchdog periods; a machine too fast for 64 MiB to take that
+ * long is reported, the transfers are still checked. */
+static void test_robust_watchdog_spares_busy_wait(void)
+{
+	size_t max = 64u << 20, len, bar1 = 0;
+	uint8_t *mem;
+	abb_dmabuf *b = NULL;
+	double dt = 0;
+
+	TB_REQUIRE_SIM();
+	mem = tb_alloc_pages(max);
+	CU_ASSERT_FATAL(mem != NULL);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("watchdog_s=1"), 0);
+	CU_ASSERT_EQUAL(abb_mem_size(tb_dev, &bar1), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, mem, max, &b), 0);
+	for (len = 4u << 20; len <= max && dt <= 1.5; len *= 2) {
+		double t0 = wall_s();
+		int rc = abb_dma_read(tb_dev, b, 0, 0, len, ABB_DMA_FIXED);
+
+		dt = wall_s() - t0;
+		if (rc != 0)
+			printf("\n    %zu bytes after %.1f s: %s\n", len, dt, abb_last_error());
+		CU_ASSERT_EQUAL(rc, 0);
+		if (rc != 0)
+			break;
+	}
+	if (dt <= 1.5 && len > max)
+		printf("\n    (64 MiB took %.2f s < 1.5 watchdog periods: not a long wait here)\n", dt);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	free(mem);
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+	CU_ASSERT(robust_dma_ok());
+}
+
 /* BAR0 is the same size on every backend: 64 KiB (the simulator's; the
  * model had 32 KiB). */
 static void test_robust_bar0_size(void)
@@ -766,6 +805,7 @@ static CU_TestInfo robust_tests[] = {
 	{ "test_robust_fork_child_fails_at_once", test_robust_fork_child_fails_at_once },
 	{ "test_robust_strerror_names", test_robust_strerror_names },
 	{ "test_robust_watchdog_message", test_robust_watchdog_message },
+	{ "test_robust_watchdog_spares_busy_wait", test_robust_watchdog_spares_busy_wait },
 	{ "test_robust_bar0_size", test_robust_bar0_size },
 	{ "test_robust_sim_options", test_robust_sim_options },
 	{ "test_robust_option_table", test_robust_option_table },

@@ -107,6 +107,9 @@ test:
 	@# a second simulator on the same RTL: Icarus replays the golden vectors
 	@if [ -z '$(TB_SUITES)' ] && { [ -z '$(SHARD)' ] || [ '$(firstword $(subst /, ,$(SHARD)))' = 1 ]; }; then \
 	  $(MAKE) --no-print-directory icarus-replay; else echo "icarus-replay: not run (TB_SUITES or SHARD)"; fi
+	@# the per-module RTL benches over their parameter sweeps (rtl-model/tb)
+	@if [ -z '$(TB_SUITES)' ] && { [ -z '$(SHARD)' ] || [ '$(firstword $(subst /, ,$(SHARD)))' = 1 ]; }; then \
+	  $(MAKE) --no-print-directory rtl-benches; else echo "rtl-benches: not run (TB_SUITES or SHARD)"; fi
 
 # libabb and the bench built with --coverage in $(TB_COV_B) (the simulator
 # of $(B) is used as it is), the suites run on the emulated VFIO kernel,

@@ -506,6 +506,8 @@ int abb_irq_wait(abb_dev *dev, unsigned source, int64_t timeout_ns)
 	rc = abb_dev_enter("abb_irq_wait", dev);
 	if (rc)
 		return rc;
+	abb_note(dev, ABB_NOTE_TEXT, "irq_wait%s%s%s", (source & ABB_ISR_C2H) ? " C2H" : "",
+		 (source & ABB_ISR_H2C) ? " H2C" : "", (source & ABB_ISR_IGEN) ? " IG" : "");
 
 	/* Count first, then enable: an interrupt for the enabled bits after
 	 * this point always ends a slice below. */

@@ -75,6 +75,46 @@ static double wall_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The simulator's wall-clock watchdog in a DMA wait (dev->watchdog_s, set
+ * by the sim backend): the wait fails when the link moved no TLP for
+ * watchdog_s seconds (a hung device), or after ABB_WATCHDOG_BUSY_FACTOR
+ * times that in all (a runaway one). A long transfer on a loaded machine
+ * keeps the link busy and is not stopped. */
+#define ABB_WATCHDOG_BUSY_FACTOR 10
+
+struct wall_watch {
+	double start, last_move; /* wall-clock s; last_move 0: not yet read */
+	uint64_t tlps;           /* the link's TLP count at last_move */
+	bool started;
+};
+
+static int wall_watchdog(abb_dev *dev, struct abb_chan *ch, struct wall_watch *w)
+{
+	double now = wall_s();
+	uint64_t tlps = 0;
+
+	if (dev->be->sim_link_tlps && dev->be->sim_link_tlps(dev, &tlps) == 0) {
+		if (!w->started || tlps != w->tlps) {
+			w->started = true;
+			w->tlps = tlps;
+			w->last_move = now;
+		}
+	} else if (!w->started) {
+		w->started = true;
+		w->last_move = w->start; /* no count: the wait's whole length */
+	}
+	if (now - w->last_move > dev->watchdog_s)
+		return abb_err(-ETIME, "the %s moved no TLP on the link for %u s of wall-clock "
+			       "time (simulation watchdog; ABB_SIM_WATCHDOG_S)", ch->what,
+			       dev->watchdog_s);
+	if (now - w->start > (double)dev->watchdog_s * ABB_WATCHDOG_BUSY_FACTOR)
+		return abb_err(-ETIME, "the %s is still running after %u s of wall-clock time "
+			       "although the link is busy (simulation watchdog: %u x "
+			       "ABB_SIM_WATCHDOG_S)", ch->what,
+			       dev->watchdog_s * ABB_WATCHDOG_BUSY_FACTOR, ABB_WATCHDOG_BUSY_FACTOR);
+	return 0;
+}
+
 static void put_le32(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)v;
@@ -348,11 +388,17 @@ static int chan_fail(const char *fn, abb_dev *dev, struct abb_chan *ch, int err)
 	int rc;
 
 	snprintf(why, sizeof why, "%s", abb_last_error());
+	abb_note(dev, ABB_NOTE_DMA_ERROR, "%s ERROR %s", fn, why);
 	rc = chan_end(dev, ch, true);
-	if (rc)
+	if (rc) {
+		/* a copy: abb_err writes the buffer abb_last_error() points to */
+		char how[256];
+
+		snprintf(how, sizeof how, "%s", abb_last_error());
 		return abb_err(err, "%s: %s; the %s could NOT be stopped (channel reset failed: "
 			       "%s): the channel stays claimed, wait again or reopen the device",
-			       fn, why, ch->what, abb_last_error());
+			       fn, why, ch->what, how);
+	}
 	return abb_err(err, "%s: %s; the %s was stopped, the channel is reset and free", fn,
 		       why, ch->what);
 }
@@ -459,6 +505,10 @@ out_registry:
 	if (!rc)
 		rc = abb_wr(dev, ch->base + ABB_CH_CTRL, first[ABB_DW_CTRL]);
 	if (!rc)
+		abb_note(dev, ABB_NOTE_DMA_START, "%s start len=%zu board=0x%x %s",
+			 chn == ABB_CH_C2H ? "dma_read" : "dma_write", x->len, x->board_addr,
+			 (x->flags & ABB_DMA_IRQ) ? "irq" : "polled");
+	if (!rc)
 		rc = dev->be->now_ns(dev, &ch->t_start_ns);
 	if (rc)
 		rc = chan_fail(fn, dev, ch, rc);
@@ -515,6 +565,7 @@ static int chan_error(const char *fn, abb_dev *dev, struct abb_chan *ch, uint32_
 	if (!abb_rd(dev, ABB_REG_GER, &ger) && ger)
 		abb_wr(dev, ABB_REG_GER, ger);
 	pthread_mutex_unlock(&dev->irq_lock);
+	abb_note(dev, ABB_NOTE_DMA_ERROR, "%s ERROR STA 0x%08x GER 0x%08x", fn, sta, ger);
 	rc = chan_end(dev, ch, true);
 	return abb_err(-EIO, "%s: the board reported an error (STA 0x%08x, GER 0x%08x: %s); the "
 		       "channel was %s", fn, sta, ger, ger_text(ger, why, sizeof why),
@@ -558,7 +609,7 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 	int64_t nap = ABB_POLL_NAP_MIN;
 	unsigned flags, reads = 0;
 	bool saw_busy = false, by_limit;
-	double wall_start = wall_s();
+	struct wall_watch wd = {wall_s(), 0, 0, false};
 	uint32_t sta = 0;
 	int rc;
 
@@ -607,11 +658,8 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 		 * edge of the line */
 		if (woke && (rc = abb_irq_ack_others(dev, ch->irq_bit)) != 0)
 			return chan_fail(fn, dev, ch, rc);
-		if (dev->watchdog_s && wall_s() - wall_start > dev->watchdog_s)
-			return chan_fail(fn, dev, ch, abb_err(-ETIME, "the %s is still running after "
-							      "%u s of wall-clock time (simulation "
-							      "watchdog)", ch->what,
-							      dev->watchdog_s));
+		if (dev->watchdog_s && (rc = wall_watchdog(dev, ch, &wd)) != 0)
+			return chan_fail(fn, dev, ch, rc);
 		rc = dev->be->now_ns(dev, &now);
 		if (rc)
 			return chan_fail(fn, dev, ch, rc);
@@ -634,6 +682,8 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 				       (long long)timeout_ns);
 		}
 		if (flags & ABB_DMA_IRQ) {
+			abb_note(dev, ABB_NOTE_TEXT, "irq_wait %s",
+				 ch->irq_bit == ABB_ISR_C2H ? "dma_read" : "dma_write");
 			rc = dev->be->irq_wait(dev, &seen,
 					       (int64_t)min_u64(stop - now, ABB_IRQ_SLICE_NS));
 			if (rc && rc != -ETIMEDOUT)
@@ -651,6 +701,7 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 	if (sta & ABB_STA_BUSY) /* with DONE */
 		return chan_error(fn, dev, ch, sta);
 	if (!(sta & ABB_STA_DONE)) {
+		abb_note(dev, ABB_NOTE_DMA_ERROR, "%s ERROR stopped (STA 0x%08x)", fn, sta);
 		rc = chan_end(dev, ch, true);
 		return abb_err(-EIO, "%s: the %s was stopped before it was done (STA 0x%08x: "
 			       "neither DONE nor BUSY; a channel reset, GCR.SOFT_RESET or a hot "
@@ -666,6 +717,10 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 		if (!ch->ps_per_byte || ps < ch->ps_per_byte)
 			ch->ps_per_byte = ps;
 	}
+	if (dev->be->note && dev->be->now_ns(dev, &now) == 0 && now > ch->t_start_ns)
+		abb_note(dev, ABB_NOTE_DMA_DONE, "%s done len=%zu %.0f MB/s",
+			 ch->irq_bit == ABB_ISR_C2H ? "dma_read" : "dma_write", ch->len,
+			 (double)ch->len * 1000.0 / (double)(now - ch->t_start_ns));
 	chan_end(dev, ch, false);
 	return 0;
 }

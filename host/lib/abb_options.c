@@ -93,8 +93,9 @@ static const struct opt table[] = {
 	 "`scatter`: every mapped page gets its own IOVA (scatter-gather lists, chained "
 	 "descriptors); `contiguous` (or `contig`): one IOVA range per buffer"},
 	{"watchdog_s", "ABB_SIM_WATCHDOG_S", OT_UINT, S, GP, 0, 1, 86400, NULL, PF(watchdog_s),
-	 "120", "s", "wall-clock seconds a single wait may take before it fails (a hung "
-	 "simulation becomes an error)"},
+	 "120", "s", "wall-clock seconds a single wait may go without link traffic before it "
+	 "fails (a hung simulation becomes an error); a wait with traffic may take 10 times "
+	 "as long in all"},
 	{"strict", "ABB_SIM_STRICT", OT_BOOL, S | M, GP, 0, 0, 1, NULL, PF(strict), "0", "",
 	 "strict mode: none of the model-defined side effects the host could lean on (ISR and "
 	 "GER writes ignored, DONE and ISR cleared only by a channel reset)"},
@@ -112,6 +113,14 @@ static const struct opt table[] = {
 	 "0", "cycles", "first cycle of the waveform (tracing is 30-40x slower: trace windows)"},
 	{"trace_to", "ABB_TRACE_TO", OT_U64, S, GT, 0, 0, UINT64_MAX, NULL, VF(trace_to), "0",
 	 "cycles", "end of the waveform, exclusive (0: until close)"},
+	{"trace_dma", "ABB_TRACE_DMA", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(trace_dma), "", "N-M",
+	 "waveform of only the N-th to M-th DMA started by libabb (from 1; N alone: that one)"},
+	{"trace_test", "ABB_TRACE_TEST", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(trace_test), "",
+	 "suite/test", "waveform of only this test of abb_tests"},
+	{"trace_on_error", "ABB_TRACE_ON_ERROR", OT_U64, S, GT, 0, 0, UINT64_MAX, NULL,
+	 VF(trace_on_error), "0", "cycles", "flight recorder: keep the last this many cycles and "
+	 "write them to the trace file when a DMA ends in error, a protocol error is recorded "
+	 "or a test fails (0: off)"},
 	{"tlp_log", "ABB_TLP_LOG", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(tlp_log), "", "file",
 	 "a decoded line per TLP: cycle, direction, type, address, tag, length"},
 };

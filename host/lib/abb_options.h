@@ -55,6 +55,9 @@ struct abb_optvals {
 	unsigned shared_engine;  /* model: GCR.SHARED_ENGINE after reset */
 	char trace[256];         /* FST file ("" none) */
 	uint64_t trace_from, trace_to;
+	char trace_dma[64];      /* "N-M": the N-th to M-th DMA of the run ("" none) */
+	char trace_test[256];    /* "suite/test": only that test ("" none) */
+	uint64_t trace_on_error; /* flight recorder: cycles kept (0 off) */
 	char tlp_log[256];       /* TLP log file ("" none) */
 	unsigned set;            /* groups an option was set in (ABB_OPTG_*) */
 	uint64_t set_rows;       /* bit per table row: given (environment or URI) */

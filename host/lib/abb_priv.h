@@ -137,6 +137,13 @@ ABB_HIDDEN int abb_dmabuf_can(const char *fn, const abb_dmabuf *buf, bool dev_wr
 
 /* abb_error.c: sets the calling thread's message, returns err. */
 ABB_HIDDEN int abb_err(int err, const char *fmt, ...) ABB_PRINTF(2, 3);
+/* A note for the simulator's waveform (backend op note; nothing elsewhere).
+ * Kinds as ABBSIM_NOTE_* of sim/abbsim.h. */
+#define ABB_NOTE_TEXT 0u
+#define ABB_NOTE_DMA_START 1u
+#define ABB_NOTE_DMA_DONE 2u
+#define ABB_NOTE_DMA_ERROR 3u
+ABB_HIDDEN void abb_note(abb_dev *dev, unsigned kind, const char *fmt, ...) ABB_PRINTF(3, 4);
 /* Prefixes the current message with "what: " (keeps err). */
 ABB_HIDDEN int abb_err_prefix(int err, const char *what);
 /* Splits the URI options "key=value,key=value" (at most maxlen - 1

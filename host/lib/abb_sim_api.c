@@ -5,6 +5,7 @@
  * it (the real board) answer -ENOTSUP, so programs may call these
  * unconditionally.
  */
+#include <stdarg.h>
 #include <errno.h>
 
 #include "abb_options.h"
@@ -142,6 +143,29 @@ int abb_sim_protocol_errors(abb_dev *dev, char *buf, size_t len)
 	if (rc)
 		return rc;
 	return dev->be->sim_protocol_errors(dev, buf, len);
+}
+
+void abb_sim_note_any(unsigned kind, const char *text); /* backend_sim.c */
+
+void abb_sim_note(abb_dev *dev, unsigned kind, const char *text)
+{
+	if (!dev)
+		abb_sim_note_any(kind, text);
+	else if (dev->be && dev->be->note)
+		dev->be->note(dev, kind, text);
+}
+
+void abb_note(abb_dev *dev, unsigned kind, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	if (!dev->be->note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	dev->be->note(dev, kind, buf);
 }
 
 int abb_sim_inject(abb_dev *dev, const struct abb_sim_inject_spec *spec)

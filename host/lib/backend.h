@@ -73,6 +73,10 @@ struct abb_backend {
 	 * VFIO INTx: the kernel masks the line when it fires; this unmasks it.
 	 * NULL: nothing to do (sim, model, MSI). */
 	int (*irq_unmask)(abb_dev *dev);
+	/* Optional: a note for the simulator's waveform (abbsim_trace_note:
+	 * ABBSIM_NOTE_* kinds; the libabb call being served, DMA boundaries).
+	 * NULL: not traced (board, model). */
+	void (*note)(abb_dev *dev, unsigned kind, const char *text);
 	/* Optional: 0 if interrupts can be delivered, else a negative errno
 	 * with a message (checked before any interrupt-driven operation).
 	 * NULL: always available. */
@@ -87,6 +91,9 @@ struct abb_backend {
 
 	/* Simulation-only extras (NULL elsewhere: -ENOTSUP). */
 	int (*sim_cycles)(abb_dev *dev, uint64_t *cycles);
+	/* TLPs moved on the link so far, both directions: the core's
+	 * wall-clock watchdog (dev->watchdog_s) fires only when it stands still */
+	int (*sim_link_tlps)(abb_dev *dev, uint64_t *n);
 	int (*sim_advance)(abb_dev *dev, int64_t ns);
 	int (*sim_trace)(abb_dev *dev, const char *path, uint64_t from_cycle, uint64_t to_cycle);
 	int (*sim_tlp_log)(abb_dev *dev, const char *path);

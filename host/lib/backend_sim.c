@@ -76,10 +76,12 @@ static struct {
 	__typeof__(abbsim_advance) *advance;
 	__typeof__(abbsim_now_ps) *now_ps;
 	__typeof__(abbsim_cycles) *cycles;
+	__typeof__(abbsim_link_stats) *link_stats;
 	__typeof__(abbsim_trace_fst) *trace_fst;
 	__typeof__(abbsim_tlp_log) *tlp_log;
 	__typeof__(abbsim_last_error) *last_error;
 	__typeof__(abbsim_abi_version) *abi_version;
+	__typeof__(abbsim_trace_note) *trace_note; /* optional */
 	__typeof__(abbsim_fault_add) *fault_add;
 	__typeof__(abbsim_fault_clear) *fault_clear;
 	__typeof__(abbsim_fault_hits) *fault_hits;
@@ -128,7 +130,7 @@ static int resolve(void *h)
 		SYM(faults), SYM(wait_irq), SYM(irq_count), SYM(advance), SYM(now_ps),
 		SYM(cycles), SYM(trace_fst), SYM(tlp_log), SYM(last_error), SYM(abi_version),
 		SYM(params_set), SYM(get_params), SYM(protocol_errors),
-		SYM(fault_add), SYM(fault_clear), SYM(fault_hits),
+		SYM(fault_add), SYM(fault_clear), SYM(fault_hits), SYM(link_stats),
 #undef SYM
 	};
 
@@ -140,6 +142,7 @@ static int resolve(void *h)
 				       sim_path, syms[i].name);
 		memcpy((char *)&sim + syms[i].off, &f, sizeof f);
 	}
+	sim.trace_note = (__typeof__(sim.trace_note))dlsym(h, "abbsim_trace_note");
 	if (sim.abi_version() != ABBSIM_ABI_VERSION)
 		return abb_err(-ELIBBAD, "%s has ABI version %u, libabb needs %u: rebuild both",
 			       sim_path, sim.abi_version(), ABBSIM_ABI_VERSION);
@@ -457,6 +460,21 @@ static int sim_cycles(abb_dev *dev, uint64_t *cycles)
 	return 0;
 }
 
+/* TLPs moved on the link in both directions: libabb's wall-clock
+ * watchdog stops a wait only when this stands still. */
+static int sim_link_tlps(abb_dev *dev, uint64_t *n)
+{
+	struct abbsim_link_stats down, up;
+	int rc = sim.link_stats(0, &down);
+
+	if (!rc)
+		rc = sim.link_stats(1, &up);
+	if (rc)
+		return sim_err(rc, "link statistics");
+	*n = down.tlps + up.tlps;
+	return 0;
+}
+
 static int sim_advance(abb_dev *dev, int64_t ns)
 {
 	int rc = sim.advance(ns);
@@ -615,6 +633,7 @@ GUARD_OP(irq_wait, "waiting for an interrupt", (abb_dev *dev, uint64_t *seen, in
 GUARD_OP(now_ns, "device time", (abb_dev *dev, uint64_t *ns), (dev, ns))
 GUARD_OP(cycles, "cycles", (abb_dev *dev, uint64_t *cycles), (dev, cycles))
 GUARD_OP(advance, "advance", (abb_dev *dev, int64_t ns), (dev, ns))
+GUARD_OP(link_tlps, "link statistics", (abb_dev *dev, uint64_t *n), (dev, n))
 GUARD_OP(trace, "FST trace", (abb_dev *dev, const char *path, uint64_t from, uint64_t to),
 	 (dev, path, from, to))
 GUARD_OP(tlp_log, "TLP log", (abb_dev *dev, const char *path), (dev, path))
@@ -638,7 +657,23 @@ static uint64_t g_irq_count(abb_dev *dev)
 	return sim_in_child ? 0 : sim_irq_count(dev);
 }
 
+static void sim_note(abb_dev *dev, unsigned kind, const char *text)
+{
+	(void)dev;
+	if (sim.trace_note)
+		sim.trace_note(kind, text);
+}
+
+/* For abb_sim_note(NULL, ...): the simulator of this process, if loaded. */
+ABB_HIDDEN void abb_sim_note_any(unsigned kind, const char *text);
+void abb_sim_note_any(unsigned kind, const char *text)
+{
+	if (sim_handle && sim.trace_note && !sim_in_child)
+		sim.trace_note(kind, text);
+}
+
 const struct abb_backend abb_backend_sim = {
+	.note = sim_note,
 	.name = "sim",
 	.open = sim_open,
 	.close = sim_close,
@@ -653,6 +688,7 @@ const struct abb_backend abb_backend_sim = {
 	.now_ns = g_now_ns,
 	.delay_ns = g_advance,
 	.sim_cycles = g_cycles,
+	.sim_link_tlps = g_link_tlps,
 	.sim_advance = g_advance,
 	.sim_trace = g_trace,
 	.sim_tlp_log = g_tlp_log,

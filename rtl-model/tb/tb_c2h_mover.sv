@@ -5,10 +5,12 @@
 // MPS, no 4 KiB crossing, header address = the running host address, 3/4-DW
 // header by address, byte enables, payload = board memory (word index
 // masked by the memory size), the total, one done pulse per command.
-// Sweep: -P tb_c2h_mover.AddrBits (memory size), -P tb_c2h_mover.Seed.
+// Sweep: -P tb_c2h_mover.AddrBits (largest memory), -P tb_c2h_mover.MemBits
+// (run-time size: board word addresses wrap at it), -P tb_c2h_mover.Seed.
 `timescale 1ns / 1ps
 module tb_c2h_mover;
   parameter int AddrBits = 18;
+  parameter int MemBits = AddrBits + 2;   // run-time board memory size (log2 bytes): mem_mask_i
   parameter int Seed = 1;
   parameter int Cmds = 60;
 
@@ -23,7 +25,7 @@ module tb_c2h_mover;
   logic [63:0] td;
   logic [1:0] fifo_rd;
 
-  assign mask = '1;
+  assign mask = AddrBits'((64'd1 << (MemBits - 2)) - 1);
   function automatic logic [31:0] f(input logic [AddrBits-1:0] a);
     f = 32'(a) * 32'd2654435761 ^ 32'h5a5a1234;
   endfunction
@@ -67,7 +69,7 @@ module tb_c2h_mover;
         dw_in_tlp = 0;
       end else begin
         for (int l = 0; l < 2; l++) if (dw_in_tlp < tlp_len) begin
-          chk(td[32*l +: 32] == f(exp_w), $sformatf("data DW %0d of the TLP", dw_in_tlp));
+          chk(td[32*l +: 32] == f(exp_w & mask), $sformatf("data DW %0d of the TLP", dw_in_tlp));
           if (inc) exp_w = exp_w + 1'b1;
           exp_ha = exp_ha + 4; exp_left--; dw_in_tlp++;
         end
@@ -103,8 +105,8 @@ module tb_c2h_mover;
       chk(exp_left == 0, $sformatf("command %0d: %0d DWs not sent", c, exp_left));
       chk(!busy && dones == d0 + 1, "done pulses");
     end
-    if (errors) $fatal(1, "tb_c2h_mover AddrBits=%0d seed=%0d: %0d errors", AddrBits, Seed, errors);
-    $display("tb_c2h_mover AddrBits=%0d seed=%0d: ok, %0d commands, %0d TLPs", AddrBits, Seed, Cmds, tlps);
+    if (errors) $fatal(1, "tb_c2h_mover AddrBits=%0d MemBits=%0d seed=%0d: %0d errors", AddrBits, MemBits, Seed, errors);
+    $display("tb_c2h_mover AddrBits=%0d MemBits=%0d seed=%0d: ok, %0d commands, %0d TLPs", AddrBits, MemBits, Seed, Cmds, tlps);
     $finish;
   end
 endmodule

@@ -8,11 +8,14 @@
 // outstanding <= min(NumTags, limit), one at a time for a fixed address),
 // board memory after each command (the data of the host addresses), one
 // done pulse, nothing outstanding after done.
-// Sweep: -P tb_h2c_mover.NumTags, -P tb_h2c_mover.AddrBits, -P tb_h2c_mover.Seed.
+// Sweep: -P tb_h2c_mover.NumTags, -P tb_h2c_mover.AddrBits (largest memory),
+// -P tb_h2c_mover.MemBits (run-time size: board word addresses wrap at it),
+// -P tb_h2c_mover.Seed.
 `timescale 1ns / 1ps
 module tb_h2c_mover;
   parameter int NumTags = 16;
   parameter int AddrBits = 18;
+  parameter int MemBits = AddrBits + 2;   // run-time board memory size (log2 bytes): mem_mask_i
   parameter int Seed = 1;
   parameter int Cmds = 40;
 
@@ -36,7 +39,7 @@ module tb_h2c_mover;
   logic [63:0] wd;
   logic tv, tr = 0, ts, te, req;
   logic [63:0] td;
-  assign mask = '1;
+  assign mask = AddrBits'((64'd1 << (MemBits - 2)) - 1);
 
   abb_h2c_mover #(.AddrBits(AddrBits), .NumTags(NumTags)) dut (
     .clk_i(clk), .rst_ni, .cfg_req_id_i(16'h0100), .mrrs_dw_i(mrrs_dw), .tag_limit_i(tag_limit),
@@ -64,7 +67,7 @@ module tb_h2c_mover;
 
   function automatic bit in_cmd(input logic [AddrBits-1:0] w);
     logic [AddrBits-1:0] off;
-    off = w - pa[AddrBits+1:2];
+    off = (w - pa[AddrBits+1:2]) & mask;
     in_cmd = inc ? 32'(off) < len / 4 : off == 0;
   endfunction
 
@@ -152,7 +155,7 @@ module tb_h2c_mover;
       @(posedge clk);
       exp_ha = ha;
       lim = !inc ? 1 : (tag_limit == 0 || tag_limit > NumTags) ? NumTags : tag_limit;
-      for (int i = 0; i < len / 4; i++) mem[AddrBits'(pa[AddrBits+1:2] + i)] = 32'hx;
+      for (int i = 0; i < len / 4; i++) mem[AddrBits'(pa[AddrBits+1:2] + i) & mask] = 32'hx;
       stray = 0;
       d0 = dones;
       start <= 1; @(posedge clk); start <= 0;
@@ -167,16 +170,16 @@ module tb_h2c_mover;
       chk(stray == 0, $sformatf("command %0d: %0d board words written outside it", c, stray));
       if (inc) begin
         for (int i = 0; i < len / 4; i++)
-          chk(mem[AddrBits'(pa[AddrBits+1:2] + i)] === g(ha + 4 * i),
+          chk(mem[AddrBits'(pa[AddrBits+1:2] + i) & mask] === g(ha + 4 * i),
               $sformatf("command %0d: board word %0d", c, i));
       end else begin
-        chk(mem[pa[AddrBits+1:2]] == g(ha + len - 4), "fixed address: the last DW stays");
+        chk(mem[pa[AddrBits+1:2] & mask] == g(ha + len - 4), "fixed address: the last DW stays");
         chk(1'b1, "");
       end
     end
-    if (errors) $fatal(1, "tb_h2c_mover NumTags=%0d AddrBits=%0d seed=%0d: %0d errors", NumTags, AddrBits, Seed, errors);
-    $display("tb_h2c_mover NumTags=%0d AddrBits=%0d seed=%0d: ok, %0d commands, %0d reads, up to %0d outstanding",
-             NumTags, AddrBits, Seed, Cmds, reqs, max_out);
+    if (errors) $fatal(1, "tb_h2c_mover NumTags=%0d AddrBits=%0d MemBits=%0d seed=%0d: %0d errors", NumTags, AddrBits, MemBits, Seed, errors);
+    $display("tb_h2c_mover NumTags=%0d AddrBits=%0d MemBits=%0d seed=%0d: ok, %0d commands, %0d reads, up to %0d outstanding",
+             NumTags, AddrBits, MemBits, Seed, Cmds, reqs, max_out);
     $finish;
   end
 endmodule

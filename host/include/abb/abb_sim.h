@@ -84,6 +84,18 @@ ABB_MUST_USE int abb_sim_hosttime(abb_dev *dev);
  * and clears the record. */
 ABB_MUST_USE int abb_sim_protocol_errors(abb_dev *dev, char *buf, size_t len);
 
+/* A note for the simulator's waveform (make wave): text in its API lane
+ * and, by kind, a test boundary that opens and closes the window
+ * ABB_TRACE_TEST=suite/test and triggers the flight recorder on a failed
+ * test (ABB_TRACE_ON_ERROR). dev NULL: the simulator of this process, if
+ * one was opened. Does nothing on other backends or when nothing is traced.
+ * libabb itself notes its DMA calls. */
+#define ABB_SIM_NOTE_TEXT 0u
+#define ABB_SIM_NOTE_TEST_BEGIN 4u
+#define ABB_SIM_NOTE_TEST_PASS 5u
+#define ABB_SIM_NOTE_TEST_FAIL 6u
+void abb_sim_note(abb_dev *dev, unsigned kind, const char *text);
+
 /* Fault injection (sim/README.md, "Fault injection"). A rule watches the
  * TLPs of one direction (ABB_SIM_DIR_DOWN: host/root complex to board,
  * ABB_SIM_DIR_UP: board to host) and fires at the nth matching TLP (nth >
