@@ -233,7 +233,8 @@ int abbsim_protocol_errors(char *buf, size_t len);
  * first that fires acts on the TLP. Every firing is a line "FAULT ..." in
  * the TLP log (abbsim_tlp_log). abbsim_open removes every rule.
  * A kind only matches TLPs it can act on (UR, CA, UNEXPECTED: completions;
- * POISON: TLPs with data; MALFORMED: TLPs with 3 DWs of data or more). */
+ * POISON: TLPs with data; MALFORMED, TRUNCATED: TLPs with 3 DWs of data or
+ * more). */
 enum abbsim_fault_kind {
 	ABBSIM_FAULT_UR = 1,    /* the completion gets status UR, no data; the completer
 				 * sends nothing more for that read */
@@ -247,10 +248,12 @@ enum abbsim_fault_kind {
 	ABBSIM_FAULT_MALFORMED, /* the Length field is 2 DWs (one 64-bit beat) short of the payload */
 	ABBSIM_FAULT_STARVE,    /* the direction's transmitter gets no flow-control
 				 * credits for ns from this TLP on (it waits) */
-	ABBSIM_FAULT_LINK_DOWN  /* the TLP and everything on the link is lost, the link
+	ABBSIM_FAULT_LINK_DOWN, /* the TLP and everything on the link is lost, the link
 				 * is down for ns (PIO reads fail with -ENOLINK, writes
 				 * are lost), the device is held in reset (surprise down,
 				 * hot reset); then up, config space restored */
+	ABBSIM_FAULT_TRUNCATED  /* the last 2 payload DWs (one 64-bit beat) are not sent:
+				 * the TLP ends 2 DWs short of its Length field */
 };
 #define ABBSIM_DIR_DOWN 0u
 #define ABBSIM_DIR_UP   1u

@@ -22,6 +22,7 @@ const char *fault_kind_name(unsigned kind)
 	case ABBSIM_FAULT_MALFORMED: return "MALFORMED";
 	case ABBSIM_FAULT_STARVE: return "STARVE";
 	case ABBSIM_FAULT_LINK_DOWN: return "LINK_DOWN";
+	case ABBSIM_FAULT_TRUNCATED: return "TRUNCATED";
 	default: return "?";
 	}
 }
@@ -29,9 +30,9 @@ const char *fault_kind_name(unsigned kind)
 int Faults::add(const abbsim_fault_spec &s, std::string &err)
 {
 	char buf[200];
-	if (s.kind < ABBSIM_FAULT_UR || s.kind > ABBSIM_FAULT_LINK_DOWN) {
+	if (s.kind < ABBSIM_FAULT_UR || s.kind > ABBSIM_FAULT_TRUNCATED) {
 		snprintf(buf, sizeof buf, "fault kind %u: accepted %u..%u (ABBSIM_FAULT_*)", s.kind,
-			 (unsigned)ABBSIM_FAULT_UR, (unsigned)ABBSIM_FAULT_LINK_DOWN);
+			 (unsigned)ABBSIM_FAULT_UR, (unsigned)ABBSIM_FAULT_TRUNCATED);
 		err = buf;
 		return -EINVAL;
 	}
@@ -111,6 +112,7 @@ bool Faults::applies(const Rule &r, unsigned dir, const Tlp &t) const
 			return false;
 		break;
 	case ABBSIM_FAULT_MALFORMED:
+	case ABBSIM_FAULT_TRUNCATED:
 		if (t.data.size() < 3)
 			return false;
 		break;
@@ -229,6 +231,16 @@ bool Faults::on_submit(unsigned dir, Link &link, Tlp &t, uint64_t now,
 		t.h[0] = (t.h[0] & ~0x3ffu) | (len & 0x3ff);
 		if (note)
 			note(dir, what + ": Length 2 DWs short of the payload: " + t.describe(), now);
+		link.submit_raw(std::move(t), now, std::move(started));
+		return true;
+	}
+	case ABBSIM_FAULT_TRUNCATED: {
+		/* the opposite of MALFORMED: the last beat is not sent, so the
+		 * receiver sees the end of the TLP 2 DWs before its Length */
+		if (note)
+			note(dir, what + ": last 2 DWs not sent (payload 2 DWs short of the Length): " +
+				  t.describe(), now);
+		t.data.resize(t.data.size() - 2);
 		link.submit_raw(std::move(t), now, std::move(started));
 		return true;
 	}

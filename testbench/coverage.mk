@@ -1,7 +1,9 @@
 # testbench/coverage.mk - coverage of the RTL and of libabb (included by the top-level Makefile).
 #
-#   make coverage                     build $(B)/cov, run the bench, write the reports
+#   make coverage                     build $(B)/coverage, run the bench, write the reports
 #   make coverage COV_REGRESS_N=1000  transfers of the regression run with it (the default)
+#   make coverage COV_CPL_TIMEOUT=65536  the RTL's completion timeout in cycles (the default;
+#                                     the normal build has 2^22)
 #
 # A build of its own below $(B)/coverage (the normal build is untouched;
 # `make vfio-coverage` has $(B)/cov):
@@ -30,21 +32,30 @@ COV_REGRESS_N  ?= 1000
 # Suites run on the instrumented simulator (the DAQ readout/writer and
 # protocol suites run on the model only: minutes of instrumented simulation
 # of milliseconds of device time, for library code the model run covers too)
-COV_SIM_SUITES ?= regs dma_integrity blocking bad_input determinism discovery tlp_rules \
+COV_SIM_SUITES ?= regs dma_integrity blocking bad_input determinism discovery tlp_rules faults cover_paths \
                   cfgspace link vectors intx daq_units robust scoreboard
 # Suites run on the reference model: all; daq_units on its own, once more
 # if it fails (it assumes a consumer runs within 20 ms, which the -O0 gcov
 # build on a loaded machine can miss)
 COV_MODEL_SUITES ?= regs dma_integrity blocking protocol bad_input determinism discovery tlp_rules \
-                    cfgspace link vectors intx daq_readout daq_writer robust scoreboard vfio
+                    cfgspace link vectors intx daq_readout daq_writer robust scoreboard vfio cover_paths
 COV_DEB_PKGS   := gcovr python3
+# What the bench below runs (not `all`: the mprace layer's programs link
+# with its own flags, without --coverage, and are not part of libabb)
+COV_BINS       := $(COV_B)/sim/libabbsim.so $(COV_B)/abb_tests $(COV_B)/abb_regress $(COV_B)/readback
 # wall seconds per program of the bench (the instrumented model is slow)
 COV_TIMEOUT    ?= 3600
+# The RTL's completion timeout in the coverage build (cycles; the normal
+# build: 2^22, 33.6 ms at 125 MHz): the fault-injection suite waits for it
+# in five tests, which the instrumented model runs at a few 10^4 cycles per
+# second; 2^16 (0.5 ms) keeps every other wait of the suite shorter.
+COV_CPL_TIMEOUT ?= 65536
 # The instrumented model is ~10x the C++ of the normal one (a toggle point
 # per signal bit): compiled file by file (-j2) at -O1.
-COV_MAKE_VARS  := B=$(COV_B) CFLAGS='-O0 -g --coverage -fprofile-update=atomic' LDFLAGS=--coverage \
-                  SIM_VEXTRA='--coverage' SIM_VEXTRA_SRCS=$(RTL_DIR)/abb_cover.sv \
-                  SIM_CXXEXTRA=-DVM_COVERAGE=1 \
+# (ABB_COVERAGE: a forked test child flushes its gcov counters before _exit)
+COV_VERILATE   := SIM_VEXTRA='--coverage -GCplTimeoutCycles=$(COV_CPL_TIMEOUT)' SIM_VEXTRA_SRCS=$(RTL_DIR)/abb_cover.sv
+COV_MAKE_VARS  := B=$(COV_B) CFLAGS='-O0 -g --coverage -fprofile-update=atomic -DABB_COVERAGE' LDFLAGS=--coverage \
+                  $(COV_VERILATE) SIM_CXXEXTRA=-DVM_COVERAGE=1 \
                   SIM_VOPT='OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1 VM_PARALLEL_BUILDS=1 -j2'
 
 .PHONY: coverage coverage-deps
@@ -54,8 +65,12 @@ coverage-deps:
 coverage:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory coverage-deps
-	@$(MAKE) --no-print-directory $(COV_MAKE_VARS) all
-	@rm -rf $(COV_B)/raw $(COV_B)/annotated $(COV_B)/coverage.dat $(COV_B)/coverage.txt
+	@# verilate again when the Verilator options changed (sim.mk's stamp does not see them)
+	@mkdir -p $(COV_B); echo "$(COV_VERILATE)" | cmp -s - $(COV_B)/.verilate-vars || \
+	  { rm -f $(COV_B)/sim/obj_dir/.verilated; echo "$(COV_VERILATE)" > $(COV_B)/.verilate-vars; }
+	@$(MAKE) --no-print-directory $(COV_MAKE_VARS) $(COV_BINS)
+	@rm -rf $(COV_B)/raw $(COV_B)/annotated $(COV_B)/coverage.dat $(COV_B)/coverage.txt \
+	  $(COV_B)/libabb.txt $(COV_B)/libabb.gcov.txt
 	@mkdir -p $(COV_B)/raw
 	@find $(COV_B) -name '*.gcda' -delete
 	@echo "coverage: the bench on the coverage build (logs in $(COV_B)/*.log)"
@@ -85,6 +100,8 @@ coverage:
 	  for f in $(COV_B)/host/lib/*.gcno $(COV_B)/host/daq/*.gcno; do \
 	    (cd $$(dirname $$f) && gcov -n -o . $$(basename $${f%.gcno}).o 2>/dev/null); done > $(COV_B)/libabb.gcov.txt; \
 	fi
-	python3 testbench/covreport.py --dat $(COV_B)/coverage.dat --rtl-dir $(RTL_DIR) \
-	  $(if $(wildcard $(COV_B)/libabb.txt),--gcovr $(COV_B)/libabb.txt,--gcov $(COV_B)/libabb.gcov.txt) \
+	@# which libabb report exists is known only now (make expands a recipe before running it)
+	if [ -f $(COV_B)/libabb.txt ]; then lib="--gcovr $(COV_B)/libabb.txt"; \
+	else lib="--gcov $(COV_B)/libabb.gcov.txt"; fi; \
+	python3 testbench/covreport.py --dat $(COV_B)/coverage.dat --rtl-dir $(RTL_DIR) $$lib \
 	  --out $(COV_B)/coverage.txt

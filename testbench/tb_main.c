@@ -135,6 +135,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_scoreboard,
 	tb_register_vfio,
 	tb_register_faults,
+	tb_register_cover_paths,
 	tb_register_mutant_kills,
 };
 

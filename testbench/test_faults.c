@@ -342,6 +342,59 @@ static void test_faults_unexpected(void)
 	recover();
 }
 
+/* An unexpected completion while all 16 read tags are outstanding (MRRS
+ * 128: the DMA write keeps 16 reads in flight from its first completion
+ * on): it carries a tag no unit of the board uses (0x7f). The board
+ * records it (GER.CPL_TAG) and drops it; it belongs to no transfer, so
+ * the DMA completes with the right bytes. */
+static void test_faults_unknown_tag(void)
+{
+	struct abb_sim_inject_spec s = spec(ABB_SIM_INJ_UNEXPECTED, ABB_SIM_DIR_DOWN, ABB_SIM_TLP_CPL, 1);
+	static uint8_t b[32768];
+	int id;
+
+	TB_REQUIRE_SIM();
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(map), 0);
+	map = NULL;
+	CU_ASSERT_FATAL(tb_reopen("mrrs=128") == 0);
+	CU_ASSERT_FATAL(abb_dmabuf_map(tb_dev, host, HOSTLEN, &map) == 0);
+	CU_ASSERT_EQUAL(faulty_write(&s, sizeof b, 0, &id), 0);
+	CU_ASSERT(log_has("FAULT UNEXPECTED", "no request with tag 127 outstanding"));
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_GER), ABB_GER_CPL_TAG);
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, BOARD_AT, b, sizeof b), 0);
+	CU_ASSERT(tb_same("DMA with an unknown-tag completion", b, host, sizeof b));
+	check_guards(sizeof b);
+	recover();
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(map), 0);
+	map = NULL;
+	CU_ASSERT_FATAL(tb_reopen(NULL) == 0);
+	CU_ASSERT_FATAL(abb_dmabuf_map(tb_dev, host, HOSTLEN, &map) == 0);
+}
+
+/* A duplicated descriptor-fetch completion (a chain: every page its own
+ * IOVA; tag 0x81): the copy comes when the fetch is already done, the
+ * chain ends with an error (CPL_TAG), nothing lands outside the range. */
+static void test_faults_dup_fetch(void)
+{
+	struct abb_sim_inject_spec s = spec(ABB_SIM_INJ_DUP, ABB_SIM_DIR_DOWN, ABB_SIM_TLP_CPL, 1);
+	int id;
+
+	TB_REQUIRE_SIM();
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(map), 0);
+	map = NULL;
+	CU_ASSERT_FATAL(tb_reopen("iova=scatter") == 0);
+	CU_ASSERT_FATAL(abb_dmabuf_map(tb_dev, host, HOSTLEN, &map) == 0);
+	s.tag = 0x81;
+	expect_eio(faulty_write(&s, 3 * 4096, 0, &id), ABB_GER_CPL_TAG, "unexpected completion");
+	CU_ASSERT(log_has("FAULT DUP", "tag=81"));
+	check_guards(3 * 4096);
+	recover();
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(map), 0);
+	map = NULL;
+	CU_ASSERT_FATAL(tb_reopen(NULL) == 0);
+	CU_ASSERT_FATAL(abb_dmabuf_map(tb_dev, host, HOSTLEN, &map) == 0);
+}
+
 /* A malformed completion (Length 2 DWs short of its payload): the RTL
  * drops its last beat (BAD_TLP), the read cannot finish (the next
  * completion of the tag does not continue it; completion timeout). */
@@ -354,6 +407,44 @@ static void test_faults_malformed(void)
 	expect_eio(faulty_write(&s, 4096, 0, &id), ABB_GER_BAD_TLP | ABB_GER_CPL_ERR, "malformed TLP");
 	CU_ASSERT(log_has("FAULT MALFORMED", "short"));
 	check_guards(4096);
+	recover();
+}
+
+/* A truncated TLP (its last beat not sent, 2 DWs short of its Length).
+ * Down, a PIO write to board memory (one 128-byte TLP): the RTL writes
+ * the beats that came, drops the TLP's end (GER.BAD_TLP): 120 bytes new,
+ * the last 8 keep the prefill. Up, the completion of a PIO read: the root
+ * complex drops it as malformed (a protocol error), the read times out. */
+static void test_faults_truncated(void)
+{
+	struct abb_sim_inject_spec s = spec(ABB_SIM_INJ_TRUNCATED, ABB_SIM_DIR_DOWN, ABB_SIM_TLP_MWR, 1);
+	uint8_t data[128], b[128];
+	int id;
+
+	TB_REQUIRE_SIM();
+	board_prefill(sizeof data);
+	CU_ASSERT_EQUAL(abb_sim_tlp_log(tb_dev, logpath), 0);
+	tb_fill(data, sizeof data, next_rnd());
+	id = abb_sim_inject(tb_dev, &s);
+	CU_ASSERT_FATAL(id >= 0);
+	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, BOARD_AT, data, sizeof data), 0);
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, BOARD_AT, b, sizeof b), 0);
+	CU_ASSERT_EQUAL(abb_sim_inject_hits(tb_dev, id), 1);
+	CU_ASSERT(tb_same("the beats of a truncated PIO write", b, data, 120));
+	CU_ASSERT(tb_all_byte("the missing end of a truncated PIO write", b + 120, 8, BPAT));
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_GER) & ABB_GER_BAD_TLP, ABB_GER_BAD_TLP);
+	CU_ASSERT(log_has("FAULT TRUNCATED", "last 2 DWs not sent"));
+	check_guards(sizeof data);
+	CU_ASSERT_EQUAL(abb_sim_inject_clear(tb_dev), 0);
+
+	s = spec(ABB_SIM_INJ_TRUNCATED, ABB_SIM_DIR_UP, ABB_SIM_TLP_CPL, 1);
+	id = abb_sim_inject(tb_dev, &s);
+	CU_ASSERT_FATAL(id >= 0);
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, BOARD_AT, b, 64), -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "completion timeout"));
+	CU_ASSERT_EQUAL(abb_sim_inject_hits(tb_dev, id), 1);
+	CU_ASSERT(abb_sim_protocol_errors(tb_dev, NULL, 0) >= 1); /* the drop is recorded there */
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_VERSION), ABB_REG_VERSION_RESET);
 	recover();
 }
 
@@ -627,7 +718,10 @@ static CU_TestInfo faults_tests[] = {
 	{ "test_faults_delay", test_faults_delay },
 	{ "test_faults_dup", test_faults_dup },
 	{ "test_faults_unexpected", test_faults_unexpected },
+	{ "test_faults_unknown_tag", test_faults_unknown_tag },
+	{ "test_faults_dup_fetch", test_faults_dup_fetch },
 	{ "test_faults_malformed", test_faults_malformed },
+	{ "test_faults_truncated", test_faults_truncated },
 	{ "test_faults_starve", test_faults_starve },
 	{ "test_faults_link_down", test_faults_link_down },
 	{ "test_faults_pio_up", test_faults_pio_up },

@@ -6,7 +6,6 @@
  * the generic meaning of a negative errno in the words of this library.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,28 +155,5 @@ int abb_opt_each(const char *backend, const char *args, size_t maxlen,
 		if (rc)
 			return rc;
 	}
-	return 0;
-}
-
-int abb_opt_number(const char *backend, const char *key, const char *val, unsigned long long *out)
-{
-	char *end;
-	unsigned long long v;
-
-	unsigned shift = 0;
-
-	errno = 0;
-	v = strtoull(val, &end, 0);
-	if (*end == 'k' || *end == 'K')
-		shift = 10, end++;
-	else if (*end == 'm' || *end == 'M')
-		shift = 20, end++;
-	/* no sign or blank (strtoull takes " -1" as 2^64-1), no overflow of
-	 * the suffix */
-	if (errno || end == val || *end || *val < '0' || *val > '9' ||
-	    (shift && v > ULLONG_MAX >> shift))
-		return abb_err(-EINVAL, "%s option %s=%s: not a number (decimal, 0x hex, K or M "
-			       "suffix)", backend, key, val);
-	*out = v << shift;
 	return 0;
 }

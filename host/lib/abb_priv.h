@@ -146,11 +146,6 @@ ABB_HIDDEN int abb_err(int err, const char *fmt, ...) ABB_PRINTF(2, 3);
 ABB_HIDDEN void abb_note(abb_dev *dev, unsigned kind, const char *fmt, ...) ABB_PRINTF(3, 4);
 /* Prefixes the current message with "what: " (keeps err). */
 ABB_HIDDEN int abb_err_prefix(int err, const char *what);
-/* Parses the value of a URI option "key=value" as an unsigned number
- * (decimal, 0x hex, or with a K/M suffix); -EINVAL naming the backend and
- * option when it is not one. */
-ABB_HIDDEN int abb_opt_number(const char *backend, const char *key, const char *val,
-			      unsigned long long *out);
 /* Splits the URI options "key=value,key=value" (at most maxlen - 1
  * characters, maxlen <= 512) and calls fn for each in order; stops at the
  * first non-zero return. -EINVAL naming the backend when the text is too

@@ -108,7 +108,7 @@ void abb_sim_note(abb_dev *dev, unsigned kind, const char *text);
  * range, or for the host's completions the host bus address of their
  * data; the board's completions have no address and never match then).
  * A kind matches only TLPs it can act on (UR, CA, UNEXPECTED: completions;
- * POISON: TLPs with data; MALFORMED: with at least 3 DWs of data). Rules
+ * POISON: TLPs with data; MALFORMED, TRUNCATED: with at least 3 DWs of data). Rules
  * are checked in the order they were added, the first that fires acts.
  * Every firing is a line with "FAULT" in the TLP log (abb_sim_tlp_log).
  * What the board and libabb make of each: README.md "Fault injection". */
@@ -122,9 +122,11 @@ enum abb_sim_inject_kind {
 	ABB_SIM_INJ_UNEXPECTED, /* followed by a completion for a tag with no request outstanding */
 	ABB_SIM_INJ_MALFORMED,  /* Length field 2 DWs (one 64-bit beat) short of the payload */
 	ABB_SIM_INJ_STARVE,     /* no flow-control credits for ns: this direction stalls */
-	ABB_SIM_INJ_LINK_DOWN   /* surprise down for ns: everything on the link is lost, the
+	ABB_SIM_INJ_LINK_DOWN,  /* surprise down for ns: everything on the link is lost, the
 				 * board is held in reset (hot reset), then the link is up
 				 * again with the config space restored */
+	ABB_SIM_INJ_TRUNCATED   /* its last 2 payload DWs (one 64-bit beat) are not sent:
+				 * the TLP ends 2 DWs short of its Length field */
 };
 #define ABB_SIM_DIR_DOWN 0u
 #define ABB_SIM_DIR_UP   1u
