@@ -142,9 +142,169 @@ static void test_mk_bar0_burst_write_dropped(void)
 	CU_ASSERT_EQUAL(abb_reg_write(tb_dev, ABB_REG_GCR, ABB_GCR_SOFT_RESET), 0);
 }
 
+/* Kills a channel whose drain after a reset waits for the prefetch unit to
+ * be idle only (abb_dma_ctl.sv StDrain: `fst_q == FIdle || fst_q == FDone
+ * || fst_q == FErr` -> `... FDone && fst_q == FErr`; MUTATION.md m014).
+ * A channel reset (CTRL = RESET code) while a chain runs sends the channel
+ * to StDrain, which must end once the mover is idle and the prefetch of the
+ * next descriptor has come back (FDone) or failed (FErr): nothing else ever
+ * takes the prefetch unit out of those states, so a drain that waits for
+ * FIdle never ends, STA stays BUSY and the channel is lost until a hot
+ * reset. The library resets a channel only before a start (then nothing is
+ * prefetched); here a host resets a running C2H chain (every page its own
+ * IOVA: one descriptor per page, the next one prefetched while the current
+ * page moves) at MK_RESET_POINTS moments, and after each the channel must
+ * read not busy within 10 us and then move a whole chain intact. */
+#define MK_RESET_POINTS 8
+static void test_mk_reset_during_prefetched_chain(void)
+{
+	const size_t len = 4 * MK_LEN;
+	uint8_t *host, *want;
+	abb_dmabuf *buf = NULL;
+	uint32_t sta = 0;
+	int k, i, rc;
+
+	TB_REQUIRE_SIM();
+	CU_ASSERT_FATAL(tb_reopen("iova=scatter") == 0);
+	host = tb_alloc_pages(len);
+	want = malloc(len);
+	CU_ASSERT_FATAL(host && want);
+	CU_ASSERT_FATAL(abb_dmabuf_map(tb_dev, host, len, &buf) == 0);
+	tb_fill(want, len, 7u);
+	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, MK_BOARD, want, len), 0);
+	for (k = 0; k < MK_RESET_POINTS; k++) {
+		CU_ASSERT_EQUAL_FATAL(abb_dma_read_start(tb_dev, buf, 0, MK_BOARD, len, 0), 0);
+		CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 300 + 400 * k), 0);
+		CU_ASSERT_EQUAL(abb_reg_write(tb_dev, ABB_BLK_C2H + ABB_CH_CTRL,
+					      (ABB_CTRL_RESET_CODE & ABB_CTRL_RESET) | ABB_CTRL_V |
+					      ABB_CTRL_BAR), 0);
+		for (i = 0; i < 100; i++) {
+			CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_BLK_C2H + ABB_CH_STA, &sta), 0);
+			if (!(sta & ABB_STA_BUSY))
+				break;
+			CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 100), 0);
+		}
+		if (sta & ABB_STA_BUSY)
+			printf("\n    reset %d ns into the chain: STA 0x%08x after 10 us\n", 300 + 400 * k, sta);
+		CU_ASSERT_EQUAL(sta & ABB_STA_BUSY, 0);
+		rc = abb_dma_read_wait(tb_dev, 1000000); /* collects it (stopped by the reset, or done) */
+		(void)rc;
+		memset(host, 0, len);
+		rc = abb_dma_read(tb_dev, buf, 0, MK_BOARD, len, 0);
+		if (rc != 0)
+			printf("\n    reset %d ns into the chain, the next DMA: %s\n", 300 + 400 * k, abb_last_error());
+		CU_ASSERT_EQUAL(rc, 0);
+		CU_ASSERT(tb_same("a chain after a reset of a running chain", host, want, len));
+		if (rc != 0)
+			break;
+	}
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(buf), 0);
+	free(host);
+	free(want);
+	CU_ASSERT_FATAL(tb_reopen(NULL) == 0);
+}
+
+/* Kills a cycle counter that counts in its upper half (abb_regs.sv:
+ * `cyc_q + 1 + {32'h0, skip}` -> `{32'h1, skip}`; MUTATION.md m030).
+ * DIAG_CYC_LO/HI is the board's 64-bit clock-cycle counter (reading LO
+ * latches HI): between two readings it must advance by the cycles of the
+ * simulated time between them, between 1 per 8 ns (125 MHz) and 1 per
+ * 4 ns (250 MHz) plus the register accesses, with HI unchanged (far from a
+ * 2^32 wrap). The mutant adds 2^32 a cycle. */
+static uint64_t mk_cycles(void)
+{
+	uint32_t lo = tb_reg(ABB_REG_DIAG_CYC_LO);
+
+	return ((uint64_t)tb_reg(ABB_REG_DIAG_CYC_HI) << 32) | lo;
+}
+
+static void test_mk_cycle_counter_rate(void)
+{
+	uint64_t c0, c1, t0 = 0, t1 = 0;
+
+	TB_REQUIRE_SIM();
+	c0 = mk_cycles();
+	CU_ASSERT_EQUAL(abb_time_ns(tb_dev, &t0), 0);
+	CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 100000), 0);
+	CU_ASSERT_EQUAL(abb_time_ns(tb_dev, &t1), 0);
+	c1 = mk_cycles();
+	if (c1 - c0 < (t1 - t0) / 8 || c1 - c0 > (t1 - t0) / 4 + 2000)
+		printf("\n    DIAG_CYC 0x%016llx -> 0x%016llx over %llu ns\n", (unsigned long long)c0,
+		       (unsigned long long)c1, (unsigned long long)(t1 - t0));
+	CU_ASSERT(t1 - t0 >= 100000);
+	CU_ASSERT(c1 - c0 >= (t1 - t0) / 8);
+	CU_ASSERT(c1 - c0 <= (t1 - t0) / 4 + 2000);
+	CU_ASSERT_EQUAL(c1 >> 32, c0 >> 32);
+}
+
+/* Kills a descriptor fetch that ends before its 8th DW (abb_dma_ctl.sv:
+ * `fdw_q + {2'b00, cpl_dw_i} >= 8` -> `{2'b01, cpl_dw_i}`; MUTATION.md
+ * m031: the fetch ends at the last beat of a completion that brings the
+ * count to 4 or more). A descriptor (32 bytes, 32-byte aligned) comes in
+ * one completion, whose last beat is the 8th DW, unless the completion is
+ * malformed: with a Length 2 DWs short of its payload the RX ends it after
+ * 6 DWs (and drops the last beat, BAD_TLP). The board must not take those
+ * 6 DWs as a descriptor (its length and control words did not come): the
+ * fetch waits for the rest, the completion timeout ends the chain with an
+ * error after its first piece, and no byte of the later pieces reaches
+ * the host. The mutant runs the next piece with stale length/control.
+ * A C2H chain (every page its own IOVA) has only descriptor fetches as
+ * completions to the board: the 1st is the fetch of descriptor 2. */
+static void test_mk_short_descriptor_completion(void)
+{
+	const size_t len = 4 * MK_LEN;
+	struct abb_sim_inject_spec s;
+	uint8_t *host, *want;
+	abb_dmabuf *buf = NULL;
+	uint32_t ger;
+	int id, rc;
+
+	TB_REQUIRE_SIM();
+	CU_ASSERT_FATAL(tb_reopen("iova=scatter") == 0);
+	host = tb_alloc_pages(len);
+	want = malloc(len);
+	CU_ASSERT_FATAL(host && want);
+	CU_ASSERT_FATAL(abb_dmabuf_map(tb_dev, host, len, &buf) == 0);
+	tb_fill(want, len, 11u);
+	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, MK_BOARD, want, len), 0);
+	/* a clean chain first: the fetch registers hold a valid descriptor */
+	memset(host, 0, len);
+	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, buf, 0, MK_BOARD, len, 0), 0);
+	CU_ASSERT(tb_same("a clean chain", host, want, len));
+	memset(host, 0xa5, len);
+	memset(&s, 0, sizeof s);
+	s.kind = ABB_SIM_INJ_MALFORMED;
+	s.dir = ABB_SIM_DIR_DOWN;
+	s.tlp = ABB_SIM_TLP_CPL;
+	s.tag = -1;
+	s.nth = 1;
+	id = abb_sim_inject(tb_dev, &s);
+	CU_ASSERT_FATAL(id >= 0);
+	rc = abb_dma_read(tb_dev, buf, 0, MK_BOARD, len, 0);
+	CU_ASSERT_EQUAL(abb_sim_inject_hits(tb_dev, id), 1);
+	CU_ASSERT_EQUAL(abb_sim_inject_clear(tb_dev), 0);
+	ger = 0; /* the causes the library read before it reset the channel */
+	if (strstr(abb_last_error(), "GER 0x"))
+		ger = (uint32_t)strtoul(strstr(abb_last_error(), "GER 0x") + 4, NULL, 16);
+	if (rc != -EIO || ger != (ABB_GER_BAD_TLP | ABB_GER_CPL_ERR | ABB_GER_CPL_TIMEOUT))
+		printf("\n    rc %d GER 0x%08x: %s\n", rc, ger, abb_last_error());
+	CU_ASSERT_EQUAL(rc, -EIO);
+	CU_ASSERT_EQUAL(ger, ABB_GER_BAD_TLP | ABB_GER_CPL_ERR | ABB_GER_CPL_TIMEOUT);
+	CU_ASSERT(tb_same("the first piece of the chain", host, want, MK_LEN));
+	CU_ASSERT(tb_all_byte("the pieces after the short descriptor", host + MK_LEN, len - MK_LEN, 0xa5));
+	CU_ASSERT_EQUAL(abb_reg_write(tb_dev, ABB_REG_GCR, ABB_GCR_SOFT_RESET), 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(buf), 0);
+	free(host);
+	free(want);
+	CU_ASSERT_FATAL(tb_reopen(NULL) == 0);
+}
+
 static CU_TestInfo mutant_kills_tests[] = {
 	{"test_mk_reset_cuts_rx_stream", test_mk_reset_cuts_rx_stream},
 	{"test_mk_bar0_burst_write_dropped", test_mk_bar0_burst_write_dropped},
+	{"test_mk_reset_during_prefetched_chain", test_mk_reset_during_prefetched_chain},
+	{"test_mk_cycle_counter_rate", test_mk_cycle_counter_rate},
+	{"test_mk_short_descriptor_completion", test_mk_short_descriptor_completion},
 	CU_TEST_INFO_NULL,
 };
 
