@@ -207,10 +207,10 @@ static void test_mk_reset_during_prefetched_chain(void)
 /* Kills a cycle counter that counts in its upper half (abb_regs.sv:
  * `cyc_q + 1 + {32'h0, skip}` -> `{32'h1, skip}`; MUTATION.md m030).
  * DIAG_CYC_LO/HI is the board's 64-bit clock-cycle counter (reading LO
- * latches HI): between two readings it must advance by the cycles of the
- * simulated time between them, between 1 per 8 ns (125 MHz) and 1 per
- * 4 ns (250 MHz) plus the register accesses, with HI unchanged (far from a
- * 2^32 wrap). The mutant adds 2^32 a cycle. */
+ * latches HI): between two readings it must advance by the user-clock
+ * cycles of the simulated time between them (clk_mhz of the link
+ * parameters; at most 2000 more for the register accesses' rounding),
+ * with HI unchanged (far from a 2^32 wrap). The mutant adds 2^32 a cycle. */
 static uint64_t mk_cycles(void)
 {
 	uint32_t lo = tb_reg(ABB_REG_DIAG_CYC_LO);
@@ -220,20 +220,24 @@ static uint64_t mk_cycles(void)
 
 static void test_mk_cycle_counter_rate(void)
 {
-	uint64_t c0, c1, t0 = 0, t1 = 0;
+	struct abb_sim_link lp;
+	uint64_t c0, c1, t0 = 0, t1 = 0, want;
 
 	TB_REQUIRE_SIM();
+	CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &lp), 0);
+	CU_ASSERT_FATAL(lp.clk_mhz > 0);
 	c0 = mk_cycles();
 	CU_ASSERT_EQUAL(abb_time_ns(tb_dev, &t0), 0);
 	CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 100000), 0);
 	CU_ASSERT_EQUAL(abb_time_ns(tb_dev, &t1), 0);
 	c1 = mk_cycles();
-	if (c1 - c0 < (t1 - t0) / 8 || c1 - c0 > (t1 - t0) / 4 + 2000)
-		printf("\n    DIAG_CYC 0x%016llx -> 0x%016llx over %llu ns\n", (unsigned long long)c0,
-		       (unsigned long long)c1, (unsigned long long)(t1 - t0));
+	want = (t1 - t0) * lp.clk_mhz / 1000; /* cycles between the two time readings */
+	if (c1 - c0 + 1 < want || c1 - c0 > want + 2000)
+		printf("\n    DIAG_CYC 0x%016llx -> 0x%016llx over %llu ns at %u MHz\n", (unsigned long long)c0,
+		       (unsigned long long)c1, (unsigned long long)(t1 - t0), lp.clk_mhz);
 	CU_ASSERT(t1 - t0 >= 100000);
-	CU_ASSERT(c1 - c0 >= (t1 - t0) / 8);
-	CU_ASSERT(c1 - c0 <= (t1 - t0) / 4 + 2000);
+	CU_ASSERT(c1 - c0 + 1 >= want);
+	CU_ASSERT(c1 - c0 <= want + 2000);
 	CU_ASSERT_EQUAL(c1 >> 32, c0 >> 32);
 }
 
