@@ -105,11 +105,15 @@ test:
 	*) echo "vfio-emu: not run on ABB_DEVICE=$(ABB_DEVICE)" ;; esac
 	@$(MAKE) --no-print-directory mprace-test
 	@# a second simulator on the same RTL: Icarus replays the golden vectors
-	@if [ -z '$(TB_SUITES)' ] && { [ -z '$(SHARD)' ] || [ '$(firstword $(subst /, ,$(SHARD)))' = 1 ]; }; then \
-	  $(MAKE) --no-print-directory icarus-replay; else echo "icarus-replay: not run (TB_SUITES or SHARD)"; fi
-	@# the per-module RTL benches over their parameter sweeps (rtl-model/tb)
-	@if [ -z '$(TB_SUITES)' ] && { [ -z '$(SHARD)' ] || [ '$(firstword $(subst /, ,$(SHARD)))' = 1 ]; }; then \
-	  $(MAKE) --no-print-directory rtl-benches; else echo "rtl-benches: not run (TB_SUITES or SHARD)"; fi
+	@# and the per-module RTL benches over their parameter sweeps
+	@# (rtl-model/tb): once, with the simulator runs (they do not depend on
+	@# ABB_DEVICE), in the first shard
+	@if [ -n '$(TB_SUITES)' ] || { [ -n '$(SHARD)' ] && [ '$(firstword $(subst /, ,$(SHARD)))' != 1 ]; }; then \
+	  echo "icarus-replay, rtl-benches: not run (TB_SUITES or SHARD)"; \
+	else case '$(ABB_DEVICE)' in \
+	  ''|sim|sim:*) $(MAKE) --no-print-directory icarus-replay && $(MAKE) --no-print-directory rtl-benches ;; \
+	  *) echo "icarus-replay, rtl-benches: not run on ABB_DEVICE=$(ABB_DEVICE) (they run with the simulator's)" ;; \
+	esac; fi
 
 # libabb and the bench built with --coverage in $(TB_COV_B) (the simulator
 # of $(B) is used as it is), the suites run on the emulated VFIO kernel,
