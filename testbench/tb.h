@@ -87,6 +87,8 @@ size_t tb_page(void);
 /* n bytes of page-aligned, zeroed memory (posix_memalign); abort-free: NULL
  * on failure. Free with free(). */
 void *tb_alloc_pages(size_t n);
+/* One DMA by raw register writes (simulator): see tb_common.c. */
+uint32_t tb_raw_dma(uint32_t ch, uint32_t board, uint64_t iova, uint32_t len);
 
 /* Device time in ns (0 if unavailable). */
 uint64_t tb_now_ns(void);

@@ -4,6 +4,9 @@
 #define _GNU_SOURCE
 #include "tb.h"
 
+#include <abb/abb_regs.h>
+#include <abb/abb_sim.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,4 +247,30 @@ const char *tb_vector_path(const char *name, char *buf, size_t n)
 #endif
 	snprintf(buf, n, "vectors/%s", name);
 	return buf;
+}
+
+/* One transfer by the board's registers at an IOVA, without libabb:
+ * channel reset, descriptor, CTRL last, then wait (simulated time, up to
+ * 2 ms) until BUSY clears; returns STA. */
+uint32_t tb_raw_dma(uint32_t ch, uint32_t board, uint64_t iova, uint32_t len)
+{
+	uint32_t sta = 0;
+
+	tb_reg_set(ch + ABB_CH_CTRL, ABB_CTRL_RESET_CODE | ABB_CTRL_V | ABB_CTRL_BAR);
+	tb_reg_set(ch + ABB_CH_PAH, 0);
+	tb_reg_set(ch + ABB_CH_PAL, board);
+	tb_reg_set(ch + ABB_CH_HAH, (uint32_t)(iova >> 32));
+	tb_reg_set(ch + ABB_CH_HAL, (uint32_t)iova);
+	tb_reg_set(ch + ABB_CH_BDAH, 0);
+	tb_reg_set(ch + ABB_CH_BDAL, 0);
+	tb_reg_set(ch + ABB_CH_LENG, len);
+	tb_reg_set(ch + ABB_CH_CTRL, ABB_CTRL_V | ABB_CTRL_BAR | ABB_CTRL_LAST | ABB_CTRL_INC |
+					     ABB_CTRL_UPA);
+	for (int i = 0; i < 1000; i++) {
+		sta = tb_reg(ch + ABB_CH_STA);
+		if (!(sta & ABB_STA_BUSY) || sta == (ABB_STA_DONE | ABB_STA_BUSY))
+			break;
+		CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 2000), 0);
+	}
+	return sta;
 }

@@ -310,31 +310,6 @@ static void test_cover_soft_reset_mid_transfer(void)
 	dma_round_trip(8192, 0x40000, 901);
 }
 
-/* One transfer by the board's registers at an IOVA (channel reset,
- * descriptor, CTRL last); returns STA once BUSY clears. */
-static uint32_t raw_dma(uint32_t ch, uint32_t board, uint64_t iova, uint32_t len)
-{
-	uint32_t sta = 0;
-
-	tb_reg_set(ch + ABB_CH_CTRL, ABB_CTRL_RESET_CODE | ABB_CTRL_V | ABB_CTRL_BAR);
-	tb_reg_set(ch + ABB_CH_PAH, 0);
-	tb_reg_set(ch + ABB_CH_PAL, board);
-	tb_reg_set(ch + ABB_CH_HAH, (uint32_t)(iova >> 32));
-	tb_reg_set(ch + ABB_CH_HAL, (uint32_t)iova);
-	tb_reg_set(ch + ABB_CH_BDAH, 0);
-	tb_reg_set(ch + ABB_CH_BDAL, 0);
-	tb_reg_set(ch + ABB_CH_LENG, len);
-	tb_reg_set(ch + ABB_CH_CTRL, ABB_CTRL_V | ABB_CTRL_BAR | ABB_CTRL_LAST | ABB_CTRL_INC |
-					     ABB_CTRL_UPA);
-	for (int i = 0; i < 1000; i++) {
-		sta = tb_reg(ch + ABB_CH_STA);
-		if (!(sta & ABB_STA_BUSY) || sta == (ABB_STA_DONE | ABB_STA_BUSY))
-			break;
-		CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 2000), 0);
-	}
-	return sta;
-}
-
 /* Host memory at an IOVA above 4 GiB (abbsim_iommu_map_at): the board's
  * read requests and its data writes carry 64-bit addresses (4-DW headers),
  * both directions move the right bytes, no PCIe rule is broken. */
@@ -362,10 +337,10 @@ static void test_cover_dma_above_4g(void)
 	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, 0x50000, pat, len), 0);
 	memset(m, 0, len);
 	log_start();
-	CU_ASSERT_EQUAL(raw_dma(ABB_BLK_C2H, 0x50000, HIGH_IOVA, (uint32_t)len), ABB_STA_DONE);
+	CU_ASSERT_EQUAL(tb_raw_dma(ABB_BLK_C2H, 0x50000, HIGH_IOVA, (uint32_t)len), ABB_STA_DONE);
 	CU_ASSERT(tb_same("host memory above 4 GiB after a DMA read", m, pat, len));
 	tb_fill(m, len, 4343);
-	CU_ASSERT_EQUAL(raw_dma(ABB_BLK_H2C, 0x60000, HIGH_IOVA, (uint32_t)len), ABB_STA_DONE);
+	CU_ASSERT_EQUAL(tb_raw_dma(ABB_BLK_H2C, 0x60000, HIGH_IOVA, (uint32_t)len), ABB_STA_DONE);
 	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, 0x60000, back, len), 0);
 	CU_ASSERT(tb_same("board after a DMA write from above 4 GiB", back, m, len));
 	log_stop();

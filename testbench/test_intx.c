@@ -531,31 +531,6 @@ typedef int (*unmap_iova_fn)(uint64_t, uint64_t);
 #define DMA_WRITE 0x2u /* ABBSIM_DMA_WRITE: the device may write (board to host) */
 #define IOVA 0x08000000ull /* below the library's IOVA window */
 
-/* One transfer by the board's registers: channel reset, descriptor, CTRL
- * last, then wait until BUSY clears; returns STA. */
-static uint32_t raw_dma(uint32_t ch, uint32_t board, uint64_t iova, uint32_t len)
-{
-	uint32_t sta = 0;
-
-	tb_reg_set(ch + ABB_CH_CTRL, ABB_CTRL_RESET_CODE | ABB_CTRL_V | ABB_CTRL_BAR);
-	tb_reg_set(ch + ABB_CH_PAH, 0);
-	tb_reg_set(ch + ABB_CH_PAL, board);
-	tb_reg_set(ch + ABB_CH_HAH, (uint32_t)(iova >> 32));
-	tb_reg_set(ch + ABB_CH_HAL, (uint32_t)iova);
-	tb_reg_set(ch + ABB_CH_BDAH, 0);
-	tb_reg_set(ch + ABB_CH_BDAL, 0);
-	tb_reg_set(ch + ABB_CH_LENG, len);
-	tb_reg_set(ch + ABB_CH_CTRL, ABB_CTRL_V | ABB_CTRL_BAR | ABB_CTRL_LAST | ABB_CTRL_INC |
-					     ABB_CTRL_UPA);
-	for (int i = 0; i < 1000; i++) {
-		sta = tb_reg(ch + ABB_CH_STA);
-		if (!(sta & ABB_STA_BUSY) || sta == (ABB_STA_DONE | ABB_STA_BUSY))
-			break;
-		CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 2000), 0);
-	}
-	return sta;
-}
-
 static void test_iommu_map_at_permissions(void)
 {
 	const size_t pg = 4096;
@@ -606,27 +581,27 @@ static void test_iommu_map_at_permissions(void)
 
 	/* DMA read (board to host) into the READ-only page: dropped, faulted */
 	memset(m, 0xee, 3 * pg);
-	CU_ASSERT_EQUAL(raw_dma(ABB_BLK_C2H, 0x10000, IOVA, pg), ABB_STA_DONE);
+	CU_ASSERT_EQUAL(tb_raw_dma(ABB_BLK_C2H, 0x10000, IOVA, pg), ABB_STA_DONE);
 	CU_ASSERT(tb_all_byte("READ-only page after a DMA read", m, pg, 0xee));
 	CU_ASSERT(abb_sim_faults(tb_dev, f, 4) > 0 && f[0].is_write == 1 &&
 		  f[0].iova >= IOVA && f[0].iova < IOVA + pg);
 	/* into the WRITE page and the READ|WRITE page: the data lands */
-	CU_ASSERT_EQUAL(raw_dma(ABB_BLK_C2H, 0x10000, IOVA + pg, pg), ABB_STA_DONE);
+	CU_ASSERT_EQUAL(tb_raw_dma(ABB_BLK_C2H, 0x10000, IOVA + pg, pg), ABB_STA_DONE);
 	CU_ASSERT(tb_same("WRITE page after a DMA read", m + pg, pat, pg));
-	CU_ASSERT_EQUAL(raw_dma(ABB_BLK_C2H, 0x10000, IOVA + 2 * pg, pg), ABB_STA_DONE);
+	CU_ASSERT_EQUAL(tb_raw_dma(ABB_BLK_C2H, 0x10000, IOVA + 2 * pg, pg), ABB_STA_DONE);
 	CU_ASSERT(tb_same("READ|WRITE page after a DMA read", m + 2 * pg, pat, pg));
 	CU_ASSERT_EQUAL(abb_sim_faults(tb_dev, NULL, 0), 0);
 
 	/* DMA write (host to board) from the WRITE-only page: UR, an error */
 	tb_fill(m, pg, 0x1234);
-	CU_ASSERT_EQUAL(raw_dma(ABB_BLK_H2C, 0x20000, IOVA + pg, pg),
+	CU_ASSERT_EQUAL(tb_raw_dma(ABB_BLK_H2C, 0x20000, IOVA + pg, pg),
 			ABB_STA_DONE | ABB_STA_BUSY);
 	CU_ASSERT(tb_reg(ABB_REG_GER) & ABB_GER_CPL_ERR);
 	CU_ASSERT(abb_sim_faults(tb_dev, f, 4) > 0 && f[0].is_write == 0 &&
 		  f[0].iova >= IOVA + pg && f[0].iova < IOVA + 2 * pg);
 	tb_reg_set(ABB_REG_GCR, tb_reg(ABB_REG_GCR) | ABB_GCR_SOFT_RESET);
 	/* from the READ-only page: the board gets the data */
-	CU_ASSERT_EQUAL(raw_dma(ABB_BLK_H2C, 0x20000, IOVA, pg), ABB_STA_DONE);
+	CU_ASSERT_EQUAL(tb_raw_dma(ABB_BLK_H2C, 0x20000, IOVA, pg), ABB_STA_DONE);
 	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, 0x20000, back, pg), 0);
 	CU_ASSERT(tb_same("board after a DMA write from a READ page", back, m, pg));
 	CU_ASSERT_EQUAL(abb_sim_faults(tb_dev, NULL, 0), 0);
@@ -634,7 +609,7 @@ static void test_iommu_map_at_permissions(void)
 	/* unmapped: the same IOVA faults */
 	CU_ASSERT_EQUAL(unmap_iova(IOVA + pg, pg), 0);
 	CU_ASSERT_EQUAL(unmap_iova(IOVA + pg, pg), -ENOENT);
-	CU_ASSERT_EQUAL(raw_dma(ABB_BLK_C2H, 0x10000, IOVA + pg, pg), ABB_STA_DONE);
+	CU_ASSERT_EQUAL(tb_raw_dma(ABB_BLK_C2H, 0x10000, IOVA + pg, pg), ABB_STA_DONE);
 	CU_ASSERT(abb_sim_faults(tb_dev, NULL, 0) > 0);
 	CU_ASSERT_EQUAL(unmap_iova(IOVA, pg), 0);
 	CU_ASSERT_EQUAL(unmap_iova(IOVA + 2 * pg, pg), 0);
