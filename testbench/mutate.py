@@ -467,7 +467,10 @@ DEMOS = [
      "chunk_dw(mps_dw_i, ha_q[11:2], rem_q)", "chunk_dw(mps_dw_i, 10'd0, rem_q)",
      "the upstream mover forgets the host address's 4 KiB boundary"),
     ("vectors", "abb_h2c_mover.sv",
-     "for (int t = NumTags - 1; t >= 0; t--) begin", "for (int t = 0; t < NumTags; t++) begin",
+     "assign free_lsb = avail & (~avail + NumTags'(1));",
+     "function automatic logic [NumTags-1:0] hi_bit(logic [NumTags-1:0] v); "
+     "hi_bit = '0; for (int t = 0; t < NumTags; t++) if (v[t]) hi_bit = NumTags'(1) << t; "
+     "endfunction assign free_lsb = hi_bit(avail);",
      "read requests take the highest free tag instead of the lowest (data unchanged)"),
 ]
 
@@ -577,8 +580,22 @@ def main():
     ap.add_argument("--wait-limit-ms", type=int, default=100, help="ABB_WAIT_LIMIT_MS of the checks")
     ap.add_argument("--demo", action="store_true",
                     help="the three fixed broken lines (DEMOS), one per checker")
+    ap.add_argument("--demo-check", action="store_true",
+                    help="only check that each DEMOS line is in its RTL file exactly once (no build)")
     ap.add_argument("rtl", nargs="+")
     args = ap.parse_args()
+    if args.demo_check:
+        by_name = {os.path.basename(p): p for p in args.rtl}
+        bad = 0
+        for want, base, orig, _repl, _what in DEMOS:
+            n = open(by_name[base]).read().count(orig) if base in by_name else 0
+            if n != 1:
+                print("mutate-demo-check: %s: '%s' is in %s %d times, not once (the RTL moved: "
+                      "update DEMOS in testbench/mutate.py)" % (want, orig, base, n), file=sys.stderr)
+                bad = 1
+        if not bad:
+            print("mutate-demo-check: the %d demo lines are in the RTL" % len(DEMOS))
+        return bad
     if args.demo:
         if not args.vflags or not args.sim_objs:
             print("mutate: MUT_VFLAGS and MUT_SIM_OBJS must be set (run through `make mutate-demo`)",
