@@ -2,7 +2,7 @@
 #
 #   make coverage                     build $(B)/coverage, run the bench, write the reports
 #   make coverage COV_REGRESS_N=1000  transfers of the regression run with it (the default)
-#   make coverage COV_CPL_TIMEOUT=65536  the RTL's completion timeout in cycles (the default;
+#   make coverage COV_CPL_TIMEOUT=262144 the RTL's completion timeout in cycles (the default;
 #                                     the normal build has 2^22)
 #
 # A build of its own below $(B)/coverage (the normal build is untouched;
@@ -42,14 +42,18 @@ COV_MODEL_SUITES ?= regs dma_integrity blocking protocol bad_input determinism d
 COV_DEB_PKGS   := gcovr python3
 # What the bench below runs (not `all`: the mprace layer's programs link
 # with its own flags, without --coverage, and are not part of libabb)
-COV_BINS       := $(COV_B)/sim/libabbsim.so $(COV_B)/abb_tests $(COV_B)/abb_regress $(COV_B)/readback
+# abb_tool: the discovery suite runs `abb_tool doctor` from the bench's directory
+COV_BINS       := $(COV_B)/sim/libabbsim.so $(COV_B)/abb_tests $(COV_B)/abb_regress $(COV_B)/readback \
+                  $(COV_B)/abb_tool
 # wall seconds per program of the bench (the instrumented model is slow)
 COV_TIMEOUT    ?= 3600
 # The RTL's completion timeout in the coverage build (cycles; the normal
 # build: 2^22, 33.6 ms at 125 MHz): the fault-injection suite waits for it
 # in five tests, which the instrumented model runs at a few 10^4 cycles per
-# second; 2^16 (0.5 ms) keeps every other wait of the suite shorter.
-COV_CPL_TIMEOUT ?= 65536
+# second; 2^18 (2.1 ms) keeps those waits short and stays above the 1 ms
+# wait limit of test_faults_drop_wait_limit (which must end by that limit,
+# not by the completion timeout).
+COV_CPL_TIMEOUT ?= 262144
 # The instrumented model is ~10x the C++ of the normal one (a toggle point
 # per signal bit): compiled file by file (-j2) at -O1.
 # (ABB_COVERAGE: a forked test child flushes its gcov counters before _exit)
