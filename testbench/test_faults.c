@@ -316,30 +316,36 @@ static void test_faults_delay(void)
 	recover();
 }
 
+/* The nth completion of a 4 KiB DMA write gets fault kind: the write ends
+ * in -EIO with exactly the GER bits ger and the phrase why in its message,
+ * the TLP log has the fault's line (fault, detail), nothing outside the
+ * buffer moved, and the engine recovers. */
+static void cpl_fault_fails_write(unsigned kind, unsigned nth, uint32_t ger, const char *why,
+				  const char *fault, const char *detail)
+{
+	struct abb_sim_inject_spec s = spec(kind, ABB_SIM_DIR_DOWN, ABB_SIM_TLP_CPL, nth);
+	int id;
+
+	expect_eio(faulty_write(&s, 4096, 0, &id), ger, why);
+	CU_ASSERT(log_has(fault, detail));
+	check_guards(4096);
+	recover();
+}
+
 /* A duplicated completion: the copy does not continue the read (CPL_TAG). */
 static void test_faults_dup(void)
 {
-	struct abb_sim_inject_spec s = spec(ABB_SIM_INJ_DUP, ABB_SIM_DIR_DOWN, ABB_SIM_TLP_CPL, 1);
-	int id;
-
 	TB_REQUIRE_SIM();
-	expect_eio(faulty_write(&s, 4096, 0, &id), ABB_GER_CPL_TAG, "unexpected completion");
-	CU_ASSERT(log_has("FAULT DUP", "sent twice"));
-	check_guards(4096);
-	recover();
+	cpl_fault_fails_write(ABB_SIM_INJ_DUP, 1, ABB_GER_CPL_TAG, "unexpected completion",
+			      "FAULT DUP", "sent twice");
 }
 
 /* An unexpected completion (a tag with no read outstanding). */
 static void test_faults_unexpected(void)
 {
-	struct abb_sim_inject_spec s = spec(ABB_SIM_INJ_UNEXPECTED, ABB_SIM_DIR_DOWN, ABB_SIM_TLP_CPL, 2);
-	int id;
-
 	TB_REQUIRE_SIM();
-	expect_eio(faulty_write(&s, 4096, 0, &id), ABB_GER_CPL_TAG, "unexpected completion");
-	CU_ASSERT(log_has("FAULT UNEXPECTED", "outstanding"));
-	check_guards(4096);
-	recover();
+	cpl_fault_fails_write(ABB_SIM_INJ_UNEXPECTED, 2, ABB_GER_CPL_TAG, "unexpected completion",
+			      "FAULT UNEXPECTED", "outstanding");
 }
 
 /* An unexpected completion while all 16 read tags are outstanding (MRRS
@@ -400,14 +406,9 @@ static void test_faults_dup_fetch(void)
  * completion of the tag does not continue it; completion timeout). */
 static void test_faults_malformed(void)
 {
-	struct abb_sim_inject_spec s = spec(ABB_SIM_INJ_MALFORMED, ABB_SIM_DIR_DOWN, ABB_SIM_TLP_CPL, 1);
-	int id;
-
 	TB_REQUIRE_SIM();
-	expect_eio(faulty_write(&s, 4096, 0, &id), ABB_GER_BAD_TLP | ABB_GER_CPL_ERR, "malformed TLP");
-	CU_ASSERT(log_has("FAULT MALFORMED", "short"));
-	check_guards(4096);
-	recover();
+	cpl_fault_fails_write(ABB_SIM_INJ_MALFORMED, 1, ABB_GER_BAD_TLP | ABB_GER_CPL_ERR,
+			      "malformed TLP", "FAULT MALFORMED", "short");
 }
 
 /* A truncated TLP (its last beat not sent, 2 DWs short of its Length).
