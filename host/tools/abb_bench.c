@@ -41,6 +41,8 @@ struct link {
 
 /* Per-TLP overhead on the wire with a 3-DW header: STP+sequence+LCRC+END
  * (8 B) plus the 12-B header = 20 B (DESIGN.md). */
+/* --loops: at most this many transfers per size (a typo must not run for ever) */
+#define ABB_BENCH_MAX_LOOPS 1000000ull
 #define TLP_OVERHEAD 20.0
 /* SKP ordered sets: 4 symbols every 1180 symbol times (Gen1/2), ~0.3 %. */
 #define F_SKP (4.0 / 1180.0)
@@ -89,7 +91,7 @@ static void usage(FILE *f)
 		"  -b, --bytes SIZE   bytes moved per size and direction (default 8M)\n"
 		"      --irq          complete by interrupt instead of polling\n"
 		"      --fixed ADDR   every transfer to/from board address ADDR (a FIFO)\n"
-		"      --loops N      N transfers per size (default: --bytes / size)\n"
+		"      --loops N      N transfers per size, 1..1000000 (default: --bytes / size)\n"
 		"      --no-concurrent  DMA read and DMA write only\n"
 		"      --csv          CSV output\n"
 		"      --plot FILE    write a PNG plot with gnuplot\n"
@@ -222,15 +224,22 @@ int main(int argc, char **argv)
 		case 7: l.lanes = (unsigned)atoi(optarg); link_given = 1; break;
 		case 8: l.mps = (unsigned)atoi(optarg); link_given = 1; break;
 		case 9: l.rcb = (unsigned)atoi(optarg); link_given = 1; break;
-		case 10:
+		case 10: {
+			/* strtoull takes "-1" as its largest value: refuse signs */
+			unsigned long long v = strtoull(optarg, &end, 0);
+
 			flags |= ABB_DMA_FIXED;
-			board_addr = (uint32_t)strtoul(optarg, &end, 0);
-			bad |= *end || board_addr % 4;
+			bad |= *end || strchr(optarg, '-') != NULL || v > UINT32_MAX || v % 4;
+			board_addr = (uint32_t)v;
 			break;
-		case 11:
-			loops = (size_t)strtoul(optarg, &end, 0);
-			bad |= *end || !loops;
+		}
+		case 11: {
+			unsigned long long v = strtoull(optarg, &end, 0);
+
+			bad |= *end || strchr(optarg, '-') != NULL || !v || v > ABB_BENCH_MAX_LOOPS;
+			loops = (size_t)v;
 			break;
+		}
 		case 12: concurrent = 0; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -239,7 +248,7 @@ int main(int argc, char **argv)
 	if (bad || !min || !max || min > max || min % 4 || !total || l.gen < 1 || l.gen > 3 || !l.lanes ||
 	    !l.mps || !l.rcb) {
 		fprintf(stderr, "abb_bench: bad option value (sizes: multiples of 4 with optional K/M, "
-				"min <= max; gen 1..3; --fixed: a word address; --loops > 0)\n");
+				"min <= max; gen 1..3; --fixed: a word address below 4 GiB; --loops 1..1000000)\n");
 		usage(stderr);
 		return 2;
 	}
