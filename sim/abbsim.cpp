@@ -103,6 +103,10 @@ int abbsim_open(const struct abbsim_params *prm)
 		if ((a.dma_from || !a.test.empty() || a.on_error) && a.trace_path.empty())
 			return fail(-EINVAL, "ABB_TRACE_DMA, ABB_TRACE_TEST and ABB_TRACE_ON_ERROR need "
 				    "ABB_TRACE=file.fst");
+		if ((a.traced_model() || a.on_error) && !abbsim::rtl_traced_available())
+			return fail(-ENOTSUP, "%s: this libabbsim has no traced RTL model (built with "
+				    "SIM_TRACE=0): no waveforms; use a build with tracing (make sim)",
+				    a.p.traceable ? "traceable=1" : "ABB_TRACE");
 		Platform *p;
 		if ((rc = platform_get(&p)))
 			return rc;

@@ -32,8 +32,10 @@ extern "C" {
  * interrupt count counts Assert_INTA messages and MSI writes);
  * abbsim_intx_asserted, abbsim_iommu_map_at, abbsim_iommu_unmap_iova; the
  * IOMMU enforces mapping permissions.
- * 4: fault injection: abbsim_fault_add, abbsim_fault_clear, abbsim_fault_hits. */
-#define ABBSIM_ABI_VERSION 4
+ * 4: fault injection: abbsim_fault_add, abbsim_fault_clear, abbsim_fault_hits.
+ * 5: traceable appended to abbsim_params: the RTL model with tracing
+ * compiled in runs only when asked for (abbsim_trace_fst needs it). */
+#define ABBSIM_ABI_VERSION 5
 
 /* Flow-control credit limits one receiver advertises: header credits count
  * TLPs, data credits 16-byte units; 0 = infinite. */
@@ -79,6 +81,13 @@ struct abbsim_params {
 	unsigned msi;            /* 1: the endpoint has an MSI capability and enumeration
 				  * enables it (ABB_SIM_MSI, default 0: legacy INTx only, as
 				  * the board's original driver used) */
+	/* ABI 5 */
+	unsigned traceable;      /* 1: the RTL model with tracing compiled in runs, so that
+				  * abbsim_trace_fst can start a waveform at any time; it is
+				  * 7 % slower even while nothing is traced. 0 (ABB_SIM_TRACEABLE,
+				  * default): that model runs only when a waveform is asked for
+				  * at open (ABB_TRACE=...), and abbsim_trace_fst on an open
+				  * board fails with -ENOTSUP */
 };
 
 void abbsim_params_default(struct abbsim_params *p);
@@ -192,7 +201,9 @@ int abbsim_wait_idle(int64_t timeout_ns);
 
 /* Tracing: FST waveform of a cycle window and a decoded TLP log. Also set by
  * ABB_TRACE=file.fst, ABB_TRACE_FROM / ABB_TRACE_TO (cycles), ABB_TLP_LOG=file
- * at open. from/to are cycles; to == 0 means until close. */
+ * at open. from/to are cycles; to == 0 means until close. A waveform needs
+ * the RTL model with tracing compiled in: -ENOTSUP unless the board was
+ * opened with traceable = 1 or a waveform asked for by ABB_TRACE. */
 int abbsim_trace_fst(const char *path, uint64_t from_cycle, uint64_t to_cycle);
 /* A note from the host software for the waveform (sim/trace.h): text for
  * the API lane, and the boundaries of DMAs and tests, which open and close

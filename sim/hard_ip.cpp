@@ -48,14 +48,16 @@ HardIp::HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg)
 		atexit(cov_write);
 	cov_ctx = ctx_.get();
 #endif
-	select_clock(125);
+	select_model(125, false);
 }
 
-void HardIp::select_clock(unsigned clk_mhz)
+bool HardIp::select_model(unsigned clk_mhz, bool traced)
 {
 	unsigned ns = abbsim::rtl_clk_ns(clk_mhz);
-	if (top_ && top_->clk_ns == ns)
-		return;
+	if (top_ && top_->clk_ns == ns && top_->traced == traced)
+		return true;
+	if (traced && !rtl_traced_available())
+		return false;
 	/* the platform closed a trace file first (its summary line); the
 	 * flight recorder follows the new model (Tracer::rebind) */
 	if (tracer_)
@@ -69,7 +71,7 @@ void HardIp::select_clock(unsigned clk_mhz)
 	}
 #endif
 	top_.reset();
-	top_ = make_rtl_model(ctx_.get(), ns);
+	top_ = make_rtl_model(ctx_.get(), ns, "board", traced);
 	inputs_ = ModelInputs(); // the new model has sampled nothing yet
 	top_->clk_i = 0;
 	top_->rst_ni = 0;
@@ -81,9 +83,11 @@ void HardIp::select_clock(unsigned clk_mhz)
 		tracer_->rebind(*top_);
 	else
 		tracer_.reset(new Tracer(*top_, half_ps));
+	return true;
 }
 
 unsigned HardIp::rtl_clk_ns() const { return top_->clk_ns; }
+bool HardIp::rtl_traced() const { return top_->traced; }
 
 HardIp::~HardIp()
 {

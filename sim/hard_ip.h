@@ -43,10 +43,13 @@ public:
 	HardIp(EventQueue &q, Link &up, Link &down, CfgSpace &cfg);
 	~HardIp();
 
-	/* The RTL built for this user clock (rtl_model.h): a new model when
-	 * the clock needs another build (before reset(), at open). */
-	void select_clock(unsigned clk_mhz);
+	/* The RTL built for this user clock (rtl_model.h), traced (tracing
+	 * compiled in) or not: a new model when the clock needs another build
+	 * or the kind changes (before reset(), at open). false: no traced
+	 * model in this library (rtl_traced_available()); nothing changed. */
+	bool select_model(unsigned clk_mhz, bool traced);
 	unsigned rtl_clk_ns() const;
+	bool rtl_traced() const;
 
 	/* Drops every buffered TLP; the RTL reset is driven by set_reset. */
 	void reset();

@@ -130,6 +130,8 @@ extern "C" int abbsim_params_check(const struct abbsim_params *p)
 	if (p->strict > 1 || p->msi > 1)
 		return fail(-EINVAL, "%s %u: accepted 0 or 1", p->strict > 1 ? "strict" : "msi",
 			    p->strict > 1 ? p->strict : p->msi);
+	if (p->traceable > 1)
+		return fail(-EINVAL, "traceable %u: accepted 0 or 1", p->traceable);
 	if (p->cpl_rcb > 1)
 		return fail(-EINVAL, "cpl_rcb %u: accepted 1 (ABB_SIM_CPL=rcb) or 0 (mps)", p->cpl_rcb);
 	/* Largest TLPs per direction: up, the device's memory writes (MPS) and

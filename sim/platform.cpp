@@ -519,11 +519,18 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	down_.reset(params, Link::from_params(params.credits_down));
 	rc.reset(params);
 	mmu.reset(params.iova_scatter, params.seed);
-	/* the RTL verilated for this clock; a trace file still open (a DMA or
-	 * test window) ends with the model it traced */
-	if (hip_.rtl_clk_ns() != rtl_clk_ns(clk_mhz_) && hip_.tracer().file_on())
-		trace_file_close("the clock changed: another RTL model");
-	hip_.select_clock(clk_mhz_);
+	/* the RTL verilated for this clock, with tracing compiled in only when
+	 * this open may write a waveform of it (rtl_model.h); a trace file
+	 * still open (a DMA or test window) ends with the model it traced */
+	bool traced = a.traced_model();
+	if ((hip_.rtl_clk_ns() != rtl_clk_ns(clk_mhz_) || hip_.rtl_traced() != traced) &&
+	    hip_.tracer().file_on())
+		trace_file_close("another RTL model: the clock or the tracing changed");
+	if (!hip_.select_model(clk_mhz_, traced)) {
+		w.result = -ENOTSUP;
+		w.error = "this libabbsim has no traced RTL model (built with SIM_TRACE=0)";
+		return;
+	}
 	hip_.reset();
 	hip_.set_strict(params.strict != 0);
 	cfg.reset(params, DeviceBdf);
@@ -620,10 +627,15 @@ int Platform::do_trace(const std::string &path, uint64_t from, uint64_t to, std:
 		err = "trace window is empty: to_cycle must be 0 or greater than from_cycle";
 		return -EINVAL;
 	}
-#ifdef ABBSIM_NO_TRACE
-	err = "this libabbsim was built without tracing (SIM_TRACE=0)";
-	return -ENOTSUP;
-#endif
+	if (!hip_.rtl_traced()) {
+		err = rtl_traced_available()
+			      ? "the board was opened with the RTL model without tracing (the faster "
+				"one): to start a waveform during a run, open it with "
+				"ABB_SIM_TRACEABLE=1 (URI option traceable=1), or ask for the "
+				"waveform at open (ABB_TRACE=file.fst or the URI option trace=)"
+			      : "this libabbsim has no traced RTL model (built with SIM_TRACE=0)";
+		return -ENOTSUP;
+	}
 	if (hip_.tracer().file_on())
 		trace_file_close("a new trace");
 	win_ = WinCycles;

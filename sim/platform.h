@@ -71,6 +71,15 @@ struct OpenArgs {
 	uint64_t dma_from = 0, dma_to = 0;
 	std::string test;
 	uint64_t on_error = 0;
+	/* whether this open runs the RTL with tracing compiled in: asked for
+	 * (traceable), or a waveform of the real model may be written (a cycle
+	 * window or one by content; the flight recorder alone traces its own
+	 * shadow model, sim/trace.h) */
+	bool traced_model() const
+	{
+		return p.traceable || (!trace_path.empty() && (dma_from || !test.empty() || !on_error ||
+							       trace_from || trace_to));
+	}
 };
 
 class Platform : public sc_core::sc_module {

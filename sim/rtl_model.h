@@ -8,6 +8,15 @@
  * u_abb), which loads abb_top's inputs only when one changed (smp_i); its
  * trace-only inputs (cycle counter, text lanes, credits) are
  * reachable here too, for the waveform writer (sim/trace.h).
+ *
+ * Each clock's model is built twice (sim/sim.mk): without tracing (classes
+ * Vabb_top, Vabb_top250), the one a run gets unless it asks for a waveform,
+ * and with --trace-fst (Vabb_top_tr, Vabb_top250_tr, in rtl_model_traced.cpp).
+ * Why two: a model verilated with --trace-fst is slower even while nothing
+ * is traced (it marks trace activity in every eval() and keeps the
+ * wrapper's trace-only logic, which the untraced build drops as dead):
+ * 6.5 % of simulation speed (`make trace-cost`). So the cost of tracing
+ * that is off is none: the untraced model runs.
  */
 #ifndef ABBSIM_RTL_MODEL_H
 #define ABBSIM_RTL_MODEL_H
@@ -48,9 +57,11 @@ public:
 	virtual ~RtlModel() {}
 	virtual void eval() = 0;
 	virtual void final() = 0;
+	/* only on a traced model (traced == true); a no-op on the others */
 	virtual void trace(VerilatedFstC *tfp, int levels) = 0;
 
 	const unsigned clk_ns; /* the ClkNs the model was verilated with */
+	const bool traced;     /* verilated with --trace-fst: trace() writes FST */
 #define ABBSIM_PORT_REF(t, n) t &n;
 	ABBSIM_RTL_PORTS(ABBSIM_PORT_REF)
 #undef ABBSIM_PORT_REF
@@ -65,8 +76,8 @@ protected:
 #define ABBSIM_PORT_INIT(t, n) , n(m.n)
 #define ABBSIM_LANE_INIT(n) m.n.data(),
 	template <class M>
-	RtlModel(unsigned ns, M &m)
-		: clk_ns(ns) ABBSIM_RTL_PORTS(ABBSIM_PORT_INIT), cycle_i(m.cycle_i),
+	RtlModel(unsigned ns, bool tr, M &m)
+		: clk_ns(ns), traced(tr) ABBSIM_RTL_PORTS(ABBSIM_PORT_INIT), cycle_i(m.cycle_i),
 		  lane_i{ABBSIM_TRACE_LANES(ABBSIM_LANE_INIT)}, up_credits_i(m.up_credits_i.data()),
 		  down_credits_i(m.down_credits_i.data()), smp_i(m.smp_i)
 	{
@@ -78,9 +89,19 @@ protected:
 /* The RTL verilated for this user-clock period: 4 ns (250 MHz) for clocks
  * of 188 MHz and more, else 8 ns (125 MHz), the nearer of the two. */
 unsigned rtl_clk_ns(unsigned clk_mhz);
-/* name: the model's scope in a waveform ("board": board.abb_sim_top.u_abb) */
+/* name: the model's scope in a waveform ("board": board.abb_sim_top.u_abb).
+ * traced: the build with tracing compiled in; nullptr when this library has
+ * none (rtl_traced_available()). */
 std::unique_ptr<RtlModel> make_rtl_model(VerilatedContext *ctx, unsigned clk_ns,
-					 const char *name = "board");
+					 const char *name = "board", bool traced = false);
+/* false in a library linked without the traced models (make SIM_TRACE=0,
+ * the mutants of make mutate): no waveform can be written */
+bool rtl_traced_available();
+
+/* rtl_model_traced.cpp: the traced models; a weak reference, so a library
+ * without that unit links and reports tracing as unavailable */
+std::unique_ptr<RtlModel> make_traced_rtl_model(VerilatedContext *ctx, unsigned clk_ns,
+						const char *name) __attribute__((weak));
 
 } // namespace abbsim
 #endif

@@ -21,19 +21,21 @@ SIM_VROOT  := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 SIM_SC_CFLAGS := $(shell pkg-config --cflags systemc 2>/dev/null)
 SIM_SC_LIBS   := $(shell pkg-config --libs systemc 2>/dev/null || echo -lsystemc)
 
-# SIM_TRACE=0 builds a simulator without tracing compiled in (the reference
-# of `make trace-cost`; use with its own B=, e.g. make B=build-notrace SIM_TRACE=0).
+# Every model is built twice (sim/rtl_model.h): without tracing, the one a
+# run gets unless it asks for a waveform at open, and with --trace-fst
+# (directory and class suffix _tr). A model with tracing compiled in is
+# 6.5 % slower even while it traces nothing (`make trace-cost`).
+# SIM_TRACE=0 builds and links only the untraced ones (a simulator that
+# cannot write waveforms: the reference of `make trace-cost`; use with its
+# own B=, e.g. make B=build-notrace SIM_TRACE=0).
 SIM_TRACE ?= 1
+SIM_VTRACE := --trace-fst --trace-structs#   FST tracing; packed structs (decoded TLP headers) as fields
 
 # Verilator flags, one per line.
 SIM_VFLAGS := --cc#                          C++ model; the platform owns the main loop
 SIM_VFLAGS += -O3#                           all Verilator optimisations
 SIM_VFLAGS += --x-assign fast#               X assignments take the fastest value
 SIM_VFLAGS += --x-initial fast#              uninitialised state: fastest value (reset defines it)
-ifneq ($(SIM_TRACE),0)
-SIM_VFLAGS += --trace-fst#                   FST tracing compiled in, switched on at run time
-SIM_VFLAGS += --trace-structs#               packed structs (decoded TLP headers) as fields
-endif
 # Every build of the model (125 and 250 MHz, the speed build, coverage and
 # mutants) has the wrapper as top: $(RTL_TOP) as u_abb, the same ports, plus
 # trace-only inputs (sim/abb_sim_top.sv; its parameters go to abb_top); it
@@ -60,6 +62,9 @@ SIM_VASSERT := --assert -DABB_ASSERT
 # ($(SIM_VDIRFAST): 125 MHz, no assertions) is made only by `make sim-speed`.
 SIM_VDIR250  := $(SIM_B)/obj_dir250
 SIM_VDIRFAST := $(SIM_B)/obj_fast
+SIM_VDIR_TR     := $(SIM_B)/obj_dir_tr
+SIM_VDIR250_TR  := $(SIM_B)/obj_dir250_tr
+SIM_VDIRFAST_TR := $(SIM_B)/obj_fast_tr
 
 # A build of its own may add flags and sources to the default (125 MHz)
 # model (make coverage: --coverage and rtl-model/abb_cover.sv, with
@@ -94,41 +99,54 @@ SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o)) $(SIM_B)/abb_options.o
 SIM_CXXFLAGS := -std=c++17 -fPIC $(CXXFLAGS) $(WARN) -Isim -Ihost/include $(SIM_SC_CFLAGS) \
                 -I$(SIM_VDIR) -I$(SIM_VDIR250) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
                 -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL $(SIM_CXXEXTRA)
+# the verilated models each library links: the untraced ones (rtl_model.cpp),
+# then the traced ones and their unit (rtl_model_traced.cpp); the Verilator
+# runtime comes from a traced build (it has the FST writer) when there is one
+# (SIM_TRACE=0 also leaves the platform's waveform writer out: ABBSIM_NO_TRACE)
 ifeq ($(SIM_TRACE),0)
 SIM_CXXFLAGS += -DABBSIM_NO_TRACE
+SIM_TR_OBJS :=
+SIM_VRT_DIR := $(SIM_VDIR)
+SIM_VRT_CLASS := Vabb_top
+else
+SIM_TR_OBJS := $(SIM_B)/rtl_model_traced.o
+SIM_VRT_DIR := $(SIM_VDIR_TR)
+SIM_VRT_CLASS := Vabb_top_tr
 endif
+SIM_VRT := $(SIM_VRT_DIR)/libverilated_pic.a
 
 .PHONY: sim sim-smoke sim-test sim-speed sim-install
 all: sim
 sim: $(SIM_LIB)
 
-$(SIM_VDIR)/.verilated: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_DIR)/abb_assert.svh $(SIM_VEXTRA_SRCS) sim/sim.mk
-	@mkdir -p $(SIM_VDIR)
-	$(VERILATOR) $(SIM_VFLAGS) $(SIM_VASSERT) $(SIM_VEXTRA) --prefix Vabb_top --Mdir $(SIM_VDIR) $(RTL_SRCS) $(SIM_VEXTRA_SRCS)
-	@touch $@
+# One model: $(call sim_model,DIR,CLASS,VERILATOR FLAGS,EXTRA SOURCES).
+# Each step is one target (`make -j` never races); the generated makefile
+# compiles the model's C++ into DIR/CLASS__ALL.a.
+define sim_model
+$(1)/.verilated: $$(RTL_SRCS) $$(SIM_VWRAP) $$(RTL_DIR)/abb_assert.svh $(4) sim/sim.mk
+	@mkdir -p $(1)
+	$$(VERILATOR) $$(SIM_VFLAGS) $(3) --prefix $(2) --Mdir $(1) $$(RTL_SRCS) $(4)
+	@touch $$@
 
-$(SIM_VDIR250)/.verilated: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_DIR)/abb_assert.svh sim/sim.mk
-	@mkdir -p $(SIM_VDIR250)
-	$(VERILATOR) $(SIM_VFLAGS) $(SIM_VASSERT) -GClkNs=4 --prefix Vabb_top250 --Mdir $(SIM_VDIR250) $(RTL_SRCS)
-	@touch $@
+$(1)/.compiled: $(1)/.verilated
+	$$(MAKE) -C $(1) -f $(2).mk $$(SIM_VOPT) $$(SIM_VSAN) $(2)__ALL.a
+	@touch $$@
+endef
+# the test build (assertions on): 125 MHz (with make coverage's extras) and
+# 250 MHz, each untraced and traced; the speed build (no assertions, 125 MHz)
+$(eval $(call sim_model,$(SIM_VDIR),Vabb_top,$(SIM_VASSERT) $(SIM_VEXTRA),$(SIM_VEXTRA_SRCS)))
+$(eval $(call sim_model,$(SIM_VDIR250),Vabb_top250,$(SIM_VASSERT) -GClkNs=4,))
+$(eval $(call sim_model,$(SIM_VDIRFAST),Vabb_top,,))
+$(eval $(call sim_model,$(SIM_VDIR_TR),Vabb_top_tr,$(SIM_VTRACE) $(SIM_VASSERT) $(SIM_VEXTRA),$(SIM_VEXTRA_SRCS)))
+$(eval $(call sim_model,$(SIM_VDIR250_TR),Vabb_top250_tr,$(SIM_VTRACE) $(SIM_VASSERT) -GClkNs=4,))
+$(eval $(call sim_model,$(SIM_VDIRFAST_TR),Vabb_top_tr,$(SIM_VTRACE),))
 
-$(SIM_VDIRFAST)/.verilated: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_DIR)/abb_assert.svh sim/sim.mk
-	@mkdir -p $(SIM_VDIRFAST)
-	$(VERILATOR) $(SIM_VFLAGS) --prefix Vabb_top --Mdir $(SIM_VDIRFAST) $(RTL_SRCS)
-	@touch $@
-
-$(SIM_VDIR)/.compiled: $(SIM_VDIR)/.verilated sim/verilated_lib.mk
-	$(MAKE) -C $(SIM_VDIR) -f Vabb_top.mk -f $(CURDIR)/sim/verilated_lib.mk $(SIM_VOPT) $(SIM_VSAN) \
-	  Vabb_top__ALL.a libverilated_pic.a
-	@touch $@
-
-$(SIM_VDIR250)/.compiled: $(SIM_VDIR250)/.verilated
-	$(MAKE) -C $(SIM_VDIR250) -f Vabb_top250.mk $(SIM_VOPT) $(SIM_VSAN) Vabb_top250__ALL.a
-	@touch $@
-
-$(SIM_VDIRFAST)/.compiled: $(SIM_VDIRFAST)/.verilated
-	$(MAKE) -C $(SIM_VDIRFAST) -f Vabb_top.mk $(SIM_VOPT) $(SIM_VSAN) Vabb_top__ALL.a
-	@touch $@
+# The Verilator runtime objects the models need, compiled with the models'
+# flags (sim/verilated_lib.mk), as $(SIM_VRT).
+# (After the model's own compile: one make at a time in a directory.)
+$(SIM_VRT): $(SIM_VRT_DIR)/.compiled sim/verilated_lib.mk
+	$(MAKE) -C $(SIM_VRT_DIR) -f $(SIM_VRT_CLASS).mk -f $(CURDIR)/sim/verilated_lib.mk $(SIM_VOPT) \
+	  $(SIM_VSAN) libverilated_pic.a
 
 # Every platform object waits for the generated headers (hard_ip.cpp and
 # rtl_hooks.cpp include them).
@@ -136,24 +154,34 @@ $(SIM_B)/%.o: sim/%.cpp $(SIM_VDIR)/.verilated $(SIM_VDIR250)/.verilated
 	@mkdir -p $(SIM_B)
 	$(CXX) $(SIM_CXXFLAGS) -MMD -MP -c -o $@ $<
 
+$(SIM_B)/rtl_model_traced.o: sim/rtl_model_traced.cpp $(SIM_VDIR_TR)/.verilated $(SIM_VDIR250_TR)/.verilated
+	@mkdir -p $(SIM_B)
+	$(CXX) $(SIM_CXXFLAGS) -I$(SIM_VDIR_TR) -I$(SIM_VDIR250_TR) -MMD -MP -c -o $@ $<
+
 # The option table (host/lib/abb_options.c), shared with libabb: one parser
 # of the environment and the URI.
 $(SIM_B)/abb_options.o: host/lib/abb_options.c
 	@mkdir -p $(SIM_B)
 	$(CC) -std=c11 -fPIC $(CFLAGS) $(WARN) -Isim -MMD -MP -c -o $@ $<
 
-$(SIM_LIB): $(SIM_OBJS) $(SIM_VDIR)/.compiled $(SIM_VDIR250)/.compiled
-	$(CXX) $(CXXFLAGS) $(LDFLAGS) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so $(SIM_OBJS) \
-	  $(SIM_VDIR)/Vabb_top__ALL.a $(SIM_VDIR250)/Vabb_top250__ALL.a $(SIM_VDIR)/libverilated_pic.a \
-	  $(SIM_SC_LIBS) -lz -pthread
+# the traced models of a library: its 125 MHz one (DIR) and the 250 MHz one
+sim_tr_models = $(if $(SIM_TR_OBJS),$(1)/Vabb_top_tr__ALL.a $(SIM_VDIR250_TR)/Vabb_top250_tr__ALL.a)
+sim_tr_deps = $(if $(SIM_TR_OBJS),$(1)/.compiled $(SIM_VDIR250_TR)/.compiled)
 
-# The speed build: the same platform with the 125 MHz model without
-# assertions (the 250 MHz one is the test build's), in $(SIM_B)/fast.
-$(SIM_B)/fast/libabbsim.so: $(SIM_OBJS) $(SIM_VDIRFAST)/.compiled $(SIM_VDIR250)/.compiled $(SIM_VDIR)/.compiled
+$(SIM_LIB): $(SIM_OBJS) $(SIM_TR_OBJS) $(SIM_VDIR)/.compiled $(SIM_VDIR250)/.compiled \
+            $(call sim_tr_deps,$(SIM_VDIR_TR)) $(SIM_VRT)
+	$(CXX) $(CXXFLAGS) $(LDFLAGS) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so $(SIM_OBJS) \
+	  $(SIM_TR_OBJS) $(SIM_VDIR)/Vabb_top__ALL.a $(SIM_VDIR250)/Vabb_top250__ALL.a \
+	  $(call sim_tr_models,$(SIM_VDIR_TR)) $(SIM_VRT) $(SIM_SC_LIBS) -lz -pthread
+
+# The speed build: the same platform with the 125 MHz models without
+# assertions (the 250 MHz ones are the test build's), in $(SIM_B)/fast.
+$(SIM_B)/fast/libabbsim.so: $(SIM_OBJS) $(SIM_TR_OBJS) $(SIM_VDIRFAST)/.compiled $(SIM_VDIR250)/.compiled \
+                            $(call sim_tr_deps,$(SIM_VDIRFAST_TR)) $(SIM_VRT)
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) $(LDFLAGS) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so $(SIM_OBJS) \
-	  $(SIM_VDIRFAST)/Vabb_top__ALL.a $(SIM_VDIR250)/Vabb_top250__ALL.a $(SIM_VDIR)/libverilated_pic.a \
-	  $(SIM_SC_LIBS) -lz -pthread
+	  $(SIM_TR_OBJS) $(SIM_VDIRFAST)/Vabb_top__ALL.a $(SIM_VDIR250)/Vabb_top250__ALL.a \
+	  $(call sim_tr_models,$(SIM_VDIRFAST_TR)) $(SIM_VRT) $(SIM_SC_LIBS) -lz -pthread
 
 $(SIM_B)/smoke_abbsim: sim/smoke_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_LIB)
 	$(CC) -std=c11 $(CFLAGS) $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
@@ -170,10 +198,10 @@ sim-test: $(SIM_B)/test_abbsim
 # Speed: the full platform against the bare Verilator loop (sim/bare_bench.cpp:
 # same model, ideal link), one 4 MiB DMA read each; target ratio >= 0.5.
 # Both use the speed build (no assertions).
-$(SIM_B)/fast/bare_bench: sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_VDIRFAST)/.compiled $(SIM_VDIR)/.compiled
+$(SIM_B)/fast/bare_bench: sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_VDIRFAST)/.compiled $(SIM_VRT)
 	@mkdir -p $(@D)
 	$(CXX) $(filter-out -I$(SIM_VDIR),$(SIM_CXXFLAGS)) -I$(SIM_VDIRFAST) -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
-	  $(SIM_VDIRFAST)/Vabb_top__ALL.a $(SIM_VDIR)/libverilated_pic.a -lz -pthread
+	  $(SIM_VDIRFAST)/Vabb_top__ALL.a $(SIM_VRT) -lz -pthread
 
 $(SIM_B)/fast/speed_abbsim: sim/speed_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_B)/fast/libabbsim.so
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B)/fast -labbsim -Wl,-rpath,'$$ORIGIN'
@@ -200,9 +228,9 @@ $(SIM_BASE_VDIR)/.compiled:
 	git archive $(SIM_BASE_SHA) rtl-model sim | tar -x -C $(SIM_BASE_D)/src
 	$(MAKE) -C $(SIM_BASE_D)/src -f rtl-model/rtl.mk -f sim/sim.mk B=build BASELINE= build/sim/obj_dir/.compiled
 
-$(SIM_BASE_BENCH): sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_BASE_VDIR)/.compiled
+$(SIM_BASE_BENCH): sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_BASE_VDIR)/.compiled $(SIM_VRT)
 	$(CXX) $(filter-out -I$(SIM_VDIR) -I$(SIM_VDIR250),$(SIM_CXXFLAGS)) -I$(SIM_BASE_VDIR) -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
-	  $(SIM_BASE_VDIR)/Vabb_top__ALL.a $(SIM_BASE_VDIR)/libverilated_pic.a -lz -pthread
+	  $(SIM_BASE_VDIR)/Vabb_top__ALL.a $(SIM_VRT) -lz -pthread
 endif
 
 sim-speed: $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH)

@@ -75,14 +75,15 @@ void Tracer::rebind(RtlModel &main)
 {
 	file_close();
 	main_ = &main;
-	if (rec_ && rec_->m->clk_ns != main.clk_ns) {
-		/* the recorded edges belong to the old model: start again */
+	if (rec_) {
+		/* the recorded edges belong to the old model: start again; the
+		 * new model is as fresh as the new shadow (exact from here) */
 		rec_->ring.clear();
 		rec_->lanes.clear();
 		rec_->marks.clear();
 		for (std::string &c : rec_->cur)
 			c.clear();
-		rec_->exact = false;
+		rec_->exact = true;
 		shadow_new();
 	}
 }
@@ -149,6 +150,11 @@ void Tracer::mark(const std::string &name, uint64_t now_ps)
 int Tracer::file_open(const std::string &path, uint64_t origin_ps, std::string &err)
 {
 	file_close();
+	if (!main_->traced) {
+		err = "the RTL model running has no tracing compiled in (the platform opens the "
+		      "traced one when a waveform is asked for)";
+		return -1;
+	}
 	tfp_ = new VerilatedFstC;
 	main_->trace(tfp_, 99);
 	tfp_->open(path.c_str());
@@ -281,13 +287,18 @@ void Tracer::rec_arm(uint64_t cycles, const std::string &path, bool exact)
 	shadow_new();
 }
 
-/* The shadow: a model of the kind being traced, in a context of its own. */
+/* The shadow: a traced model of the clock being run (the real one may be
+ * untraced: the RTL is the same), in a context of its own. */
 void Tracer::shadow_new()
 {
 	rec_->m.reset();
 	rec_->ctx.reset(new VerilatedContext);
 	rec_->ctx->traceEverOn(true);
-	rec_->m = make_rtl_model(rec_->ctx.get(), main_->clk_ns);
+	rec_->m = make_rtl_model(rec_->ctx.get(), main_->clk_ns, "board", true);
+	if (!rec_->m) { /* no traced model in this library (abbsim_open refuses that first) */
+		rec_.reset();
+		return;
+	}
 	rec_->smp = ModelInputs();
 	RtlModel &s = *rec_->m;
 	/* the state HardIp's constructor leaves the real model in */

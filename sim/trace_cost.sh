@@ -1,26 +1,33 @@
 #!/bin/bash
-# trace_cost.sh TRACED NOTRACE RUNS BUILD - make trace-cost (sim/wave.mk)
+# trace_cost.sh SPEED NOTRACE RUNS - make trace-cost (sim/wave.mk)
+# SPEED: speed_abbsim of the normal build (untraced and traced models);
+# NOTRACE: the same program of a build without tracing (SIM_TRACE=0).
+# Alternating runs of the three set-ups, then a trace window's cost.
 set -euo pipefail
-traced=$1 notrace=$2 runs=$3 b=$4
+speed=$1 notrace=$2 runs=$3
 cps() { "$@" | sed -n 's/.*cycles_per_s=\([0-9.]*\).*/\1/p'; }
-ta=() na=()
+na=() ta=() ra=()
 for i in $(seq "$runs"); do
 	na+=("$(cps "$notrace")")
-	ta+=("$(cps "$traced")")
+	ta+=("$(cps "$speed")")
+	ra+=("$(ABB_SIM_TRACEABLE=1 cps "$speed")")
 done
 stats() { printf '%s\n' "$@" | awk '{ s += $1; q += $1 * $1; n++ } END { m = s / n; v = q / n - m * m; if (v < 0) v = 0; printf "%.0f %.0f", m, sqrt(v) }'; }
 read -r nm ns <<< "$(stats "${na[@]}")"
 read -r tm tsd <<< "$(stats "${ta[@]}")"
-echo "trace-cost: without tracing compiled in: ${na[*]} cycles/s"
-echo "trace-cost: tracing compiled in, off:    ${ta[*]} cycles/s"
-awk -v nm="$nm" -v ns="$ns" -v tm="$tm" -v tsd="$tsd" -v r="$runs" 'BEGIN {
-	printf "trace-cost: mean %.0f (sd %.0f, %.1f %%) vs %.0f (sd %.0f, %.1f %%) cycles/s over %d runs each\n", nm, ns, 100 * ns / nm, tm, tsd, 100 * tsd / tm, r;
-	printf "trace-cost: compiled in but off / not compiled in = %.4f (difference %.1f %%; run-to-run noise %.1f %%)\n", tm / nm, 100 * (tm - nm) / nm, 100 * (ns > tsd ? ns : tsd) / nm }'
-# a window of 20000 cycles in the middle of the same run
+read -r rm rsd <<< "$(stats "${ra[@]}")"
+echo "trace-cost: (a) a build without tracing (SIM_TRACE=0):          ${na[*]} cycles/s"
+echo "trace-cost: (b) the normal build, tracing off (the default):    ${ta[*]} cycles/s"
+echo "trace-cost: (c) the normal build, ABB_SIM_TRACEABLE=1, no trace: ${ra[*]} cycles/s"
+awk -v nm="$nm" -v ns="$ns" -v tm="$tm" -v tsd="$tsd" -v rm="$rm" -v rsd="$rsd" -v r="$runs" 'BEGIN {
+	printf "trace-cost: means over %d runs each: (a) %.0f (sd %.1f %%), (b) %.0f (sd %.1f %%), (c) %.0f (sd %.1f %%) cycles/s\n", r, nm, 100 * ns / nm, tm, 100 * tsd / tm, rm, 100 * rsd / rm;
+	noise = 100 * (ns / nm > tsd / tm ? ns / nm : tsd / tm);
+	d = 100 * (tm - nm) / nm;
+	printf "trace-cost: tracing off / not compiled in = (b)/(a) = %.4f (difference %+.1f %%; run-to-run noise %.1f %%): %s\n", tm / nm, d, noise, (d < 0 ? -d : d) < noise ? "within the noise" : "MORE than the noise";
+	printf "trace-cost: the traced model with nothing traced (ABB_SIM_TRACEABLE=1) / not compiled in = (c)/(a) = %.4f (%+.1f %%)\n", rm / nm, 100 * (rm - nm) / nm }'
+# a window of 20000 cycles in the middle of the same run (the traced model)
 f=$(mktemp /tmp/trace_cost.XXXXXX.fst)
-w0=$(date +%s.%N)
-out=$(ABB_TRACE=$f ABB_TRACE_FROM=200000 ABB_TRACE_TO=220000 "$traced" 2>&1)
-w1=$(date +%s.%N)
+out=$(ABB_TRACE=$f ABB_TRACE_FROM=200000 ABB_TRACE_TO=220000 "$speed" 2>&1)
 tw=$(echo "$out" | sed -n 's/.*wall_s=\([0-9.]*\).*/\1/p')
 cyc=$(echo "$out" | sed -n 's/.* cycles=\([0-9]*\).*/\1/p')
 echo "$out" | grep 'abbsim: trace' || true

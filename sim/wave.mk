@@ -81,12 +81,15 @@ wave-shots: all wave-deps
 	  sim/wave_shot.sh $(WAVE_SHOTS)/stall.gtkw $(CURDIR)/doc/wave-stall.png 3000000 before
 	@ls -l $(WAVE_SHOTS) doc/wave-*.png
 
-# Tracing compiled in but switched off against a simulator built without
-# it (SIM_TRACE=0, in $(B)-notrace), both the speed build (sim/sim.mk: the
-# 125 MHz model without assertions): TRACE_COST_RUNS alternating runs of
-# speed_abbsim (a 4 MiB DMA read), mean and run-to-run spread of each; then
-# the cost of a trace window of 20000 cycles in the same run.
+# Tracing switched off against a simulator built without it (SIM_TRACE=0,
+# in $(B)-notrace), both the speed build (sim/sim.mk: the 125 MHz model
+# without assertions): TRACE_COST_RUNS alternating runs of speed_abbsim (a
+# 4 MiB DMA read) with (a) the build without tracing, (b) the normal build
+# (tracing off: the untraced model runs, sim/rtl_model.h), (c) the normal
+# build with ABB_SIM_TRACEABLE=1 (the traced model, nothing traced); mean
+# and run-to-run spread of each, the ratios; then the cost of a trace
+# window of 20000 cycles.
 TRACE_COST_RUNS ?= 7
 trace-cost: $(SIM_B)/fast/speed_abbsim
 	$(MAKE) --no-print-directory B=$(B)-notrace SIM_TRACE=0 $(B)-notrace/sim/fast/speed_abbsim
-	@sim/trace_cost.sh $(SIM_B)/fast/speed_abbsim $(B)-notrace/sim/fast/speed_abbsim $(TRACE_COST_RUNS) $(B)
+	@sim/trace_cost.sh $(SIM_B)/fast/speed_abbsim $(B)-notrace/sim/fast/speed_abbsim $(TRACE_COST_RUNS)

@@ -37,7 +37,7 @@ MUT_DEMO_OUT  ?= $(B)/mutate-demo
 # the simulator's build of the model, for mutate.py
 MUT_BUILD_ENV = MUT_VFLAGS='$(SIM_VFLAGS) $(SIM_VASSERT) --prefix Vabb_top' MUT_VOPT='$(SIM_VOPT)' \
 	MUT_SIM_OBJS='$(SIM_OBJS)' MUT_SIM_LIBS='$(SIM_VDIR250)/Vabb_top250__ALL.a $(SIM_SC_LIBS)'
-MUT_TOOLS = --verilator $(VERILATOR) --cxx '$(CXX)' --vlib $(SIM_VDIR)/libverilated_pic.a \
+MUT_TOOLS = --verilator $(VERILATOR) --cxx '$(CXX)' --vlib $(SIM_VRT) \
 	--tests $(TB_BIN) --regress $(B)/abb_regress --timeout '$(MUT_TIMEOUT)'
 
 .PHONY: mutate mutate-demo

@@ -568,7 +568,7 @@ def main():
     ap.add_argument("--vopt", default=os.environ.get("MUT_VOPT", ""))
     ap.add_argument("--cxx", default="c++")
     ap.add_argument("--sim-objs", default=os.environ.get("MUT_SIM_OBJS", ""))
-    ap.add_argument("--vlib", default="build/sim/obj_dir/libverilated_pic.a")
+    ap.add_argument("--vlib", default="build/sim/obj_dir_tr/libverilated_pic.a")
     ap.add_argument("--sim-libs", default=os.environ.get("MUT_SIM_LIBS", "-lsystemc"))
     ap.add_argument("--tests", default="build/abb_tests")
     ap.add_argument("--regress", default="build/abb_regress")

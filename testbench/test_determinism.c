@@ -2,7 +2,8 @@
  * test_determinism.c - (simulator) lockstep time: the same single-threaded
  * sequence of PIO, register accesses and DMAs, run twice after a reopen
  * (hot reset), takes the same number of user-clock cycles at every step.
- * Cycle counts are regression data only if this holds.
+ * Cycle counts are regression data only if this holds. The same holds
+ * between the RTL model without tracing and the one with it.
  */
 #define _GNU_SOURCE
 #include "tb.h"
@@ -10,7 +11,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
@@ -140,10 +143,36 @@ static void sequence(struct run *r)
 		r->ok = 0;
 }
 
+/* Two runs of the sequence took the same cycles and device time step by
+ * step; the transfers took time, host-side steps took none. */
+static void same_runs(const struct run *a, const struct run *b)
+{
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(a->n, b->n);
+	CU_ASSERT_EQUAL(a->start, b->start);
+	for (i = 0; i < a->n; i++) {
+		if (a->delta[i] != b->delta[i] || a->ns[i] != b->ns[i])
+			printf("\n    step %d (%s): %llu cycles / %llu ns, then %llu / %llu\n", i,
+			       a->name[i], (unsigned long long)a->delta[i],
+			       (unsigned long long)a->ns[i], (unsigned long long)b->delta[i],
+			       (unsigned long long)b->ns[i]);
+		CU_ASSERT_EQUAL(a->delta[i], b->delta[i]);
+		CU_ASSERT_EQUAL(a->ns[i], b->ns[i]);
+	}
+	for (i = 0; i < a->n; i++) {
+		if (strncmp(a->name[i], "dma", 3) == 0 || strncmp(a->name[i], "both", 4) == 0 ||
+		    strcmp(a->name[i], "pio read 64") == 0 || strcmp(a->name[i], "reg read") == 0 ||
+		    strcmp(a->name[i], "irq generator") == 0)
+			CU_ASSERT(a->delta[i] > 0);
+		if (strcmp(a->name[i], "advance 1 us") == 0)
+			CU_ASSERT(a->ns[i] >= 1000);
+	}
+}
+
 static void test_determinism_same_cycles_after_reopen(void)
 {
 	static struct run a, b;
-	int i;
 
 	TB_REQUIRE_DEV();
 	TB_REQUIRE_SIM();
@@ -153,27 +182,46 @@ static void test_determinism_same_cycles_after_reopen(void)
 	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
 	sequence(&b);
 	CU_ASSERT_FATAL(b.ok);
+	same_runs(&a, &b);
+}
 
-	CU_ASSERT_EQUAL_FATAL(a.n, b.n);
-	CU_ASSERT_EQUAL(a.start, b.start);
-	for (i = 0; i < a.n; i++) {
-		if (a.delta[i] != b.delta[i] || a.ns[i] != b.ns[i])
-			printf("\n    step %d (%s): %llu cycles / %llu ns, then %llu / %llu\n", i,
-			       a.name[i], (unsigned long long)a.delta[i],
-			       (unsigned long long)a.ns[i], (unsigned long long)b.delta[i],
-			       (unsigned long long)b.ns[i]);
-		CU_ASSERT_EQUAL(a.delta[i], b.delta[i]);
-		CU_ASSERT_EQUAL(a.ns[i], b.ns[i]);
+/* The RTL model without tracing (the default) and the one with tracing
+ * compiled in (traceable=1, which a waveform needs) are two builds of the
+ * same RTL: the same run takes the same cycles on both, also while the
+ * second writes a waveform of the whole run (idle cycles drawn). */
+static void test_determinism_traced_model_same_cycles(void)
+{
+	static struct run a, b;
+	char path[] = "/tmp/abb-tb-traced-XXXXXX.fst", gtkw[64];
+	struct stat st;
+	int fd;
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	fd = mkstemps(path, 4);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("traceable=0"), 0);
+	/* the untraced model cannot start a waveform: refused, saying how
+	 * (unless the environment asks for a waveform: then the traced runs) */
+	if (!getenv("ABB_TRACE") || !*getenv("ABB_TRACE")) {
+		CU_ASSERT_EQUAL(abb_sim_trace(tb_dev, path, 0, 0), -ENOTSUP);
+		CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "traceable=1"));
 	}
-	/* the transfers took time; host-side steps took none */
-	for (i = 0; i < a.n; i++) {
-		if (strncmp(a.name[i], "dma", 3) == 0 || strncmp(a.name[i], "both", 4) == 0 ||
-		    strcmp(a.name[i], "pio read 64") == 0 || strcmp(a.name[i], "reg read") == 0 ||
-		    strcmp(a.name[i], "irq generator") == 0)
-			CU_ASSERT(a.delta[i] > 0);
-		if (strcmp(a.name[i], "advance 1 us") == 0)
-			CU_ASSERT(a.ns[i] >= 1000);
-	}
+	sequence(&a);
+	CU_ASSERT_FATAL(a.ok);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("traceable=1"), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_sim_trace(tb_dev, path, 0, 0), 0);
+	sequence(&b);
+	CU_ASSERT_FATAL(b.ok);
+	same_runs(&a, &b);
+	/* the close ends the waveform */
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+	CU_ASSERT_EQUAL(stat(path, &st), 0);
+	CU_ASSERT(st.st_size > 10000);
+	unlink(path);
+	snprintf(gtkw, sizeof gtkw, "%.*s.gtkw", (int)(strlen(path) - 4), path);
+	unlink(gtkw);
 }
 
 /* A read from a register is a round trip: it advances time. Host code
@@ -273,6 +321,7 @@ static void test_determinism_hosttime_coupling(void)
 
 static CU_TestInfo determinism_tests[] = {
 	{ "test_determinism_same_cycles_after_reopen", test_determinism_same_cycles_after_reopen },
+	{ "test_determinism_traced_model_same_cycles", test_determinism_traced_model_same_cycles },
 	{ "test_determinism_time_stands_still", test_determinism_time_stands_still },
 	{ "test_determinism_hosttime_coupling", test_determinism_hosttime_coupling },
 	CU_TEST_INFO_NULL,

@@ -766,9 +766,9 @@ static void test_robust_option_table(void)
 		"ABB_SIM_GEN", "ABB_SIM_LANES", "ABB_SIM_MPS", "ABB_SIM_MRRS", "ABB_SIM_RCB",
 		"ABB_SIM_CPL", "ABB_SIM_CREDITS", "ABB_SIM_CLK_MHZ", "ABB_SIM_LINK_NS",
 		"ABB_SIM_MEM_NS", "ABB_SIM_REORDER", "ABB_SIM_SEED", "ABB_SIM_MEM_SIZE",
-		"ABB_SIM_IOVA", "ABB_SIM_WATCHDOG_S", "ABB_SIM_STRICT", "ABB_SIM_MSI",
+		"ABB_SIM_IOVA", "ABB_SIM_WATCHDOG_S", "ABB_SIM_STRICT", "ABB_SIM_MSI", "ABB_SIM_TRACEABLE",
 		"ABB_SIM_HOSTTIME", "ABB_TRACE", "ABB_TRACE_FROM", "ABB_TRACE_TO", "ABB_TLP_LOG",
-		"`mem_size`", "`hosttime`", "`strict`", "`msi`", "`shared_engine`",
+		"`mem_size`", "`hosttime`", "`strict`", "`msi`", "`shared_engine`", "`traceable`",
 	};
 	char *text = NULL;
 	size_t len = 0;

@@ -325,6 +325,8 @@ static int sim_open(abb_dev *dev, const char *args)
 	if (rc)
 		return rc;
 	p = v.p;
+	if (v.trace[0])
+		p.traceable = 1; /* the waveform of trace= below needs the traced model */
 	hosttime = (int)v.hosttime;
 	rc = sim.params_check(&p);
 	if (rc)

@@ -48,7 +48,7 @@ static const char *const env_names[] = {
 	"ABB_SIM_REORDER", "ABB_SIM_SEED",      "ABB_SIM_MEM_SIZE",   "ABB_SIM_WATCHDOG_S",
 	"ABB_SIM_CREDITS", "ABB_SIM_CPL",       "ABB_SIM_IOVA",       "ABB_SIM_HOSTTIME",
 	"ABB_SIM_STRICT",  "ABB_SIM_MSI",       "ABB_TRACE",          "ABB_TRACE_FROM",
-	"ABB_TRACE_TO",    "ABB_TLP_LOG",       "ABB_MODEL_SHARED_ENGINE",
+	"ABB_TRACE_TO",    "ABB_TLP_LOG",       "ABB_MODEL_SHARED_ENGINE", "ABB_SIM_TRACEABLE",
 };
 #define NENV (sizeof env_names / sizeof env_names[0])
 #define GUARD 0xA5

@@ -22,7 +22,11 @@ extern "C" {
 ABB_MUST_USE int abb_sim_cycles(abb_dev *dev, uint64_t *cycles);
 /* Lets device time run for ns (nothing else happens on the host side). */
 ABB_MUST_USE int abb_sim_advance(abb_dev *dev, int64_t ns);
-/* FST waveform of cycles [from, to) (to == 0: until close) to path. */
+/* FST waveform of cycles [from, to) (to == 0: until close) to path. Needs
+ * the RTL model with tracing compiled in, which runs only when the board
+ * was opened with the URI option traceable=1 (ABB_SIM_TRACEABLE=1) or
+ * trace=, or ABB_TRACE set: -ENOTSUP otherwise (the default model is the
+ * faster one without tracing). */
 ABB_MUST_USE int abb_sim_trace(abb_dev *dev, const char *path, uint64_t from_cycle,
 			       uint64_t to_cycle);
 /* Decoded log of every TLP with its cycle, to path. */

@@ -1,0 +1,38 @@
+/*
+ * rtl_model_t.h - RtlModel over one verilated class M (rtl_model.cpp: the
+ * untraced builds, rtl_model_traced.cpp: the traced ones). Internal to
+ * those two units: it needs the generated class's header.
+ */
+#ifndef ABBSIM_RTL_MODEL_T_H
+#define ABBSIM_RTL_MODEL_T_H
+
+#include "rtl_model.h"
+
+namespace abbsim {
+
+template <class M> struct RtlOwner {
+	std::unique_ptr<M> m;
+	RtlOwner(VerilatedContext *ctx, const char *name) : m(new M(ctx, name)) {}
+};
+
+/* Owner first: the model exists before RtlModel binds its ports.
+ * Traced: M was verilated with --trace-fst (it has trace()). */
+template <class M, bool Traced> class RtlModelT : private RtlOwner<M>, public RtlModel {
+public:
+	RtlModelT(VerilatedContext *ctx, unsigned ns, const char *name)
+		: RtlOwner<M>(ctx, name), RtlModel(ns, Traced, *this->m)
+	{
+	}
+	void eval() override { this->m->eval(); }
+	void final() override { this->m->final(); }
+	void trace(VerilatedFstC *tfp, int levels) override
+	{
+		if constexpr (Traced)
+			this->m->trace(tfp, levels);
+		else
+			(void)tfp, (void)levels;
+	}
+};
+
+} // namespace abbsim
+#endif
