@@ -166,6 +166,7 @@ $(SIM_B)/abb_options.o: host/lib/abb_options.c
 
 # the traced models of a library: its 125 MHz one (DIR) and the 250 MHz one
 sim_tr_models = $(if $(SIM_TR_OBJS),$(1)/Vabb_top_tr__ALL.a $(SIM_VDIR250_TR)/Vabb_top250_tr__ALL.a)
+sim_tr_models_250 = $(if $(SIM_TR_OBJS),$(SIM_VDIR250_TR)/Vabb_top250_tr__ALL.a)
 sim_tr_deps = $(if $(SIM_TR_OBJS),$(1)/.compiled $(SIM_VDIR250_TR)/.compiled)
 
 $(SIM_LIB): $(SIM_OBJS) $(SIM_TR_OBJS) $(SIM_VDIR)/.compiled $(SIM_VDIR250)/.compiled \

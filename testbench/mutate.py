@@ -24,7 +24,9 @@ single mutants of the same run. Operators:
 
 Each mutant: the RTL sources copied with the one change, verilated with the
 simulator's flags (MUT_VFLAGS from sim/sim.mk: the test build, assertions
-on) into OUT/obj; a mutant whose verilated C++ equals the unmutated
+on) into OUT/obj, and with tracing compiled in (MUT_VFLAGS_TR) into
+OUT/obj_tr (the library holds both, as the normal one: sim/rtl_model.h);
+a mutant whose verilated C++ (untraced) equals the unmutated
 model's is equivalent by construction and not run. Otherwise compiled and
 linked with the platform objects and Verilator runtime of the normal build
 (build/sim: the mutant only replaces the model) into OUT/libabbsim.so; the
@@ -322,11 +324,18 @@ def verilate(site, args, log):
             text = text[:o] + site["repl"] + text[o + n:]
         open(dst, "w").write(text)
         files.append(dst)
-    vflags = shlex.split(args.vflags) + ["--Mdir", obj, "-Wno-fatal", "-I" + rtl_dir,
-                                      "-I" + os.path.dirname(os.path.abspath(args.rtl[0]))]
-    if sh([args.verilator] + vflags + files, log) != 0:
+    inc = ["-Wno-fatal", "-I" + rtl_dir, "-I" + os.path.dirname(os.path.abspath(args.rtl[0]))]
+    if sh([args.verilator] + shlex.split(args.vflags) + ["--Mdir", obj] + inc + files, log) != 0:
         return None
-    return model_digest(obj)
+    digest = model_digest(obj)
+    # the same mutant with tracing compiled in (OUT/obj_tr), so that the
+    # library is whole: a check that needs a waveform runs on the mutant
+    if args.vflags_tr and site is not None:
+        obj_tr = obj + "_tr"
+        shutil.rmtree(obj_tr, ignore_errors=True)
+        if sh([args.verilator] + shlex.split(args.vflags_tr) + ["--Mdir", obj_tr] + inc + files, log) != 0:
+            return None
+    return digest
 
 
 def build_mutant(args, log):
@@ -334,9 +343,16 @@ def build_mutant(args, log):
     obj = os.path.join(args.out, "obj")
     if sh(["make", "-s", "-C", obj, "-f", "Vabb_top.mk"] + shlex.split(args.vopt) + ["Vabb_top__ALL.a"], log) != 0:
         return False
+    models = [os.path.join(obj, "Vabb_top__ALL.a")]
+    if args.vflags_tr:
+        obj_tr = obj + "_tr"
+        if sh(["make", "-s", "-C", obj_tr, "-f", "Vabb_top_tr.mk"] + shlex.split(args.vopt) +
+              ["Vabb_top_tr__ALL.a"], log) != 0:
+            return False
+        models.append(os.path.join(obj_tr, "Vabb_top_tr__ALL.a"))
     lib = os.path.join(args.out, "libabbsim.so")
     link = [args.cxx, "-shared", "-o", lib, "-Wl,--no-undefined", "-Wl,-soname,libabbsim.so"] + \
-        shlex.split(args.sim_objs) + [os.path.join(obj, "Vabb_top__ALL.a")] + \
+        shlex.split(args.sim_objs) + models + \
         [a for a in shlex.split(args.sim_libs) if a.endswith(".a")] + [args.vlib] + \
         [a for a in shlex.split(args.sim_libs) if not a.endswith(".a")] + ["-lz", "-pthread"]
     return sh(link, log) == 0
@@ -565,6 +581,9 @@ def main():
     ap.add_argument("--out", default="build/mutate")
     ap.add_argument("--verilator", default="verilator")
     ap.add_argument("--vflags", default=os.environ.get("MUT_VFLAGS", ""))
+    # the flags of the traced model (class Vabb_top_tr); empty: a library
+    # without waveforms (then --sim-objs must not hold rtl_model_traced.o)
+    ap.add_argument("--vflags-tr", default=os.environ.get("MUT_VFLAGS_TR", ""))
     ap.add_argument("--vopt", default=os.environ.get("MUT_VOPT", ""))
     ap.add_argument("--cxx", default="c++")
     ap.add_argument("--sim-objs", default=os.environ.get("MUT_SIM_OBJS", ""))
