@@ -7,7 +7,8 @@
  *   abb_bench_daq writer      [options]   plain abb_dma_write loop vs writer module
  *   abb_bench_daq concurrent  [options]   readout + writer at once: per channel and
  *                                         summed, independent / shared engine,
- *                                         shared / separate pools
+ *                                         shared / separate pools (not
+ *                                         on the model: no shared link)
  *   abb_bench_daq all         [options]   the three
  *
  * Bandwidth is in device time (abb_time_ns). For every buffer size:
@@ -429,7 +430,7 @@ static void usage(FILE *f)
 		"  -b, --bytes N      bytes per size and run (8M)\n"
 		"  -r, --reps R       best of R interleaved runs (25 on the model, 3 with\n"
 		"                     host-time coupling, 1 in lockstep)\n"
-		"      --size SIZE    buffer size of the concurrent test (64K)\n"
+		"      --size SIZE    buffer size of the concurrent test (64K; not run on the model)\n"
 		"  -t, --threads 1|2  threads per module in the concurrent test (1)\n"
 		"      --csv          CSV instead of tables\n"
 		"      --plot PREFIX  gnuplot PNGs PREFIX-readout.png, PREFIX-writer.png\n");
