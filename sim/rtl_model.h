@@ -15,7 +15,7 @@
  * Why two: a model verilated with --trace-fst is slower even while nothing
  * is traced (it marks trace activity in every eval() and keeps the
  * wrapper's trace-only logic, which the untraced build drops as dead):
- * 6.5 % of simulation speed (`make trace-cost`). So the cost of tracing
+ * 5-8 % of simulation speed (`make trace-cost`). So the cost of tracing
  * that is off is none: the untraced model runs.
  */
 #ifndef ABBSIM_RTL_MODEL_H

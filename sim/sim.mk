@@ -24,7 +24,7 @@ SIM_SC_LIBS   := $(shell pkg-config --libs systemc 2>/dev/null || echo -lsystemc
 # Every model is built twice (sim/rtl_model.h): without tracing, the one a
 # run gets unless it asks for a waveform at open, and with --trace-fst
 # (directory and class suffix _tr). A model with tracing compiled in is
-# 6.5 % slower even while it traces nothing (`make trace-cost`).
+# 5-8 % slower even while it traces nothing (`make trace-cost`).
 # SIM_TRACE=0 builds and links only the untraced ones (a simulator that
 # cannot write waveforms: the reference of `make trace-cost`; use with its
 # own B=, e.g. make B=build-notrace SIM_TRACE=0).

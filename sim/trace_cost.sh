@@ -19,12 +19,22 @@ read -r rm rsd <<< "$(stats "${ra[@]}")"
 echo "trace-cost: (a) a build without tracing (SIM_TRACE=0):          ${na[*]} cycles/s"
 echo "trace-cost: (b) the normal build, tracing off (the default):    ${ta[*]} cycles/s"
 echo "trace-cost: (c) the normal build, ABB_SIM_TRACEABLE=1, no trace: ${ra[*]} cycles/s"
-awk -v nm="$nm" -v ns="$ns" -v tm="$tm" -v tsd="$tsd" -v rm="$rm" -v rsd="$rsd" -v r="$runs" 'BEGIN {
+# the runs were alternating (a b c a b c ...): the ratio pair by pair is
+# robust to the machine's speed drifting during the call and to a single
+# disturbed run; its median is the figure, the means' ratio a check
+pairs() { paste <(printf '%s\n' "$@" | head -n "$runs") <(printf '%s\n' "$@" | tail -n "$runs") |
+	awk '{ print $2 / $1 }' | sort -g | awk '{ v[NR] = $1 } END {
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+		printf "%.4f %.4f %.4f", m, v[1], v[NR] }'; }
+read -r bmed bmin bmax <<< "$(pairs "${na[@]}" "${ta[@]}")"
+read -r cmed cmin cmax <<< "$(pairs "${na[@]}" "${ra[@]}")"
+awk -v nm="$nm" -v ns="$ns" -v tm="$tm" -v tsd="$tsd" -v rm="$rm" -v rsd="$rsd" -v r="$runs" \
+    -v bmed="$bmed" -v bmin="$bmin" -v bmax="$bmax" -v cmed="$cmed" -v cmin="$cmin" -v cmax="$cmax" 'BEGIN {
 	printf "trace-cost: means over %d runs each: (a) %.0f (sd %.1f %%), (b) %.0f (sd %.1f %%), (c) %.0f (sd %.1f %%) cycles/s\n", r, nm, 100 * ns / nm, tm, 100 * tsd / tm, rm, 100 * rsd / rm;
 	noise = 100 * (ns / nm > tsd / tm ? ns / nm : tsd / tm);
-	d = 100 * (tm - nm) / nm;
-	printf "trace-cost: tracing off / not compiled in = (b)/(a) = %.4f (difference %+.1f %%; run-to-run noise %.1f %%): %s\n", tm / nm, d, noise, (d < 0 ? -d : d) < noise ? "within the noise" : "MORE than the noise";
-	printf "trace-cost: the traced model with nothing traced (ABB_SIM_TRACEABLE=1) / not compiled in = (c)/(a) = %.4f (%+.1f %%)\n", rm / nm, 100 * (rm - nm) / nm }'
+	d = 100 * (bmed - 1);
+	printf "trace-cost: tracing off / not compiled in = (b)/(a): pair by pair median %.4f (min %.4f, max %.4f), means %.4f: difference %+.1f %%, run-to-run noise %.1f %%: %s\n", bmed, bmin, bmax, tm / nm, d, noise, (d < 0 ? -d : d) < noise ? "within the noise" : "MORE than the noise";
+	printf "trace-cost: the traced model with nothing traced (ABB_SIM_TRACEABLE=1) / not compiled in = (c)/(a): pair by pair median %.4f (min %.4f, max %.4f), means %.4f: %+.1f %%\n", cmed, cmin, cmax, rm / nm, 100 * (cmed - 1) }'
 # a window of 20000 cycles in the middle of the same run (the traced model)
 f=$(mktemp /tmp/trace_cost.XXXXXX.fst)
 out=$(ABB_TRACE=$f ABB_TRACE_FROM=200000 ABB_TRACE_TO=220000 "$speed" 2>&1)

@@ -87,9 +87,9 @@ wave-shots: all wave-deps
 # 4 MiB DMA read) with (a) the build without tracing, (b) the normal build
 # (tracing off: the untraced model runs, sim/rtl_model.h), (c) the normal
 # build with ABB_SIM_TRACEABLE=1 (the traced model, nothing traced); mean
-# and run-to-run spread of each, the ratios; then the cost of a trace
-# window of 20000 cycles.
-TRACE_COST_RUNS ?= 7
+# and run-to-run spread of each, the ratios of the means and pair by pair;
+# then the cost of a trace window of 20000 cycles.
+TRACE_COST_RUNS ?= 15
 trace-cost: $(SIM_B)/fast/speed_abbsim
 	$(MAKE) --no-print-directory B=$(B)-notrace SIM_TRACE=0 $(B)-notrace/sim/fast/speed_abbsim
 	@sim/trace_cost.sh $(SIM_B)/fast/speed_abbsim $(B)-notrace/sim/fast/speed_abbsim $(TRACE_COST_RUNS)

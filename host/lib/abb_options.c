@@ -103,7 +103,7 @@ static const struct opt table[] = {
 	 "interrupts as MSI (the capability in config space) instead of legacy INTx"},
 	{"traceable", "ABB_SIM_TRACEABLE", OT_BOOL, S, GP, 0, 0, 1, NULL, PF(traceable), "0", "",
 	 "run the RTL model with tracing compiled in, so that abb_sim_trace() can start a "
-	 "waveform during the run (7 % slower even while nothing is traced; without it, that "
+	 "waveform during the run (5-8 % slower even while nothing is traced; without it, that "
 	 "model runs only when trace= or ABB_TRACE asks for a waveform at open)"},
 	{"hosttime", "ABB_SIM_HOSTTIME", OT_BOOL, S, GL, 0, 0, 1, NULL, VF(hosttime), "0", "",
 	 "host-time coupling: device time also advances by the CPU time the host software "
