@@ -84,7 +84,7 @@ struct abbsim_params {
 	/* ABI 5 */
 	unsigned traceable;      /* 1: the RTL model with tracing compiled in runs, so that
 				  * abbsim_trace_fst can start a waveform at any time; it is
-				  * 5-8 % slower even while nothing is traced. 0 (ABB_SIM_TRACEABLE,
+				  * 5-10 % slower even while nothing is traced. 0 (ABB_SIM_TRACEABLE,
 				  * default): that model runs only when a waveform is asked for
 				  * at open (ABB_TRACE=...), and abbsim_trace_fst on an open
 				  * board fails with -ENOTSUP */

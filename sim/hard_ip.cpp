@@ -73,11 +73,7 @@ bool HardIp::select_model(unsigned clk_mhz, bool traced)
 	top_.reset();
 	top_ = make_rtl_model(ctx_.get(), ns, "board", traced);
 	inputs_ = ModelInputs(); // the new model has sampled nothing yet
-	top_->clk_i = 0;
-	top_->rst_ni = 0;
-	top_->rx_valid_i = 0;
-	top_->tx_ready_i = 0;
-	top_->skip_cycles_i = 0;
+	top_->zero_inputs();
 	top_->eval();
 	if (tracer_)
 		tracer_->rebind(*top_);

@@ -627,6 +627,12 @@ int Platform::do_trace(const std::string &path, uint64_t from, uint64_t to, std:
 		err = "trace window is empty: to_cycle must be 0 or greater than from_cycle";
 		return -EINVAL;
 	}
+	if (to && to <= cycle_) {
+		err = "trace window [" + std::to_string(from) + ", " + std::to_string(to) +
+		      ") has passed: the board is at cycle " + std::to_string(cycle_) +
+		      " (cycles count from the open; to_cycle 0: until close)";
+		return -EINVAL;
+	}
 	if (!hip_.rtl_traced()) {
 		err = rtl_traced_available()
 			      ? "the board was opened with the RTL model without tracing (the faster "

@@ -15,7 +15,7 @@
  * Why two: a model verilated with --trace-fst is slower even while nothing
  * is traced (it marks trace activity in every eval() and keeps the
  * wrapper's trace-only logic, which the untraced build drops as dead):
- * 5-8 % of simulation speed (`make trace-cost`). So the cost of tracing
+ * 5-10 % of simulation speed (`make trace-cost`). So the cost of tracing
  * that is off is none: the untraced model runs.
  */
 #ifndef ABBSIM_RTL_MODEL_H
@@ -71,6 +71,25 @@ public:
 	uint32_t *const up_credits_i, *const down_credits_i;
 	/* the wrapper's input strobe (sim/abb_sim_top.sv, sim/model_inputs.h) */
 	CData &smp_i;
+
+	/* Every input 0, the trace-only ones included: a new model's ports are
+	 * not initialised (Verilator leaves them; the heap of a model deleted
+	 * before may hold anything), and the input sampling compares them all. */
+	void zero_inputs()
+	{
+		clk_i = rst_ni = cfg_bus_master_en_i = cfg_max_payload_i = cfg_max_read_req_i = 0;
+		cfg_req_id_i = 0;
+		cfg_msi_en_i = cfg_mem_bits_i = strict_i = rx_valid_i = rx_sop_i = rx_eop_i = 0;
+		rx_data_i = 0;
+		rx_bar_i = tx_ready_i = tx_buf_av_i = smp_i = 0;
+		skip_cycles_i = 0;
+		cycle_i = 0;
+		for (unsigned l = 0; l < RtlLaneCount; l++)
+			for (unsigned w = 0; w < RtlLaneWords; w++)
+				lane_i[l][w] = 0;
+		for (unsigned w = 0; w < RtlCreditWords; w++)
+			up_credits_i[w] = down_credits_i[w] = 0;
+	}
 
 protected:
 #define ABBSIM_PORT_INIT(t, n) , n(m.n)

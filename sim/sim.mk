@@ -24,7 +24,7 @@ SIM_SC_LIBS   := $(shell pkg-config --libs systemc 2>/dev/null || echo -lsystemc
 # Every model is built twice (sim/rtl_model.h): without tracing, the one a
 # run gets unless it asks for a waveform at open, and with --trace-fst
 # (directory and class suffix _tr). A model with tracing compiled in is
-# 5-8 % slower even while it traces nothing (`make trace-cost`).
+# 5-10 % slower even while it traces nothing (`make trace-cost`).
 # SIM_TRACE=0 builds and links only the untraced ones (a simulator that
 # cannot write waveforms: the reference of `make trace-cost`; use with its
 # own B=, e.g. make B=build-notrace SIM_TRACE=0).
@@ -168,11 +168,19 @@ $(SIM_B)/abb_options.o: host/lib/abb_options.c
 sim_tr_models = $(if $(SIM_TR_OBJS),$(1)/Vabb_top_tr__ALL.a $(SIM_VDIR250_TR)/Vabb_top250_tr__ALL.a)
 sim_tr_models_250 = $(if $(SIM_TR_OBJS),$(SIM_VDIR250_TR)/Vabb_top250_tr__ALL.a)
 sim_tr_deps = $(if $(SIM_TR_OBJS),$(1)/.compiled $(SIM_VDIR250_TR)/.compiled)
+# Link order: rtl_model.o and the untraced models (its 125 MHz archive, then
+# the 250 MHz one) first, then the other platform objects, the traced models
+# last. So the code a run without a waveform executes lies at the same place
+# in a library with traced models as in one without (SIM_TRACE=0): with the
+# traced unit before the models, `make trace-cost` measured a build-dependent
+# 3 % between the two (code placement, the model code being identical).
+sim_untraced_first = $(SIM_B)/rtl_model.o $(1) $(SIM_VDIR250)/Vabb_top250__ALL.a \
+                     $(filter-out $(SIM_B)/rtl_model.o,$(SIM_OBJS))
 
 $(SIM_LIB): $(SIM_OBJS) $(SIM_TR_OBJS) $(SIM_VDIR)/.compiled $(SIM_VDIR250)/.compiled \
             $(call sim_tr_deps,$(SIM_VDIR_TR)) $(SIM_VRT)
-	$(CXX) $(CXXFLAGS) $(LDFLAGS) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so $(SIM_OBJS) \
-	  $(SIM_TR_OBJS) $(SIM_VDIR)/Vabb_top__ALL.a $(SIM_VDIR250)/Vabb_top250__ALL.a \
+	$(CXX) $(CXXFLAGS) $(LDFLAGS) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so \
+	  $(call sim_untraced_first,$(SIM_VDIR)/Vabb_top__ALL.a) $(SIM_TR_OBJS) \
 	  $(call sim_tr_models,$(SIM_VDIR_TR)) $(SIM_VRT) $(SIM_SC_LIBS) -lz -pthread
 
 # The speed build: the same platform with the 125 MHz models without
@@ -180,8 +188,8 @@ $(SIM_LIB): $(SIM_OBJS) $(SIM_TR_OBJS) $(SIM_VDIR)/.compiled $(SIM_VDIR250)/.com
 $(SIM_B)/fast/libabbsim.so: $(SIM_OBJS) $(SIM_TR_OBJS) $(SIM_VDIRFAST)/.compiled $(SIM_VDIR250)/.compiled \
                             $(call sim_tr_deps,$(SIM_VDIRFAST_TR)) $(SIM_VRT)
 	@mkdir -p $(@D)
-	$(CXX) $(CXXFLAGS) $(LDFLAGS) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so $(SIM_OBJS) \
-	  $(SIM_TR_OBJS) $(SIM_VDIRFAST)/Vabb_top__ALL.a $(SIM_VDIR250)/Vabb_top250__ALL.a \
+	$(CXX) $(CXXFLAGS) $(LDFLAGS) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so \
+	  $(call sim_untraced_first,$(SIM_VDIRFAST)/Vabb_top__ALL.a) $(SIM_TR_OBJS) \
 	  $(call sim_tr_models,$(SIM_VDIRFAST_TR)) $(SIM_VRT) $(SIM_SC_LIBS) -lz -pthread
 
 $(SIM_B)/smoke_abbsim: sim/smoke_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_LIB)

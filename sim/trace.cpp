@@ -301,12 +301,8 @@ void Tracer::shadow_new()
 	}
 	rec_->smp = ModelInputs();
 	RtlModel &s = *rec_->m;
-	/* the state HardIp's constructor leaves the real model in */
-	s.clk_i = 0;
-	s.rst_ni = 0;
-	s.rx_valid_i = 0;
-	s.tx_ready_i = 0;
-	s.skip_cycles_i = 0;
+	/* the state HardIp::select_model leaves the real model in */
+	s.zero_inputs();
 	s.eval();
 }
 

@@ -395,6 +395,11 @@ static void test_bad_input_sim_calls(void)
 	EXPECT_ERR(abb_sim_faults(tb_dev, NULL, 4), -EINVAL);
 	EXPECT_ERR(abb_sim_trace(tb_dev, NULL, 0, 0), -EINVAL);
 	EXPECT_ERR(abb_sim_trace(tb_dev, "/tmp/abb-tb-x.fst", 100, 50), -EINVAL);
+	/* a window that has passed would write an empty file: refused */
+	CU_ASSERT_EQUAL(abb_sim_cycles(tb_dev, &c), 0);
+	CU_ASSERT(c > 1);
+	EXPECT_ERR(abb_sim_trace(tb_dev, "/tmp/abb-tb-x.fst", 0, 1), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "has passed"));
 	EXPECT_ERR(abb_sim_tlp_log(tb_dev, ""), -EINVAL);
 	EXPECT_ERR(abb_sim_cfg_dump(tb_dev, NULL), -EINVAL);
 	CU_ASSERT_EQUAL(abb_sim_cycles(tb_dev, &c), 0);

@@ -40,6 +40,8 @@
 #include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
 
+#include "abb_procmap.h" /* host/lib: the request libabb uses */
+
 #define HOSTLEN  (64u * 1024u)
 #define CFG_CMD  0x04
 #define CMD_BME  0x4u     /* Command.Bus Master Enable */
@@ -652,15 +654,6 @@ static void test_cover_daq_bad_input(void)
 
 /* ---- abb_dmabuf_map without PROCMAP_QUERY ---- */
 
-/* The kernel's PROCMAP_QUERY request (Linux 6.11, include/uapi/linux/fs.h);
- * the C library's headers may predate it. */
-struct cover_procmap_query {
-	uint64_t size, query_flags, query_addr;
-	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
-	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
-	uint64_t vma_name_addr, build_id_addr;
-};
-#define COVER_PROCMAP_QUERY _IOWR('f', 17, struct cover_procmap_query)
 
 #ifdef ABB_COVERAGE
 /* Writes the gcov counters of every instrumented object of the process
@@ -686,12 +679,12 @@ static int maps_text_child(void)
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)COVER_PROCMAP_QUERY, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ABB_PROCMAP_QUERY, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOTTY),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
-	struct cover_procmap_query q = {.size = sizeof q};
+	struct abb_procmap_query q = {.size = sizeof q};
 	size_t pg = tb_page();
 	abb_dmabuf *b = NULL;
 	abb_dev *d = NULL;
@@ -704,7 +697,7 @@ static int maps_text_child(void)
 	}
 	fd = open("/proc/self/maps", O_RDONLY);
 	q.query_addr = (uintptr_t)&q;
-	CHILD_CHECK(fd >= 0 && ioctl(fd, COVER_PROCMAP_QUERY, &q) < 0 && errno == ENOTTY);
+	CHILD_CHECK(fd >= 0 && ioctl(fd, ABB_PROCMAP_QUERY, &q) < 0 && errno == ENOTTY);
 	if (fd >= 0)
 		close(fd);
 	CHILD_CHECK(abb_open(&d, "model") == 0);

@@ -169,8 +169,11 @@ static void test_daq_params_by_name(void)
 	CU_ASSERT_EQUAL(abb_daq_params_set(&p, "bufferSIZE", "1M"), 0); /* case-insensitive */
 	CU_ASSERT_EQUAL(p.buffer_size, 1u << 20);
 	CU_ASSERT_EQUAL(abb_daq_params_set(&p, "NoSuchThing", "1"), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "NoSuchThing"));
 	CU_ASSERT_EQUAL(abb_daq_params_set(&p, "Address", "12x"), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "Address=12x"));
 	CU_ASSERT_EQUAL(abb_daq_params_parse(&p, "Address"), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "Name=value"));
 	CU_ASSERT_EQUAL(p.address, 0x8000); /* unchanged by the bad ones */
 }
 
@@ -215,11 +218,52 @@ static void test_daq_pool_grow_remaps(void)
 	CU_ASSERT_EQUAL(abb_daq_pool_destroy(pool), 0);
 }
 
+/* Out of the documented order, without a crash or a DMA into freed
+ * memory: a pool a device still has mapped is not destroyed (-EBUSY); a
+ * device closed while a module runs on it stays until the module is
+ * destroyed (its thread keeps using the board until then). */
+static void test_daq_lifetime_out_of_order(void)
+{
+	struct abb_daq_params p;
+	abb_daq_device *d;
+	abb_daq_pool *pool;
+	abb_daq_module *m;
+	abb_daq_buf *b;
+	uint64_t seq = 0;
+	int ok = 1, n = 0;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_EQUAL_FATAL(abb_daq_device_attach(&d, tb_dev, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_pool_create(&pool, "mapped", 4096, 4), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_device_map_pool(d, pool), 0);
+	CU_ASSERT_EQUAL(abb_daq_pool_destroy(pool), -EBUSY);
+	CU_ASSERT_EQUAL(abb_daq_device_unmap_pool(d, pool), 0);
+	CU_ASSERT_EQUAL(abb_daq_pool_destroy(pool), 0);
+
+	abb_daq_params_default(&p);
+	p.buffer_size = 4096 + ABB_DAQ_HEADER_BYTES;
+	p.standalone = 0;
+	p.max_buffers = 64;
+	CU_ASSERT_EQUAL_FATAL(abb_daq_readout_create(&m, d, NULL, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_module_start(m), 0);
+	abb_daq_device_close(d); /* too early: waits for the module */
+	while (abb_daq_queue_pop(abb_daq_module_output(m), &b, 10000000000ll) == 0) {
+		ok &= daq_check_buffer(b, &seq, 0, NULL);
+		abb_daq_buf_release(b);
+		n++;
+	}
+	CU_ASSERT(ok);
+	CU_ASSERT_EQUAL(n, 64);
+	CU_ASSERT_EQUAL(abb_daq_module_stop(m), 0);
+	abb_daq_module_destroy(m); /* closes the device */
+}
+
 static CU_TestInfo daq_units_tests[] = {
 	{ "test_daq_pool_ids_and_refs", test_daq_pool_ids_and_refs },
 	{ "test_daq_queue_order_backpressure_close", test_daq_queue_order_backpressure_close },
 	{ "test_daq_params_by_name", test_daq_params_by_name },
 	{ "test_daq_pool_grow_remaps", test_daq_pool_grow_remaps },
+	{ "test_daq_lifetime_out_of_order", test_daq_lifetime_out_of_order },
 	CU_TEST_INFO_NULL,
 };
 

@@ -142,6 +142,36 @@ static void test_mk_bar0_burst_write_dropped(void)
 	CU_ASSERT_EQUAL(abb_reg_write(tb_dev, ABB_REG_GCR, ABB_GCR_SOFT_RESET), 0);
 }
 
+/* A C2H chain over scattered pages (iova=scatter: one descriptor per
+ * page): the board holds want (tb_fill seed) at MK_BOARD, host is mapped
+ * as buf. mk_chain_close unmaps, frees and reopens the suite's device. */
+struct mk_chain {
+	size_t len;
+	uint8_t *host, *want;
+	abb_dmabuf *buf;
+};
+
+static void mk_chain_open(struct mk_chain *c, unsigned seed)
+{
+	c->len = 4 * MK_LEN;
+	c->buf = NULL;
+	CU_ASSERT_FATAL(tb_reopen("iova=scatter") == 0);
+	c->host = tb_alloc_pages(c->len);
+	c->want = malloc(c->len);
+	CU_ASSERT_FATAL(c->host && c->want);
+	CU_ASSERT_FATAL(abb_dmabuf_map(tb_dev, c->host, c->len, &c->buf) == 0);
+	tb_fill(c->want, c->len, seed);
+	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, MK_BOARD, c->want, c->len), 0);
+}
+
+static void mk_chain_close(struct mk_chain *c)
+{
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(c->buf), 0);
+	free(c->host);
+	free(c->want);
+	CU_ASSERT_FATAL(tb_reopen(NULL) == 0);
+}
+
 /* Kills a channel whose drain after a reset waits for the prefetch unit to
  * be idle only (abb_dma_ctl.sv StDrain: `fst_q == FIdle || fst_q == FDone
  * || fst_q == FErr` -> `... FDone && fst_q == FErr`; MUTATION.md m014).
@@ -158,22 +188,14 @@ static void test_mk_bar0_burst_write_dropped(void)
 #define MK_RESET_POINTS 8
 static void test_mk_reset_during_prefetched_chain(void)
 {
-	const size_t len = 4 * MK_LEN;
-	uint8_t *host, *want;
-	abb_dmabuf *buf = NULL;
+	struct mk_chain c;
 	uint32_t sta = 0;
 	int k, i, rc;
 
 	TB_REQUIRE_SIM();
-	CU_ASSERT_FATAL(tb_reopen("iova=scatter") == 0);
-	host = tb_alloc_pages(len);
-	want = malloc(len);
-	CU_ASSERT_FATAL(host && want);
-	CU_ASSERT_FATAL(abb_dmabuf_map(tb_dev, host, len, &buf) == 0);
-	tb_fill(want, len, 7u);
-	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, MK_BOARD, want, len), 0);
+	mk_chain_open(&c, 7u);
 	for (k = 0; k < MK_RESET_POINTS; k++) {
-		CU_ASSERT_EQUAL_FATAL(abb_dma_read_start(tb_dev, buf, 0, MK_BOARD, len, 0), 0);
+		CU_ASSERT_EQUAL_FATAL(abb_dma_read_start(tb_dev, c.buf, 0, MK_BOARD, c.len, 0), 0);
 		CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 300 + 400 * k), 0);
 		CU_ASSERT_EQUAL(abb_reg_write(tb_dev, ABB_BLK_C2H + ABB_CH_CTRL,
 					      (ABB_CTRL_RESET_CODE & ABB_CTRL_RESET) | ABB_CTRL_V |
@@ -189,19 +211,16 @@ static void test_mk_reset_during_prefetched_chain(void)
 		CU_ASSERT_EQUAL(sta & ABB_STA_BUSY, 0);
 		rc = abb_dma_read_wait(tb_dev, 1000000); /* collects it (stopped by the reset, or done) */
 		(void)rc;
-		memset(host, 0, len);
-		rc = abb_dma_read(tb_dev, buf, 0, MK_BOARD, len, 0);
+		memset(c.host, 0, c.len);
+		rc = abb_dma_read(tb_dev, c.buf, 0, MK_BOARD, c.len, 0);
 		if (rc != 0)
 			printf("\n    reset %d ns into the chain, the next DMA: %s\n", 300 + 400 * k, abb_last_error());
 		CU_ASSERT_EQUAL(rc, 0);
-		CU_ASSERT(tb_same("a chain after a reset of a running chain", host, want, len));
+		CU_ASSERT(tb_same("a chain after a reset of a running chain", c.host, c.want, c.len));
 		if (rc != 0)
 			break;
 	}
-	CU_ASSERT_EQUAL(abb_dmabuf_unmap(buf), 0);
-	free(host);
-	free(want);
-	CU_ASSERT_FATAL(tb_reopen(NULL) == 0);
+	mk_chain_close(&c);
 }
 
 /* Kills a cycle counter that counts in its upper half (abb_regs.sv:
@@ -256,26 +275,18 @@ static void test_mk_cycle_counter_rate(void)
  * completions to the board: the 1st is the fetch of descriptor 2. */
 static void test_mk_short_descriptor_completion(void)
 {
-	const size_t len = 4 * MK_LEN;
 	struct abb_sim_inject_spec s;
-	uint8_t *host, *want;
-	abb_dmabuf *buf = NULL;
+	struct mk_chain c;
 	uint32_t ger;
 	int id, rc;
 
 	TB_REQUIRE_SIM();
-	CU_ASSERT_FATAL(tb_reopen("iova=scatter") == 0);
-	host = tb_alloc_pages(len);
-	want = malloc(len);
-	CU_ASSERT_FATAL(host && want);
-	CU_ASSERT_FATAL(abb_dmabuf_map(tb_dev, host, len, &buf) == 0);
-	tb_fill(want, len, 11u);
-	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, MK_BOARD, want, len), 0);
+	mk_chain_open(&c, 11u);
 	/* a clean chain first: the fetch registers hold a valid descriptor */
-	memset(host, 0, len);
-	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, buf, 0, MK_BOARD, len, 0), 0);
-	CU_ASSERT(tb_same("a clean chain", host, want, len));
-	memset(host, 0xa5, len);
+	memset(c.host, 0, c.len);
+	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, c.buf, 0, MK_BOARD, c.len, 0), 0);
+	CU_ASSERT(tb_same("a clean chain", c.host, c.want, c.len));
+	memset(c.host, 0xa5, c.len);
 	memset(&s, 0, sizeof s);
 	s.kind = ABB_SIM_INJ_MALFORMED;
 	s.dir = ABB_SIM_DIR_DOWN;
@@ -284,7 +295,7 @@ static void test_mk_short_descriptor_completion(void)
 	s.nth = 1;
 	id = abb_sim_inject(tb_dev, &s);
 	CU_ASSERT_FATAL(id >= 0);
-	rc = abb_dma_read(tb_dev, buf, 0, MK_BOARD, len, 0);
+	rc = abb_dma_read(tb_dev, c.buf, 0, MK_BOARD, c.len, 0);
 	CU_ASSERT_EQUAL(abb_sim_inject_hits(tb_dev, id), 1);
 	CU_ASSERT_EQUAL(abb_sim_inject_clear(tb_dev), 0);
 	ger = 0; /* the causes the library read before it reset the channel */
@@ -294,13 +305,10 @@ static void test_mk_short_descriptor_completion(void)
 		printf("\n    rc %d GER 0x%08x: %s\n", rc, ger, abb_last_error());
 	CU_ASSERT_EQUAL(rc, -EIO);
 	CU_ASSERT_EQUAL(ger, ABB_GER_BAD_TLP | ABB_GER_CPL_ERR | ABB_GER_CPL_TIMEOUT);
-	CU_ASSERT(tb_same("the first piece of the chain", host, want, MK_LEN));
-	CU_ASSERT(tb_all_byte("the pieces after the short descriptor", host + MK_LEN, len - MK_LEN, 0xa5));
+	CU_ASSERT(tb_same("the first piece of the chain", c.host, c.want, MK_LEN));
+	CU_ASSERT(tb_all_byte("the pieces after the short descriptor", c.host + MK_LEN, c.len - MK_LEN, 0xa5));
 	CU_ASSERT_EQUAL(abb_reg_write(tb_dev, ABB_REG_GCR, ABB_GCR_SOFT_RESET), 0);
-	CU_ASSERT_EQUAL(abb_dmabuf_unmap(buf), 0);
-	free(host);
-	free(want);
-	CU_ASSERT_FATAL(tb_reopen(NULL) == 0);
+	mk_chain_close(&c);
 }
 
 static CU_TestInfo mutant_kills_tests[] = {

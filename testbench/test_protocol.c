@@ -446,6 +446,21 @@ static void test_protocol_double_close(void)
 	CU_ASSERT_EQUAL(abb_dma_read_wait(d, 0), -EINVAL);
 	CU_ASSERT_EQUAL(abb_irq_wait(d, ABB_IRQ_GEN, 0), -EINVAL);
 	reopen();
+	/* the simulation-only calls refuse it too, also once another handle
+	 * has opened the (one) simulated board again: they must not act on it */
+	{
+		uint64_t c = 0;
+		struct abb_sim_link l;
+
+		CU_ASSERT_EQUAL(abb_sim_cycles(d, &c), -EINVAL);
+		CU_ASSERT(strstr(abb_last_error(), "not an open device") != NULL);
+		CU_ASSERT_EQUAL(abb_sim_advance(d, 1000), -EINVAL);
+		CU_ASSERT_EQUAL(abb_sim_link_params(d, &l), -EINVAL);
+		CU_ASSERT_EQUAL(abb_sim_hosttime(d), -EINVAL);
+		CU_ASSERT_EQUAL(abb_sim_inject_clear(d), -EINVAL);
+		CU_ASSERT_EQUAL(abb_sim_protocol_errors(d, NULL, 0), -EINVAL);
+		abb_sim_note(d, ABB_SIM_NOTE_TEXT, "ignored");
+	}
 	good_read(4096, 0, 600);
 }
 

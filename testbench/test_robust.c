@@ -607,6 +607,32 @@ static void test_robust_watchdog_message(void)
 	CU_ASSERT(robust_dma_ok());
 }
 
+/* abb_irq_wait for ever on an idle simulated board (nothing armed: no
+ * interrupt can come) ends by the wall-clock watchdog, -ETIME (abb.h rule
+ * 4): its own ISR reads are not traffic that keeps it alive. Before, it
+ * never returned (the wait limit is off on the simulator). */
+static void test_robust_irq_wait_watchdog(void)
+{
+	struct timespec t0, t1;
+	double s;
+	int rc;
+
+	TB_REQUIRE_SIM();
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("watchdog_s=1"), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = abb_irq_wait(tb_dev, ABB_IRQ_GEN, ABB_WAIT_FOREVER);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	CU_ASSERT_EQUAL(rc, -ETIME);
+	CU_ASSERT(strstr(abb_last_error(), "watchdog") != NULL);
+	CU_ASSERT(strstr(abb_last_error(), "no interrupt from source") != NULL);
+	/* the no-traffic limit (1 s), not the 10x cap */
+	CU_ASSERT(s < 5.0);
+	/* the board works after it */
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+	CU_ASSERT(robust_dma_ok());
+}
+
 /* The watchdog stops a wait that sees no link traffic, not a long one that
  * keeps the link busy: a transfer whose wait takes longer than watchdog_s
  * of wall-clock time finishes (testABB's 64 MiB writes on a loaded machine
@@ -743,6 +769,14 @@ static void test_robust_sim_options(void)
 		open_case("ABB_SIM_IOVA", "contiguous", "sim", 0, NULL);
 		open_case(NULL, NULL, "sim:iova=contiguous", 0, NULL);
 		open_case(NULL, NULL, "sim:iova=contig", 0, NULL);
+		/* read by the simulator at its open from the environment only:
+		 * as URI options they would have no effect, so they are refused */
+		open_case(NULL, NULL, "sim:trace_dma=2", -EINVAL, "ABB_TRACE_DMA");
+		open_case(NULL, NULL, "sim:trace_test=regs/x", -EINVAL, "ABB_TRACE_TEST");
+		open_case(NULL, NULL, "sim:trace_on_error=100", -EINVAL, "ABB_TRACE_ON_ERROR");
+		/* traceable: a boolean, as the others */
+		open_case(NULL, NULL, "sim:traceable=2", -EINVAL, "traceable");
+		open_case("ABB_SIM_TRACEABLE", "maybe", "sim", -EINVAL, "ABB_SIM_TRACEABLE");
 		open_case(NULL, NULL, "sim:iova=scattered", -EINVAL, "iova");
 		/* strict booleans */
 		for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
@@ -805,6 +839,7 @@ static CU_TestInfo robust_tests[] = {
 	{ "test_robust_fork_child_fails_at_once", test_robust_fork_child_fails_at_once },
 	{ "test_robust_strerror_names", test_robust_strerror_names },
 	{ "test_robust_watchdog_message", test_robust_watchdog_message },
+	{ "test_robust_irq_wait_watchdog", test_robust_irq_wait_watchdog },
 	{ "test_robust_watchdog_spares_busy_wait", test_robust_watchdog_spares_busy_wait },
 	{ "test_robust_bar0_size", test_robust_bar0_size },
 	{ "test_robust_sim_options", test_robust_sim_options },

@@ -699,6 +699,8 @@ static void test_vfio_cdev_select(void)
 		uint8_t *a = aligned_alloc(0x200000, 0x200000); /* the whole IOVA unit */
 		abb_dmabuf *m = NULL;
 
+		if (a)
+			memset(a, 0x5a, PG); /* the DMA write below reads it */
 		if (a && abb_dmabuf_map(d, a, PG, &m) == 0) {
 			stats();
 			CU_ASSERT_EQUAL(st.pinned, 0x200000);

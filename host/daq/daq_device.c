@@ -12,6 +12,7 @@
  * overlapping mappings, and a second mapping would only cost).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,10 @@ struct abb_daq_device {
 	pthread_mutex_t lock;
 	struct poolmap *maps;
 	atomic_uint_fast64_t evcount;
+	/* transports using the device (lock): abb_daq_device_close while
+	 * there are any only marks it, the last one's destroy closes it */
+	unsigned users;
+	bool close_pending;
 };
 
 static int device_new(abb_daq_device **out, abb_dev *dev, int own, unsigned board)
@@ -56,10 +61,11 @@ int abb_daq_device_open(abb_daq_device **out, const struct abb_daq_params *p)
 	int rc;
 
 	if (!out)
-		return -EINVAL;
+		return abb_err(-EINVAL, "abb_daq_device_open: out is NULL");
 	*out = NULL;
-	if (p && p->bar != 1)
-		return -EINVAL; /* BAR1 is the only DMA peripheral space */
+	if (p && p->bar != 1) /* BAR1 is the only DMA peripheral space */
+		return abb_err(-EINVAL, "abb_daq_device_open: BAR=%u; the board's DMA peripheral "
+			       "space is BAR 1", p->bar);
 	rc = abb_open(&dev, p && p->device[0] ? p->device : NULL);
 	if (rc)
 		return rc;
@@ -72,7 +78,7 @@ int abb_daq_device_open(abb_daq_device **out, const struct abb_daq_params *p)
 int abb_daq_device_attach(abb_daq_device **out, abb_dev *dev, unsigned board)
 {
 	if (!out || !dev)
-		return -EINVAL;
+		return abb_err(-EINVAL, "abb_daq_device_attach: %s is NULL", !out ? "out" : "dev");
 	return device_new(out, dev, 0, board);
 }
 
@@ -109,6 +115,7 @@ static int poolmap_update(abb_daq_device *d, abb_daq_pool *pool, struct poolmap 
 		pm->gen = gen - 1; /* forces the mapping below */
 		pm->next = d->maps;
 		d->maps = pm;
+		daq_pool_mapped(pool, 1);
 	}
 	if (pm->gen != gen) {
 		n = abb_daq_pool_size(pool);
@@ -191,6 +198,7 @@ static int poolmap_free(struct poolmap *pm)
 	}
 	if (rc)
 		return rc;
+	daq_pool_mapped(pm->pool, -1);
 	free(pm->map);
 	free(pm);
 	return 0;
@@ -235,10 +243,45 @@ void abb_daq_device_cleanup(abb_daq_device *d)
 	pthread_mutex_unlock(&d->lock);
 }
 
+static void device_free(abb_daq_device *d);
+
+void daq_device_hold(abb_daq_device *d)
+{
+	pthread_mutex_lock(&d->lock);
+	d->users++;
+	pthread_mutex_unlock(&d->lock);
+}
+
+void daq_device_drop(abb_daq_device *d)
+{
+	bool last;
+
+	pthread_mutex_lock(&d->lock);
+	last = --d->users == 0 && d->close_pending;
+	pthread_mutex_unlock(&d->lock);
+	if (last)
+		device_free(d);
+}
+
 void abb_daq_device_close(abb_daq_device *d)
 {
+	bool used;
+
 	if (!d)
 		return;
+	/* a module or transport still running on it (destroyed after the
+	 * device, against the documented order): closing now would pull the
+	 * board from under its thread */
+	pthread_mutex_lock(&d->lock);
+	used = d->users != 0;
+	d->close_pending = used;
+	pthread_mutex_unlock(&d->lock);
+	if (!used)
+		device_free(d);
+}
+
+static void device_free(abb_daq_device *d)
+{
 	abb_daq_device_cleanup(d);
 	if (d->own)
 		abb_close(d->dev); /* waits for running DMAs, unmaps what is left */
@@ -246,6 +289,7 @@ void abb_daq_device_close(abb_daq_device *d)
 		struct poolmap *pm = d->maps;
 
 		d->maps = pm->next;
+		daq_pool_mapped(pm->pool, -1); /* abb_close unmapped them */
 		free(pm->map);
 		free(pm);
 	}
@@ -295,7 +339,10 @@ int abb_daq_shared_engine(abb_daq_device *d, int on)
 	int rc;
 
 	if (!d)
-		return -EINVAL;
+		return abb_err(-EINVAL, "abb_daq_shared_engine: device is NULL");
+	if (on != 0 && on != 1)
+		return abb_err(-EINVAL, "abb_daq_shared_engine: on=%d; 0 (independent) or 1 (shared)",
+			       on);
 	rc = abb_reg_read(d->dev, ABB_REG_GCR, &gcr);
 	if (rc)
 		return rc;

@@ -370,15 +370,20 @@ static int module_create(abb_daq_module **out, enum kind kind, abb_daq_device *d
 	int rc;
 
 	if (!out || !d)
-		return -EINVAL;
+		return abb_err(-EINVAL, "DAQ module create: %s is NULL", !out ? "out" : "device");
 	*out = NULL;
-	if (p && (p->queue_length == 0 || p->threads < 1 || p->threads > 2 ||
-		  p->standalone < 0 || p->standalone > 1))
-		return -EINVAL;
+	if (p && p->queue_length == 0)
+		return abb_err(-EINVAL, "DAQ module create: QueueLength=0; at least 1");
+	if (p && (p->threads < 1 || p->threads > 2))
+		return abb_err(-EINVAL, "DAQ module create: Threads=%d; 1 or 2", p->threads);
+	if (p && (p->standalone < 0 || p->standalone > 1))
+		return abb_err(-EINVAL, "DAQ module create: Standalone=%d; 0 or 1", p->standalone);
 	/* double buffering: one buffer in the DMA while the previous one is
 	 * handed on (NumBuffers=1 was accepted and the module never finished) */
 	if ((pool ? abb_daq_pool_size(pool) : p ? p->num_buffers : 2) < 2)
-		return -EINVAL;
+		return abb_err(-EINVAL, "DAQ module create: %s has %u buffer(s); at least 2 "
+			       "(double buffering)", pool ? "the pool" : "NumBuffers",
+			       pool ? abb_daq_pool_size(pool) : p->num_buffers);
 	m = aligned_alloc(64, (sizeof *m + 63) / 64 * 64);
 	if (m)
 		memset(m, 0, sizeof *m);
@@ -524,6 +529,10 @@ void abb_daq_module_destroy(abb_daq_module *m)
 
 	if (!m)
 		return;
+	/* the device stays until the pool is unmapped below, also when it was
+	 * closed first (its close waits for its users; the transport is one
+	 * until destroyed just below) */
+	daq_device_hold(m->d);
 	abb_daq_module_stop(m);
 	stuck = daq_transport_stuck(m->t) != NULL;
 	abb_daq_transport_destroy(m->t);
@@ -537,6 +546,7 @@ void abb_daq_module_destroy(abb_daq_module *m)
 	 * a DMA into freed memory. */
 	if (m->own_pool && !stuck && abb_daq_device_unmap_pool(m->d, m->pool) == 0)
 		daq_pool_destroy_late(m->pool);
+	daq_device_drop(m->d);
 	pthread_mutex_destroy(&m->lock);
 	pthread_cond_destroy(&m->done);
 	free(m);

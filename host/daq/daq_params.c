@@ -14,6 +14,8 @@
 
 #include <abb/abb_daq.h>
 
+#include "daq_priv.h"
+
 void abb_daq_params_default(struct abb_daq_params *p)
 {
 	memset(p, 0, sizeof *p);
@@ -92,7 +94,8 @@ static int parse_num(const char *v, int is_signed, long long lo, unsigned long l
 int abb_daq_params_set(struct abb_daq_params *p, const char *name, const char *value)
 {
 	if (!p || !name || !value)
-		return -EINVAL;
+		return abb_err(-EINVAL, "abb_daq_params_set: %s is NULL",
+			       !p ? "params" : !name ? "name" : "value");
 	for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
 		char *f = (char *)p + params[i].off;
 		unsigned long long x = 0;
@@ -104,7 +107,8 @@ int abb_daq_params_set(struct abb_daq_params *p, const char *name, const char *v
 			continue;
 		if (params[i].kind == K_STR) {
 			if (strlen(value) >= params[i].len)
-				return -EINVAL;
+				return abb_err(-EINVAL, "DAQ parameter %s: \"%.40s...\" is longer than %zu "
+					       "characters", params[i].name, value, params[i].len - 1);
 			snprintf(f, params[i].len, "%s", value);
 			return 0;
 		}
@@ -119,7 +123,9 @@ int abb_daq_params_set(struct abb_daq_params *p, const char *name, const char *v
 		}
 		rc = parse_num(value, lo < 0, lo, hi, &x, &neg);
 		if (rc)
-			return rc == -ERANGE ? -EINVAL : rc;
+			return abb_err(-EINVAL, "DAQ parameter %s=%.40s: %s", params[i].name, value,
+				       rc == -ERANGE ? "out of range" : "not a number (K, M, G "
+				       "suffixes and 0x are accepted)");
 		switch (params[i].kind) {
 		case K_UINT:
 			*(unsigned *)f = (unsigned)x;
@@ -144,7 +150,8 @@ int abb_daq_params_set(struct abb_daq_params *p, const char *name, const char *v
 		}
 		return 0;
 	}
-	return -EINVAL;
+	return abb_err(-EINVAL, "unknown DAQ parameter \"%.40s\" (the names of "
+		       "host/daq/README.md, as DABC spells them)", name);
 }
 
 int abb_daq_params_parse(struct abb_daq_params *p, const char *text)
@@ -153,9 +160,10 @@ int abb_daq_params_parse(struct abb_daq_params *p, const char *text)
 	struct abb_daq_params q;
 
 	if (!p || !text)
-		return -EINVAL;
+		return abb_err(-EINVAL, "abb_daq_params_parse: %s is NULL", !p ? "params" : "text");
 	if (strlen(text) >= sizeof buf)
-		return -E2BIG;
+		return abb_err(-E2BIG, "abb_daq_params_parse: text of %zu characters; at most %zu",
+			       strlen(text), sizeof buf - 1);
 	strcpy(buf, text);
 	/* all or nothing: the items go to a copy, which replaces *p only when
 	 * every item was good (the items before a bad one were applied) */
@@ -165,7 +173,7 @@ int abb_daq_params_parse(struct abb_daq_params *p, const char *text)
 		int rc;
 
 		if (!eq)
-			return -EINVAL;
+			return abb_err(-EINVAL, "abb_daq_params_parse: \"%.40s\" is not Name=value", t);
 		*eq = 0;
 		rc = abb_daq_params_set(&q, t, eq + 1);
 		if (rc)

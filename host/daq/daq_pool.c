@@ -42,6 +42,7 @@ struct abb_daq_pool {
 	abb_daq_buf **free;  /* stack */
 	unsigned nfree;      /* written under the lock; peeked at without it */
 	atomic_uint gen;
+	atomic_uint maps;    /* devices that have it mapped (daq_pool_mapped) */
 };
 
 /* Moves the returned buffers onto the free stack; lock held. */
@@ -133,10 +134,12 @@ int abb_daq_pool_create(abb_daq_pool **pool, const char *name, size_t bufsize, u
 	int rc;
 
 	if (!pool)
-		return -EINVAL;
+		return abb_err(-EINVAL, "abb_daq_pool_create: pool is NULL");
 	*pool = NULL;
 	if (bufsize == 0 || bufsize % 4 || nbufs == 0)
-		return -EINVAL;
+		return abb_err(-EINVAL, "abb_daq_pool_create: %zu buffers of %zu bytes: the size "
+			       "must be a non-zero multiple of 4, the count non-zero", (size_t)nbufs,
+			       bufsize);
 	p = aligned_alloc(64, (sizeof *p + 63) / 64 * 64);
 	if (p)
 		memset(p, 0, sizeof *p);
@@ -195,13 +198,28 @@ int abb_daq_pool_destroy(abb_daq_pool *p)
 	take_returned(p);
 	/* holds: a releaser that returned the last buffer may still be in
 	 * abb_daq_buf_release */
-	if (p->nfree != p->n || atomic_load(&p->holds) != 1) {
+	/* mapped: a device would keep DMA mappings of the freed memory */
+	if (p->nfree != p->n || atomic_load(&p->holds) != 1 || atomic_load(&p->maps)) {
+		unsigned out = p->n - p->nfree;
+
 		pthread_mutex_unlock(&p->lock);
-		return -EBUSY;
+		return atomic_load(&p->maps)
+			       ? abb_err(-EBUSY, "abb_daq_pool_destroy: pool %s is mapped on a device: "
+					 "abb_daq_device_unmap_pool (or close the device) first", p->name)
+			       : abb_err(-EBUSY, "abb_daq_pool_destroy: %u buffer(s) of pool %s are "
+					 "taken: release them first", out, p->name);
 	}
 	pthread_mutex_unlock(&p->lock);
 	pool_free(p);
 	return 0;
+}
+
+void daq_pool_mapped(abb_daq_pool *p, int delta)
+{
+	if (delta > 0)
+		atomic_fetch_add(&p->maps, 1);
+	else
+		atomic_fetch_sub(&p->maps, 1);
 }
 
 void daq_pool_destroy_late(abb_daq_pool *p)

@@ -38,6 +38,10 @@ static inline void daq_cpu_relax(void)
 
 /* Wall-clock ns (CLOCK_MONOTONIC). */
 DAQ_HIDDEN uint64_t daq_wall_ns(void);
+/* libabb's error state (abb_error.c), which the layer shares: sets the
+ * message abb_last_error() returns, returns err. */
+int abb_err(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
+	__attribute__((visibility("hidden")));
 /* Absolute CLOCK_MONOTONIC deadline for pthread_cond_timedwait. */
 DAQ_HIDDEN void daq_deadline(struct timespec *ts, uint64_t wall_ns);
 /* A condition variable that waits on CLOCK_MONOTONIC. */
@@ -69,6 +73,13 @@ DAQ_HIDDEN int daq_queue_pop(abb_daq_queue *q, abb_daq_buf **b, int64_t timeout_
  * else by the release of its last buffer out (a consumer may still hold
  * buffers of a destroyed module). The caller must have unmapped it. */
 DAQ_HIDDEN void daq_pool_destroy_late(abb_daq_pool *p);
+/* A device mapped the pool (+1) or unmapped it (-1): abb_daq_pool_destroy
+ * answers -EBUSY while any device has it mapped. */
+DAQ_HIDDEN void daq_pool_mapped(abb_daq_pool *p, int delta);
+/* A transport uses the device (create) or no longer does (destroy); the
+ * device's close waits for the last one (daq_device.c). */
+DAQ_HIDDEN void daq_device_hold(abb_daq_device *d);
+DAQ_HIDDEN void daq_device_drop(abb_daq_device *d);
 /* The buffer whose DMA the transport could not stop (libabb still holds
  * the channel: it may still write it), or NULL. */
 DAQ_HIDDEN abb_daq_buf *daq_transport_stuck(const abb_daq_transport *t);

@@ -96,16 +96,21 @@ int abb_daq_transport_create(abb_daq_transport **out, abb_daq_device *d, enum ab
 	t->region = region;
 	t->hdr = hdr;
 	t->flags = (p->fifo ? ABB_DMA_FIXED : 0) | (p->irq ? ABB_DMA_IRQ : 0);
+	daq_device_hold(d);
 	*out = t;
 	return 0;
 }
 
 void abb_daq_transport_destroy(abb_daq_transport *t)
 {
+	abb_daq_device *d;
+
 	if (!t)
 		return;
 	abb_daq_transport_abort(t);
+	d = t->d;
 	free(t);
+	daq_device_drop(d); /* closes it if its close came first */
 }
 
 size_t abb_daq_transport_size(abb_daq_transport *t)

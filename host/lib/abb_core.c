@@ -19,6 +19,7 @@
  * only read: whether a write clears it is model-defined.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,7 @@ static abb_dev *dev_alloc(void)
 static void dev_retire(abb_dev *dev)
 {
 	pthread_mutex_lock(&dev_registry);
-	dev->magic = ABB_DEV_DEAD;
+	__atomic_store_n(&dev->magic, ABB_DEV_DEAD, __ATOMIC_RELEASE); /* abb_dev_check reads it in other threads */
 	dev->be_priv = NULL;
 	dev->dead_next = NULL;
 	if (dead_tail)
@@ -494,6 +495,8 @@ int abb_irq_wait(abb_dev *dev, unsigned source, int64_t timeout_ns)
 	const uint32_t all = ABB_ISR_C2H | ABB_ISR_H2C | ABB_ISR_IGEN;
 	uint64_t seen, start, now, end, limit_end;
 	uint32_t was = 0, isr, fired;
+	struct abb_watch wd;
+	char what[48];
 	int rc = abb_dev_check("abb_irq_wait", dev);
 
 	if (rc)
@@ -522,6 +525,8 @@ int abb_irq_wait(abb_dev *dev, unsigned source, int64_t timeout_ns)
 	end = abb_deadline(start, timeout_ns);
 	limit_end = dev->wait_limit_ns ? abb_deadline(start, (int64_t)dev->wait_limit_ns) :
 					 UINT64_MAX;
+	abb_watch_init(&wd);
+	snprintf(what, sizeof what, "no interrupt from source 0x%x", source);
 	for (bool woke = true;; woke = rc == 0) {
 		uint64_t stop = end < limit_end ? end : limit_end;
 		int64_t slice = ABB_IRQ_SLICE_NS;
@@ -548,6 +553,10 @@ int abb_irq_wait(abb_dev *dev, unsigned source, int64_t timeout_ns)
 				     "waiting");
 			break;
 		}
+		/* on the simulator: nothing happens on the link, so no interrupt
+		 * can come (a hung or idle board) */
+		if ((rc = abb_watch_check(dev, &wd, what)) != 0)
+			break;
 		rc = dev->be->now_ns(dev, &now);
 		if (rc)
 			break;
@@ -565,7 +574,9 @@ int abb_irq_wait(abb_dev *dev, unsigned source, int64_t timeout_ns)
 		}
 		if (stop - now < (uint64_t)slice)
 			slice = (int64_t)(stop - now);
+		abb_watch_before_sleep(dev, &wd);
 		rc = dev->be->irq_wait(dev, &seen, slice);
+		abb_watch_after_sleep(dev, &wd);
 		if (rc && rc != -ETIMEDOUT)
 			break;
 	}

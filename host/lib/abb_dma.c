@@ -67,54 +67,6 @@
 static const uint32_t ctrl_reset = (ABB_CTRL_RESET_CODE & ABB_CTRL_RESET) | ABB_CTRL_V |
 				   ABB_CTRL_BAR;
 
-static double wall_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* The simulator's wall-clock watchdog in a DMA wait (dev->watchdog_s, set
- * by the sim backend): the wait fails when the link moved no TLP for
- * watchdog_s seconds (a hung device), or after ABB_WATCHDOG_BUSY_FACTOR
- * times that in all (a runaway one). A long transfer on a loaded machine
- * keeps the link busy and is not stopped. */
-#define ABB_WATCHDOG_BUSY_FACTOR 10
-
-struct wall_watch {
-	double start, last_move; /* wall-clock s; last_move 0: not yet read */
-	uint64_t tlps;           /* the link's TLP count at last_move */
-	bool started;
-};
-
-static int wall_watchdog(abb_dev *dev, struct abb_chan *ch, struct wall_watch *w)
-{
-	double now = wall_s();
-	uint64_t tlps = 0;
-
-	if (dev->be->sim_link_tlps && dev->be->sim_link_tlps(dev, &tlps) == 0) {
-		if (!w->started || tlps != w->tlps) {
-			w->started = true;
-			w->tlps = tlps;
-			w->last_move = now;
-		}
-	} else if (!w->started) {
-		w->started = true;
-		w->last_move = w->start; /* no count: the wait's whole length */
-	}
-	if (now - w->last_move > dev->watchdog_s)
-		return abb_err(-ETIME, "the %s moved no TLP on the link for %u s of wall-clock "
-			       "time (simulation watchdog; ABB_SIM_WATCHDOG_S)", ch->what,
-			       dev->watchdog_s);
-	if (now - w->start > (double)dev->watchdog_s * ABB_WATCHDOG_BUSY_FACTOR)
-		return abb_err(-ETIME, "the %s is still running after %u s of wall-clock time "
-			       "although the link is busy (simulation watchdog: %u x "
-			       "ABB_SIM_WATCHDOG_S)", ch->what,
-			       dev->watchdog_s * ABB_WATCHDOG_BUSY_FACTOR, ABB_WATCHDOG_BUSY_FACTOR);
-	return 0;
-}
-
 static void put_le32(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)v;
@@ -609,10 +561,11 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 	int64_t nap = ABB_POLL_NAP_MIN;
 	unsigned flags, reads = 0;
 	bool saw_busy = false, by_limit;
-	struct wall_watch wd = {wall_s(), 0, 0, false};
+	struct abb_watch wd;
 	uint32_t sta = 0;
 	int rc;
 
+	abb_watch_init(&wd);
 	pthread_mutex_lock(&ch->lock);
 	if (!ch->busy)
 		rc = abb_err(-EINVAL, "%s: no %s in flight; start one with abb_dma_%s_start()", fn,
@@ -639,7 +592,9 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 	by_limit = limit_end <= end && limit_end != UINT64_MAX;
 	stop = min_u64(end, limit_end);
 	if (!(flags & ABB_DMA_IRQ)) {
+		abb_watch_before_sleep(dev, &wd);
 		rc = poll_delay(dev, ch, start, stop);
+		abb_watch_after_sleep(dev, &wd);
 		if (rc)
 			return chan_fail(fn, dev, ch, rc);
 	}
@@ -658,7 +613,7 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 		 * edge of the line */
 		if (woke && (rc = abb_irq_ack_others(dev, ch->irq_bit)) != 0)
 			return chan_fail(fn, dev, ch, rc);
-		if (dev->watchdog_s && (rc = wall_watchdog(dev, ch, &wd)) != 0)
+		if ((rc = abb_watch_check(dev, &wd, ch->what)) != 0)
 			return chan_fail(fn, dev, ch, rc);
 		rc = dev->be->now_ns(dev, &now);
 		if (rc)
@@ -684,12 +639,16 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 		if (flags & ABB_DMA_IRQ) {
 			abb_note(dev, ABB_NOTE_TEXT, "irq_wait %s",
 				 ch->irq_bit == ABB_ISR_C2H ? "dma_read" : "dma_write");
+			abb_watch_before_sleep(dev, &wd);
 			rc = dev->be->irq_wait(dev, &seen,
 					       (int64_t)min_u64(stop - now, ABB_IRQ_SLICE_NS));
+			abb_watch_after_sleep(dev, &wd);
 			if (rc && rc != -ETIMEDOUT)
 				return chan_fail(fn, dev, ch, rc);
 		} else if (++reads > ABB_POLL_SPIN) {
+			abb_watch_before_sleep(dev, &wd);
 			rc = abb_nap(dev, (int64_t)min_u64(stop - now, (uint64_t)nap));
+			abb_watch_after_sleep(dev, &wd);
 			if (rc)
 				return chan_fail(fn, dev, ch, rc);
 			nap += nap / 4;

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "abb_priv.h"
+#include "abb_procmap.h"
 
 #define ABB_DMABUF_LIVE 0x4c424241u /* "ABBL" */
 #define ABB_DMABUF_DEAD 0x44424241u /* "ABBD" */
@@ -128,18 +129,8 @@ static void handle_retire(abb_dmabuf *b)
 
 static int mem_access_text(uintptr_t lo, uintptr_t hi);
 
-/* PROCMAP_QUERY (Linux 6.11): one VMA of /proc/self/maps by address, by
- * ioctl, without the text (about 1 us instead of 30 for reading the file
- * here). Declared here: the C library's headers may predate it. */
-struct abb_procmap_query {
-	uint64_t size, query_flags, query_addr;
-	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
-	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
-	uint64_t vma_name_addr, build_id_addr;
-};
-#define ABB_PROCMAP_QUERY _IOWR('f', 17, struct abb_procmap_query)
-#define ABB_PROCMAP_READABLE 0x1u
-#define ABB_PROCMAP_WRITABLE 0x2u
+/* PROCMAP_QUERY (abb_procmap.h): about 1 us per VMA instead of 30 for
+ * reading /proc/self/maps here. */
 
 static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
 static int maps_fd = -1, maps_noquery;

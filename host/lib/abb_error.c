@@ -101,7 +101,7 @@ const char *abb_strerror(int err)
 	case -EPIPE:
 		return "closed (end of stream: the queue was closed)";
 	case -ECANCELED:
-		return "cancelled (the module was stopped)";
+		return "cancelled (abb_close was called while waiting, or the DAQ module was stopped)";
 	case -EAGAIN:
 		return "nothing available now (try again)";
 	case -EMSGSIZE:

@@ -27,6 +27,8 @@ enum opt_type {
 #define F_KM    0x1u /* K / M suffixes (x1024, x1048576) */
 #define F_POW2  0x2u /* a power of two */
 #define F_ZERO  0x4u /* 0 accepted besides lo..hi ("auto") */
+#define F_ENV   0x8u /* only as an environment variable: the simulator reads it at
+		      * its open (no URI option, no abbsim_params_set) */
 
 struct opt {
 	const char *name, *env;
@@ -93,9 +95,10 @@ static const struct opt table[] = {
 	 "`scatter`: every mapped page gets its own IOVA (scatter-gather lists, chained "
 	 "descriptors); `contiguous` (or `contig`): one IOVA range per buffer"},
 	{"watchdog_s", "ABB_SIM_WATCHDOG_S", OT_UINT, S, GP, 0, 1, 86400, NULL, PF(watchdog_s),
-	 "120", "s", "wall-clock seconds a single wait may go without link traffic before it "
-	 "fails (a hung simulation becomes an error); a wait with traffic may take 10 times "
-	 "as long in all"},
+	 "120", "s", "wall-clock seconds a single wait may go without link traffic (other than "
+	 "the wait's own status reads) before it fails: a hung simulation, or an interrupt "
+	 "wait on an idle board, becomes an error; a wait with traffic may take 10 times as "
+	 "long in all"},
 	{"strict", "ABB_SIM_STRICT", OT_BOOL, S | M, GP, 0, 0, 1, NULL, PF(strict), "0", "",
 	 "strict mode: none of the model-defined side effects the host could lean on (ISR and "
 	 "GER writes ignored, DONE and ISR cleared only by a channel reset)"},
@@ -103,7 +106,7 @@ static const struct opt table[] = {
 	 "interrupts as MSI (the capability in config space) instead of legacy INTx"},
 	{"traceable", "ABB_SIM_TRACEABLE", OT_BOOL, S, GP, 0, 0, 1, NULL, PF(traceable), "0", "",
 	 "run the RTL model with tracing compiled in, so that abb_sim_trace() can start a "
-	 "waveform during the run (5-8 % slower even while nothing is traced; without it, that "
+	 "waveform during the run (5-10 % slower even while nothing is traced; without it, that "
 	 "model runs only when trace= or ABB_TRACE asks for a waveform at open)"},
 	{"hosttime", "ABB_SIM_HOSTTIME", OT_BOOL, S, GL, 0, 0, 1, NULL, VF(hosttime), "0", "",
 	 "host-time coupling: device time also advances by the CPU time the host software "
@@ -117,11 +120,11 @@ static const struct opt table[] = {
 	 "0", "cycles", "first cycle of the waveform (tracing is 30-40x slower: trace windows)"},
 	{"trace_to", "ABB_TRACE_TO", OT_U64, S, GT, 0, 0, UINT64_MAX, NULL, VF(trace_to), "0",
 	 "cycles", "end of the waveform, exclusive (0: until close)"},
-	{"trace_dma", "ABB_TRACE_DMA", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(trace_dma), "", "N-M",
+	{"trace_dma", "ABB_TRACE_DMA", OT_TEXT, S, GT, F_ENV, 0, 0, NULL, VF(trace_dma), "", "N-M",
 	 "waveform of only the N-th to M-th DMA started by libabb (from 1; N alone: that one)"},
-	{"trace_test", "ABB_TRACE_TEST", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(trace_test), "",
+	{"trace_test", "ABB_TRACE_TEST", OT_TEXT, S, GT, F_ENV, 0, 0, NULL, VF(trace_test), "",
 	 "suite/test", "waveform of only this test of abb_tests"},
-	{"trace_on_error", "ABB_TRACE_ON_ERROR", OT_U64, S, GT, 0, 0, UINT64_MAX, NULL,
+	{"trace_on_error", "ABB_TRACE_ON_ERROR", OT_U64, S, GT, F_ENV, 0, UINT64_MAX, NULL,
 	 VF(trace_on_error), "0", "cycles", "flight recorder: keep the last this many cycles and "
 	 "write them to the trace file when a DMA ends in error, a protocol error is recorded "
 	 "or a test fails (0: off)"},
@@ -267,7 +270,8 @@ static const char *accepted(const struct opt *o, char *buf, size_t n)
 		break;
 	}
 	case OT_TEXT:
-		snprintf(buf, n, "a file name (at most %zu characters)", o->size - 1);
+		snprintf(buf, n, "%s (at most %zu characters)",
+			 strcmp(o->unit, "file") ? "text" : "a file name", o->size - 1);
 		break;
 	case OT_CREDITS:
 		snprintf(buf, n, "a list like \"ph=8,pd=64,nph=4,npd=0,cplh=0,cpld=0\" (items "
@@ -440,6 +444,12 @@ int abb_opt_set(struct abb_optvals *v, unsigned backend, const char *what, const
 			continue;
 		if (!(table[i].backends & backend))
 			break; /* another backend's: listed as unknown below */
+		if (table[i].flags & F_ENV) {
+			snprintf(msg, n, "%s%s%s: only as the environment variable %s (the simulator "
+				 "reads it when it opens the board)", what ? what : "", what ? " " : "",
+				 name, table[i].env);
+			return -EINVAL;
+		}
 		q = *v;
 		if (what)
 			snprintf(who, sizeof who, "%s %s", what, name);
@@ -455,7 +465,7 @@ int abb_opt_set(struct abb_optvals *v, unsigned backend, const char *what, const
 					    what ? what : "option", name);
 
 		for (size_t i = 0; i < NOPT && w < n; i++)
-			if (table[i].backends & backend)
+			if ((table[i].backends & backend) && !(table[i].flags & F_ENV))
 				w += (size_t)snprintf(msg + w, n - w, " %s", table[i].name);
 	}
 	return -EINVAL;
@@ -478,12 +488,14 @@ void abb_opt_print(FILE *f, int markdown)
 		if (o->type == OT_CREDITS)
 			snprintf(acc, sizeof acc, "a credit list (see meaning)");
 		if (markdown)
-			fprintf(f, "| `%s` | `%s` | %s | %s%s%s | %s%s%s | %s |\n", o->env, o->name, be,
+			fprintf(f, "| `%s` | %s%s%s | %s | %s%s%s | %s%s%s | %s |\n", o->env,
+				o->flags & F_ENV ? "" : "`", o->flags & F_ENV ? "(none)" : o->name,
+				o->flags & F_ENV ? "" : "`", be,
 				o->def[0] ? "`" : "", o->def[0] ? o->def : "none",
 				o->def[0] ? "`" : "", acc, o->unit[0] ? " " : "", o->unit, o->help);
 		else
 			fprintf(f, "%-24s %-14s %-10s default %s\n    accepted: %s%s%s\n    %s\n",
-				o->env, o->name, be, o->def[0] ? o->def : "none", acc,
+				o->env, o->flags & F_ENV ? "(no URI)" : o->name, be, o->def[0] ? o->def : "none", acc,
 				o->unit[0] ? " " : "", o->unit, o->help);
 	}
 }

@@ -185,6 +185,21 @@ ABB_HIDDEN void abb_dma_fini(abb_dev *dev);
 ABB_HIDDEN int abb_dev_check(const char *fn, const abb_dev *dev);
 ABB_HIDDEN int abb_dev_enter(const char *fn, abb_dev *dev);
 ABB_HIDDEN void abb_dev_leave(abb_dev *dev);
+
+/* abb_watchdog.c: the simulator's wall-clock watchdog in a wait (a no-op
+ * without dev->watchdog_s). init at the wait's start; before_sleep and
+ * after_sleep around each sleep (the backend's interrupt wait or delay):
+ * TLPs moved meanwhile are progress; check after each status read:
+ * -ETIME with a message naming `what` when the watchdog fired. */
+struct abb_watch {
+	double start, last_move; /* wall-clock s */
+	uint64_t tlps;           /* the link's TLP count before the sleep */
+	bool counted;            /* tlps was read */
+};
+ABB_HIDDEN void abb_watch_init(struct abb_watch *w);
+ABB_HIDDEN void abb_watch_before_sleep(abb_dev *dev, struct abb_watch *w);
+ABB_HIDDEN void abb_watch_after_sleep(abb_dev *dev, struct abb_watch *w);
+ABB_HIDDEN int abb_watch_check(abb_dev *dev, const struct abb_watch *w, const char *what);
 /* 1 once abb_close began: waits end (-ECANCELED). */
 ABB_HIDDEN int abb_dev_closing(abb_dev *dev);
 /* Lets ns of device time pass: the backend's delay_ns, else a sleep

@@ -12,10 +12,17 @@
 #include "abb_priv.h"
 #include <abb/abb_sim.h>
 
+/* dev is an open handle (a closed one is refused, as every call of
+ * <abb/abb.h> does: it must not reach the simulator another handle may
+ * have opened since) and its backend has op. op was read from the handle
+ * before this check: a closed handle's memory is kept (abb.h), so that
+ * read is safe; only its use is refused here. */
 static int check(const char *fn, abb_dev *dev, const void *op)
 {
-	if (!dev)
-		return abb_err(-EINVAL, "%s: dev is NULL", fn);
+	int rc = abb_dev_check(fn, dev);
+
+	if (rc)
+		return rc;
 	if (!op)
 		return abb_err(-ENOTSUP, "%s: only the simulator has this; the %s backend does "
 			       "not", fn, dev->be->name);
@@ -151,7 +158,7 @@ void abb_sim_note(abb_dev *dev, unsigned kind, const char *text)
 {
 	if (!dev)
 		abb_sim_note_any(kind, text);
-	else if (dev->be && dev->be->note)
+	else if (abb_dev_check("abb_sim_note", dev) == 0 && dev->be && dev->be->note)
 		dev->be->note(dev, kind, text);
 }
 

@@ -128,17 +128,25 @@ static const struct abb_vfio_sys sys_real = {
 	.dev_root = "/dev",
 };
 
-static struct abb_vfio_sys sys_now = sys_real;
-#define SYS (&sys_now)
+/* the table in use: sys_real unless a test replaced it (a pointer: C does
+ * not allow one static struct as the initialiser of another, gcc does) */
+static struct abb_vfio_sys sys_test;
+static const struct abb_vfio_sys *sys_now = &sys_real;
+#define SYS sys_now
 
 void abb_vfio_set_sys(const struct abb_vfio_sys *sys)
 {
-	sys_now = sys ? *sys : sys_real;
+	if (sys) {
+		sys_test = *sys;
+		sys_now = &sys_test;
+	} else {
+		sys_now = &sys_real;
+	}
 }
 
 const struct abb_vfio_sys *abb_vfio_get_sys(void)
 {
-	return &sys_now;
+	return sys_now;
 }
 
 /* ---- the device ----------------------------------------------------- */
@@ -745,7 +753,7 @@ static int vfio_open(abb_dev *dev, const char *args)
 	v = calloc(1, sizeof *v);
 	if (!v)
 		return abb_err(-ENOMEM, "out of memory");
-	v->sys = sys_now;
+	v->sys = *sys_now;
 	v->container = v->group = v->device = v->irq_fd = v->iommufd = -1;
 	pthread_mutex_init(&v->lock, NULL);
 	dev->be_priv = v;

@@ -5,7 +5,7 @@
  *
  * For every size it prints the device-time bandwidth (abb_time_ns: simulated
  * time on the simulator, CLOCK_MONOTONIC on the board), the limit of the
- * PCIe link from the formula of DESIGN.md for the configured link, and the
+ * PCIe link from the link formula (sim/README.md, "Link model") for the configured link, and the
  * ratio of the two. --csv prints the same as CSV, --plot FILE.png draws
  * bandwidth against size with gnuplot.
  *
@@ -40,7 +40,7 @@ struct link {
 };
 
 /* Per-TLP overhead on the wire with a 3-DW header: STP+sequence+LCRC+END
- * (8 B) plus the 12-B header = 20 B (DESIGN.md). */
+ * (8 B) plus the 12-B header = 20 B (sim/README.md, "Link model"). */
 /* --loops: at most this many transfers per size (a typo must not run for ever) */
 #define ABB_BENCH_MAX_LOOPS 1000000ull
 #define TLP_OVERHEAD 20.0
@@ -312,7 +312,7 @@ int main(int argc, char **argv)
 		       flags & ABB_DMA_IRQ ? ", completion by interrupt" : "");
 		if (flags & ABB_DMA_FIXED)
 			printf("fixed-address transfers at board address 0x%x\n", board_addr);
-		printf("limits (DESIGN.md formula): posted writes %.1f MB/s, completions %.1f MB/s\n",
+		printf("limits (link formula, sim/README.md): posted writes %.1f MB/s, completions %.1f MB/s\n",
 		       lim_rd, lim_wr);
 		printf("%9s | %9s %7s | %9s %7s | %-27s\n", "", "DMA read", "", "DMA write", "",
 		       "concurrent read + write");

@@ -135,7 +135,8 @@ ABB_MUST_USE int abb_daq_pool_create(abb_daq_pool **pool, const char *name, size
  * (-EINVAL, -EOVERFLOW past UINT_MAX buffers, -ENOMEM) the pool is
  * unchanged. */
 ABB_MUST_USE int abb_daq_pool_grow(abb_daq_pool *pool, unsigned more);
-/* -EBUSY (and nothing freed) while buffers are taken. NULL is ignored. */
+/* -EBUSY (and nothing freed) while buffers are taken or a device has the
+ * pool mapped (abb_daq_device_unmap_pool first). NULL is ignored. */
 int abb_daq_pool_destroy(abb_daq_pool *pool);
 /* Takes a free buffer (refs = 1, len = 0). Waits up to timeout_ns of wall
  * time (< 0: forever, 0: not at all): -ETIMEDOUT (-EAGAIN for 0). */
@@ -187,7 +188,9 @@ ABB_MUST_USE int abb_daq_device_map_pool(abb_daq_device *d, abb_daq_pool *pool);
 int abb_daq_device_unmap_pool(abb_daq_device *d, abb_daq_pool *pool);
 /* Cleanup: unmaps every pool, resets the event counter. */
 void abb_daq_device_cleanup(abb_daq_device *d);
-/* Cleanup, then closes the board if abb_daq_device_open opened it. */
+/* Cleanup, then closes the board if abb_daq_device_open opened it. While
+ * transports or modules still use the device (they should be destroyed
+ * first), the close waits: the last one's destroy does it. */
 void abb_daq_device_close(abb_daq_device *d);
 
 /* The front-end event source (model-defined registers EVS_*): clears it,
