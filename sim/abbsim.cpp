@@ -61,6 +61,40 @@ int check_bar(const char *fn, Platform *p, unsigned bar, uint64_t off, size_t le
 	return 0;
 }
 
+/* Where the host's PIO to BAR bar goes: its mapping of the BAR, made at
+ * open from the address enumeration assigned (as the kernel's resource and
+ * the program's mmap). A program that moves the BAR in config space later
+ * does not move that mapping: the board decodes by the BARs as programmed
+ * (hard IP), so the old address then reaches nothing. */
+uint64_t host_addr(Platform *p, unsigned bar, uint64_t off)
+{
+	return (uint64_t)p->bars.bar_addr[bar] + off;
+}
+
+/* A PIO read that failed with -EIO because no BAR decodes the host's
+ * address (moved, or memory decode off): the message says so; other
+ * failures keep theirs. Returns -EIO. */
+int explain_ur(Platform *p, unsigned bar, uint64_t off, uint64_t addr, size_t len)
+{
+	const char *msg = last_error();
+	if (!strstr(msg, "st=UR"))
+		return -EIO;
+	uint32_t now = p->cfg.bar_addr(bar);
+	uint64_t size = p->cfg.bar_size(bar);
+	bool decoded = p->cfg.mem_enabled() && addr >= now && addr + len <= now + size;
+	if (decoded)
+		return -EIO;
+	char why[200];
+	if (!p->cfg.mem_enabled())
+		snprintf(why, sizeof why, "memory decode is off (Command.MEM clear in config space)");
+	else
+		snprintf(why, sizeof why, "BAR%u is at 0x%08x in config space now (moved: set it back to "
+			 "0x%08x, or reopen)", bar, now, (unsigned)p->bars.bar_addr[bar]);
+	return fail(-EIO, "abbsim_mmio_read: BAR%u [0x%llx, +%zu): the host's mapping at 0x%llx "
+		    "(assigned at open) is decoded by no BAR: Unsupported Request, the read returns "
+		    "all ones; %s", bar, (unsigned long long)off, len, (unsigned long long)addr, why);
+}
+
 } // namespace
 
 extern "C" {
@@ -111,8 +145,17 @@ int abbsim_open(const struct abbsim_params *prm)
 		if ((rc = platform_get(&p)))
 			return rc;
 		std::unique_lock<std::mutex> lk(p->mu);
-		if (p->is_open)
-			return fail(-EBUSY, "abbsim_open: already open (call abbsim_close first)");
+		/* "opening" is claimed under the same lock as the check: of opens
+		 * at the same moment exactly one proceeds (is_open is set only
+		 * later, by do_open on the simulation thread) */
+		if (p->is_open || p->opening)
+			return fail(-EBUSY, "abbsim_open: %s (call abbsim_close first)",
+				    p->opening ? "another thread is opening the board" : "already open");
+		p->opening = true;
+		struct Unclaim {
+			Platform *p;
+			~Unclaim() { p->opening = false; } /* lk still holds mu */
+		} unclaim{p};
 		auto w = std::make_shared<Waiter>(Waiter::Open);
 		Waiter *wp = w.get();
 		return p->wait_for(lk, w, [p, a, wp] { p->do_open(a, *wp); });
@@ -213,7 +256,7 @@ int abbsim_mmio_read(unsigned bar, uint64_t off, void *buf, size_t len)
 		int rc = open_platform("abbsim_mmio_read", &p, lk);
 		if (rc || (rc = check_bar("abbsim_mmio_read", p, bar, off, len, buf)))
 			return rc;
-		uint64_t addr = p->cfg.bar_addr(bar) + off;
+		uint64_t addr = host_addr(p, bar, off);
 		auto w = std::make_shared<Waiter>(Waiter::PioRead);
 		w->pio = std::make_shared<PioRead>();
 		auto pio = w->pio;
@@ -222,6 +265,8 @@ int abbsim_mmio_read(unsigned bar, uint64_t off, void *buf, size_t len)
 			memcpy(buf, pio->data.data(), len);
 		else
 			memset(buf, 0xff, len);
+		if (rc == -EIO && w->done)
+			rc = explain_ur(p, bar, off, addr, len);
 		return rc;
 	});
 }
@@ -234,7 +279,7 @@ int abbsim_mmio_write(unsigned bar, uint64_t off, const void *buf, size_t len)
 		int rc = open_platform("abbsim_mmio_write", &p, lk);
 		if (rc || (rc = check_bar("abbsim_mmio_write", p, bar, off, len, buf)))
 			return rc;
-		uint64_t addr = p->cfg.bar_addr(bar) + off;
+		uint64_t addr = host_addr(p, bar, off);
 		std::vector<uint8_t> data((const uint8_t *)buf, (const uint8_t *)buf + len);
 		p->post([p, addr, data] { p->rc.pio_write(addr, data.data(), data.size(), p->abs_now()); });
 		return 0;

@@ -132,7 +132,12 @@ int abbsim_cfg_dump(const char *path);
 /* PIO. bar 0 or 1, off a byte offset in the BAR. A read blocks (device time
  * advances) until its completions arrived; a write is posted: it is queued
  * on the link and time does not advance. Reads and writes of one thread are
- * ordered as on PCIe (a read never passes an earlier write). */
+ * ordered as on PCIe (a read never passes an earlier write). The host's
+ * address is its mapping of the BAR as enumeration assigned it at open; the
+ * board decodes by the BARs as programmed now: after a program moved a BAR
+ * (or cleared Command.MEM) a read gets Unsupported Request (-EIO, buf all
+ * ones, the message says why) and a write is dropped (Device Status URD
+ * set), as on a root complex. */
 int abbsim_mmio_read(unsigned bar, uint64_t off, void *buf, size_t len);
 int abbsim_mmio_write(unsigned bar, uint64_t off, const void *buf, size_t len);
 

@@ -49,6 +49,7 @@ void CfgSpace::reset(const abbsim_params &p, uint16_t bdf)
 	bar1_bytes_ = p.mem_bytes;
 	msi_cap_ = p.msi != 0;
 	int_status_.store(false);
+	ur_detected_.store(false);
 
 	/* Type 0 header. */
 	init16(0x00, ABB_VENDOR_ID);             /* vendor: CERN */
@@ -132,6 +133,8 @@ bool CfgSpace::write(unsigned off, unsigned size, uint32_t val)
 		unsigned o = off + i;
 		b_[o] = (uint8_t)((b_[o] & ~wmask_[o]) | (v & wmask_[o]));
 		b_[o] &= (uint8_t)~(v & w1c_[o]);
+		if (o == CfgCapExp + 10 && (v & 0x08))
+			ur_detected_.store(false, std::memory_order_relaxed);
 	}
 	return true;
 }

@@ -50,6 +50,9 @@ public:
 	/* Status bit 3 (Interrupt Status): the hard IP sets it from the RTL's
 	 * interrupt level (simulation thread); config reads see it at once. */
 	void set_int_status(bool on) { int_status_.store(on, std::memory_order_relaxed); }
+	/* Device Status bit 3 (Unsupported Request Detected): the hard IP sets
+	 * it when a request reaches no BAR (simulation thread); RW1C. */
+	void set_ur_detected() { ur_detected_.store(true, std::memory_order_relaxed); }
 	uint32_t bar_addr(unsigned i) const { return rd32(0x10 + 4 * i) & ~0xfu; }
 	uint32_t bar_size(unsigned i) const { return i == 0 ? Bar0Bytes : bar1_bytes_; }
 	/* Device Control MPS / MRRS encodings (0 = 128 B .. 5 = 4096 B). */
@@ -80,14 +83,18 @@ private:
 	/* Byte of config space at off as a read sees it (Interrupt Status). */
 	uint8_t byte_at(unsigned off) const
 	{
-		return off == 0x06 && int_status_.load(std::memory_order_relaxed)
-			       ? (uint8_t)(b_[off] | 0x08) : b_[off];
+		if (off == 0x06 && int_status_.load(std::memory_order_relaxed))
+			return (uint8_t)(b_[off] | 0x08);
+		if (off == CfgCapExp + 10 && ur_detected_.load(std::memory_order_relaxed))
+			return (uint8_t)(b_[off] | 0x08);
+		return b_[off];
 	}
 
 	uint32_t bar1_bytes_ = 0;
 	uint16_t bdf_ = 0;
 	bool msi_cap_ = false;
 	std::atomic<bool> int_status_{false};
+	std::atomic<bool> ur_detected_{false};
 };
 
 /* PCIe size encodings. */

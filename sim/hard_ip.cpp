@@ -185,8 +185,11 @@ void HardIp::on_downstream(Tlp &&t, uint64_t now)
 				break;
 			}
 		if (!hit) {
-			/* Unsupported request: a read gets a UR completion from the
-			 * hard block, a write is dropped; the RTL never sees either. */
+			/* Unsupported request (no BAR as programmed decodes the
+			 * address, or memory decode is off): a read gets a UR
+			 * completion from the hard block, a write is dropped; the
+			 * RTL never sees either; Device Status records it. */
+			cfg_.set_ur_detected();
 			if (log)
 				log("down", t, now);
 			down_.consumed(t.fc_class(), t.data_credits(), now);

@@ -98,6 +98,7 @@ public:
 
 	/* --- state the host reads with mu held (published at boundaries) --- */
 	bool is_open = false;
+	bool opening = false; /* an abbsim_open is under way (claimed under mu) */
 	bool broken = false;
 	std::string broken_why;
 	abbsim_params params{};

@@ -3,7 +3,8 @@
  * see it: the config space dumped in `lspci -xxxx` format and decoded by
  * pciutils' own lspci (-F), for the default link (legacy INTA, no MSI
  * capability) and for MPS 256 / MRRS 128 with msi=1 (MSI enabled); BAR sizing through config accesses as Linux does it (lspci cannot
- * show sizes from a dump). Simulation only; without lspci the decoding
+ * show sizes from a dump); PIO by the BARs as programmed (a BAR moved or
+ * memory decode off: Unsupported Request). Simulation only; without lspci the decoding
  * tests skip with a message.
  */
 #define _GNU_SOURCE
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
 
 #define BAR_WINDOW 0xf0000000u /* where enumeration places BAR0 */
@@ -228,12 +230,85 @@ static void test_cfgspace_access_checks(void)
 	CU_ASSERT_EQUAL(v, 0x015310dcu);
 }
 
+/* issue 17 finding 13: PIO goes where the host's mapping points (the BAR
+ * addresses enumeration assigned at open) and the board answers only what
+ * its BARs decode as programmed now. A BAR moved away leaves the host's
+ * address decoded by nothing: reads get Unsupported Request (-EIO, all
+ * ones), writes are dropped; Command.MEM off likewise. Before the fix the
+ * host followed the BAR and reads at the old address still reached the
+ * board. */
+#define DEV_CTL_STA 0x78 /* PCI Express capability (0x70) + 8: Device Control, Status */
+#define URD 0x8          /* Device Status: Unsupported Request Detected */
+
+static void test_cfgspace_bar_moved(void)
+{
+	static const uint8_t pattern[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	uint32_t bar0, bar1, cmd, v = 0, ier = 0;
+	uint8_t got[8];
+	const uint32_t away = 0xe0000000u; /* below the BAR window: nothing there */
+
+	TB_REQUIRE_DEV();
+	TB_REQUIRE_SIM();
+	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
+	bar0 = cfg32(0x10);
+	bar1 = cfg32(0x14);
+	cmd = cfg32(0x04) & 0xffff;
+	CU_ASSERT_EQUAL(bar0, BAR_WINDOW);
+	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, 0, pattern, sizeof pattern), 0);
+	CU_ASSERT_EQUAL(cfg32(DEV_CTL_STA) >> 16 & URD, 0);
+
+	/* BAR0 moved: register reads fail with UR, a register write is lost */
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x10, 4, away), 0);
+	CU_ASSERT_EQUAL(cfg32(0x10), away);
+	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), -EIO);
+	CU_ASSERT_EQUAL(v, 0xffffffffu);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "Unsupported Request"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "BAR0"));
+	CU_ASSERT_EQUAL(abb_reg_write(tb_dev, ABB_REG_IER, 0x7), 0);
+	/* BAR1 still decodes */
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, 0, got, sizeof got), 0);
+	CU_ASSERT_EQUAL(memcmp(got, pattern, sizeof got), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x10, 4, bar0), 0);
+	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), 0);
+	CU_ASSERT_EQUAL(v, 0x00020003u);
+	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_IER, &ier), 0);
+	CU_ASSERT_EQUAL(ier, 0); /* the write while BAR0 was away never arrived */
+	/* Device Status: Unsupported Request Detected, write 1 to clear */
+	CU_ASSERT_EQUAL(cfg32(DEV_CTL_STA) >> 16 & URD, URD);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, DEV_CTL_STA + 2, 2, URD), 0);
+	CU_ASSERT_EQUAL(cfg32(DEV_CTL_STA) >> 16 & URD, 0);
+
+	/* BAR1 moved: board memory reads fail with UR (all ones), writes lost */
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x14, 4, away), 0);
+	memset(got, 0, sizeof got);
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, 0, got, sizeof got), -EIO);
+	CU_ASSERT(tb_all_byte("BAR1 read while moved", got, sizeof got, 0xff));
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "BAR1"));
+	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, 0, "\xee\xee\xee\xee", 4), 0);
+	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x14, 4, bar1), 0);
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, 0, got, sizeof got), 0);
+	CU_ASSERT_EQUAL(memcmp(got, pattern, sizeof got), 0);
+
+	/* memory decode off: nothing decodes */
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x04, 2, cmd & ~0x2u), 0);
+	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "memory decode"));
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, 0, got, sizeof got), -EIO);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x04, 2, cmd), 0);
+	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), 0);
+	CU_ASSERT_EQUAL(v, 0x00020003u);
+	CU_ASSERT_EQUAL(abb_sim_protocol_errors(tb_dev, NULL, 0), 0);
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
 static CU_TestInfo cfgspace_tests[] = {
 	{ "test_cfgspace_lspci_default", test_cfgspace_lspci_default },
 	{ "test_cfgspace_lspci_mps256_mrrs128", test_cfgspace_lspci_mps256_mrrs128 },
 	{ "test_cfgspace_lspci_mps4096", test_cfgspace_lspci_mps4096 },
 	{ "test_cfgspace_bar_sizing", test_cfgspace_bar_sizing },
 	{ "test_cfgspace_access_checks", test_cfgspace_access_checks },
+	{ "test_cfgspace_bar_moved", test_cfgspace_bar_moved },
 	CU_TEST_INFO_NULL,
 };
 

@@ -23,12 +23,17 @@
  *  12 BAR0 64 KiB on the model as on the simulator      test_robust_bar0_size
  *  12 option numbers and booleans (env, sim:, model:)    test_robust_sim_options
  *     the one option table                               test_robust_option_table
+ * issue 17:
+ *   1 concurrent opens of "sim": exactly one wins      test_robust_concurrent_open
+ *  13 PIO by the BAR as programmed                      (test_cfgspace.c) test_cfgspace_bar_moved
  */
 #define _GNU_SOURCE
 #include "tb.h"
 #include "test_daq.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -820,6 +825,80 @@ static void test_robust_option_table(void)
 	EXPECT_ERR(abb_sim_options(NULL, 0), -EINVAL);
 }
 
+/* ---- issue 17 finding 1/13/14 (helper h1): concurrent opens, the last
+ * posted writes at close (13, the BAR as programmed: test_cfgspace.c) ---- */
+
+#define OPEN_THREADS 4
+#define OPEN_ROUNDS 10
+
+struct open_racer {
+	pthread_barrier_t *start;
+	abb_dev *dev;
+	int rc;
+	char msg[256];
+};
+
+static void *open_racer_run(void *arg)
+{
+	struct open_racer *r = arg;
+
+	pthread_barrier_wait(r->start);
+	r->rc = abb_open(&r->dev, "sim");
+	snprintf(r->msg, sizeof r->msg, "%s", r->rc ? abb_last_error() : "");
+	return NULL;
+}
+
+/* 1: threads that open "sim" at the same moment with nothing open: exactly
+ * one wins, the others get -EBUSY with a message, and the winner's board
+ * is intact (a DMA of a random size returns the right bytes). Before the
+ * fix every open passed abbsim_open's "open" check before the first
+ * marked it open: several returned 0 and reset each other's board. */
+static void test_robust_concurrent_open(void)
+{
+	TB_REQUIRE_SIM();
+	tb_close();
+	for (int round = 0; round < OPEN_ROUNDS; round++) {
+		struct open_racer r[OPEN_THREADS];
+		pthread_t th[OPEN_THREADS];
+		pthread_barrier_t start;
+		int won = 0, busy = 0;
+
+		pthread_barrier_init(&start, NULL, OPEN_THREADS);
+		for (int i = 0; i < OPEN_THREADS; i++) {
+			memset(&r[i], 0, sizeof r[i]);
+			r[i].start = &start;
+			CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, open_racer_run, &r[i]), 0);
+		}
+		for (int i = 0; i < OPEN_THREADS; i++)
+			pthread_join(th[i], NULL);
+		pthread_barrier_destroy(&start);
+		tb_dev = NULL;
+		for (int i = 0; i < OPEN_THREADS; i++) {
+			if (r[i].rc == 0) {
+				won++;
+				tb_dev = r[i].dev;
+			} else if (r[i].rc == -EBUSY && strstr(r[i].msg, "open already")) {
+				busy++;
+			} else {
+				printf("\n    round %d thread %d: %d %s\n", round, i, r[i].rc, r[i].msg);
+			}
+		}
+		if (won != 1 || busy != OPEN_THREADS - 1)
+			printf("\n    round %d: %d opens won, %d got -EBUSY\n", round, won, busy);
+		CU_ASSERT_EQUAL(won, 1);
+		CU_ASSERT_EQUAL(busy, OPEN_THREADS - 1);
+		if (won == 1)
+			CU_ASSERT(robust_dma_ok());
+		for (int i = 0; i < OPEN_THREADS; i++)
+			if (r[i].rc == 0)
+				abb_close(r[i].dev);
+		tb_dev = NULL;
+		if (won != 1)
+			break;
+	}
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
 static int robust_init(void)
 {
 	return tb_suite_open();
@@ -844,6 +923,7 @@ static CU_TestInfo robust_tests[] = {
 	{ "test_robust_bar0_size", test_robust_bar0_size },
 	{ "test_robust_sim_options", test_robust_sim_options },
 	{ "test_robust_option_table", test_robust_option_table },
+	{ "test_robust_concurrent_open", test_robust_concurrent_open },
 	CU_TEST_INFO_NULL,
 };
 
