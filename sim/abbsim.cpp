@@ -170,8 +170,13 @@ void abbsim_close(void)
 		int rc = open_platform("abbsim_close", &p, lk);
 		if (rc)
 			return rc;
-		auto w = std::make_shared<Waiter>(Waiter::Call);
-		return p->wait_for(lk, w, [p] { p->do_close(); });
+		/* the link drains first: every posted write already issued (a
+		 * last acknowledge, a channel stop) reaches the board and what
+		 * it answers reaches the root complex, within a device-time cap
+		 * (Platform::close_drained) */
+		auto w = std::make_shared<Waiter>(Waiter::Close);
+		w->timeout_ns = p->close_drain_ns();
+		return p->wait_for(lk, w, nullptr);
 	});
 }
 

@@ -114,8 +114,15 @@ int abbsim_params_set(struct abbsim_params *p, const char *name, const char *val
 
 /* Builds (first call) or hot-resets the board with these parameters and
  * enumerates it as Linux would (BAR sizing and assignment, memory space,
- * bus master, MSI, MPS/MRRS). -EBUSY if already open (close first). */
+ * bus master, MSI, MPS/MRRS). -EBUSY if already open, or if another thread's
+ * open is under way (of opens at the same moment exactly one proceeds). */
 int abbsim_open(const struct abbsim_params *p);
+/* Lets the link drain, then tears the board down: every posted write
+ * already issued reaches the board and what it sends in answer (an
+ * interrupt message) reaches the root complex, in the TLP log and the
+ * waveform. Bounded: at most 100 us + 4 link latencies + 2000 cycles of
+ * device time; a link that does not drain by then (no credits, a DMA still
+ * running) is closed anyway with a line on stderr and in the TLP log. */
 void abbsim_close(void);
 /* The parameters of the open board with the values in effect after
  * enumeration: mps and mrrs as Device Control holds them now (the smaller

@@ -71,6 +71,8 @@ public:
 
 	size_t unsent_bytes() const { return unsent_; }
 	bool quiet() const { return txq_.empty() && flight_.empty(); }
+	/* TLPs waiting to start or on the wire */
+	size_t pending() const { return txq_.size() + flight_.size(); }
 	const struct abbsim_link_stats &stats() const { return stats_; }
 	/* Credits the transmitter may still use, per class (the trace's
 	 * credit group); Credits::Infinite where the receiver has no limit. */

@@ -312,6 +312,8 @@ void Platform::settle_waiters()
 		int res = 0;
 		std::string err;
 		if (w.abandoned) {
+			if (w.kind == Waiter::Close && is_open)
+				close_drained(true); /* the watchdog ended the drain: close anyway */
 			it = waiters_.erase(it);
 			continue;
 		}
@@ -336,6 +338,16 @@ void Platform::settle_waiters()
 		case Waiter::Advance:
 			fin = w.deadline_hit;
 			break;
+		case Waiter::Close:
+			/* nothing can arrive over a link that is down */
+			if (quiet() || rc.link_is_down()) {
+				fin = true;
+				close_drained(false);
+			} else if (w.deadline_hit) {
+				fin = true;
+				close_drained(true);
+			}
+			break;
 		case Waiter::Idle:
 			if (quiet()) {
 				fin = true;
@@ -357,7 +369,7 @@ void Platform::settle_waiters()
 			finish(w, res, err);
 			it = waiters_.erase(it);
 		} else {
-			if (w.kind == Waiter::Idle)
+			if (w.kind == Waiter::Idle || w.kind == Waiter::Close)
 				idle_waiters_ = true;
 			++it;
 		}
@@ -604,6 +616,39 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	}
 	notes_wanted_pub.store(win_ != WinCycles || hip_.tracer().rec_on() || tr_ != nullptr);
 	is_open = true;
+	publish();
+}
+
+/* The cap of the drain at close: what the slowest accepted link and clock
+ * take for a few round trips (the last posted writes, the board's answer),
+ * with room for flow-control credits that come back late. */
+int64_t Platform::close_drain_ns() const
+{
+	unsigned mhz = params.clk_mhz ? params.clk_mhz : 125;
+	return 100000 + 4 * (int64_t)params.link_latency_ns + 2000 * 1000 / (int64_t)mhz;
+}
+
+/* abbsim_close, on the simulation thread: the link has drained (the board
+ * and both link directions quiet), or the cap was hit (a board that never
+ * returns credits, a DMA still running): then what was left is said on
+ * stderr and in the TLP log. Then the board is torn down. */
+void Platform::close_drained(bool cap_hit)
+{
+	if (cap_hit) {
+		char msg[400];
+		snprintf(msg, sizeof msg, "abbsim_close: the link did not drain within %lld ns of device "
+			 "time (cycle %llu): down %zu TLPs, up %zu TLPs not delivered%s%s; closed anyway, "
+			 "those are lost", (long long)close_drain_ns(),
+			 (unsigned long long)cycle_of(now_), down_.pending(), up_.pending(),
+			 hip_.idle() ? "" : ", the board busy (a DMA running?)",
+			 rc.quiet() ? "" : ", reads outstanding at the root complex");
+		fprintf(stderr, "abbsim: %s\n", msg);
+		if (tlp_log_)
+			fprintf(tlp_log_, "# %s\n", msg);
+		if (tr_)
+			tr_->lane(LaneErr, msg);
+	}
+	do_close();
 	publish();
 }
 

@@ -48,7 +48,7 @@ namespace abbsim {
 
 /* A host thread blocked on the device. */
 struct Waiter {
-	enum Kind { Open, PioRead, Irq, Advance, Idle, Call } kind;
+	enum Kind { Open, PioRead, Irq, Advance, Idle, Call, Close } kind;
 	explicit Waiter(Kind k) : kind(k) {}
 	int64_t timeout_ns = -1;         /* device time; < 0: none */
 	bool deadline_hit = false;
@@ -115,6 +115,8 @@ public:
 	/* --- simulation thread only (via posted closures) --- */
 	void do_open(const OpenArgs &a, Waiter &w);
 	void do_close();
+	/* abbsim_close: the device time the link may take to drain first */
+	int64_t close_drain_ns() const;
 	int do_trace(const std::string &path, uint64_t from, uint64_t to, std::string &err);
 	int do_tlp_log(const std::string &path, std::string &err);
 	/* A note from the host (abbsim_trace_note): a text lane entry, a DMA
@@ -145,6 +147,7 @@ private:
 	void register_waiter(const std::shared_ptr<Waiter> &w);
 	void finish(Waiter &w, int result, const std::string &err = "");
 	bool quiet() const;
+	void close_drained(bool cap_hit);
 	uint64_t edge_time(uint64_t n) const;
 	uint64_t first_edge_at(uint64_t t) const;
 	uint64_t cycle_of(uint64_t t) const;

@@ -25,6 +25,8 @@
  *     the one option table                               test_robust_option_table
  * issue 17:
  *   1 concurrent opens of "sim": exactly one wins      test_robust_concurrent_open
+ *  14 close delivers the posted writes on the link     test_robust_close_delivers_posted_writes
+ *     ... within a device-time cap                       test_robust_close_drain_capped
  *  13 PIO by the BAR as programmed                      (test_cfgspace.c) test_cfgspace_bar_moved
  */
 #define _GNU_SOURCE
@@ -899,6 +901,110 @@ static void test_robust_concurrent_open(void)
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
 }
 
+/* The lines of a TLP log file (NULL if it cannot be read). */
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s = NULL;
+	size_t n = 0;
+	long len;
+
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END) && (len = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET)) {
+		s = malloc((size_t)len + 1);
+		if (s)
+			n = fread(s, 1, (size_t)len, f);
+		if (s)
+			s[n] = 0;
+	}
+	fclose(f);
+	return s;
+}
+
+/* 14: a DMA read by interrupt, then unmap and close: the acknowledge (the
+ * MWr that clears the IER bit) and the Deassert_INTA it causes reach the
+ * TLP log before the close tears the board down. Before the fix the log
+ * ended with Assert_INTA and the PIO reads of the wait: posted writes still
+ * on the link were dropped at close. */
+static void test_robust_close_delivers_posted_writes(void)
+{
+	char path[] = "/tmp/abb-tb-close-XXXXXX", ier[64];
+	size_t len = 4096;
+	uint8_t *mem = tb_alloc_pages(len);
+	abb_dmabuf *b = NULL;
+	char *log, *assert_at, *ack, *deassert;
+	uint32_t bar0 = 0;
+	int fd;
+
+	TB_REQUIRE_SIM();
+	CU_ASSERT_FATAL(mem != NULL);
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_sim_cfg_read(tb_dev, 0x10, 4, &bar0), 0);
+	snprintf(ier, sizeof ier, "down MWr  req=0000 tag=00 addr=0x%08x ",
+		 (bar0 & ~0xfu) + ABB_REG_IER);
+	CU_ASSERT_EQUAL_FATAL(abb_sim_tlp_log(tb_dev, path), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, mem, len, &b), 0);
+	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, b, 0, 0, len, ABB_DMA_IRQ), 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	tb_close();
+	log = read_text(path);
+	CU_ASSERT_FATAL(log != NULL);
+	assert_at = strstr(log, "Msg Assert_INTA");
+	ack = assert_at ? strstr(assert_at, ier) : NULL;
+	deassert = ack ? strstr(ack, "Msg Deassert_INTA") : NULL;
+	if (!deassert)
+		printf("\n    TLP log %s: Assert_INTA %s, then the IER write %s, then Deassert_INTA %s\n",
+		       path, assert_at ? "found" : "missing", ack ? "found" : "missing",
+		       deassert ? "found" : "missing");
+	CU_ASSERT_PTR_NOT_NULL(assert_at);
+	CU_ASSERT_PTR_NOT_NULL(ack);
+	CU_ASSERT_PTR_NOT_NULL(deassert);
+	if (deassert)
+		unlink(path);
+	free(log);
+	free(mem);
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+	CU_ASSERT(robust_dma_ok());
+}
+
+/* 14: the drain at close is bounded: a link that never gets credits
+ * (STARVE for a second) holds a posted write back; close gives up after its
+ * device-time cap and says so in the TLP log, and the next open works. */
+static void test_robust_close_drain_capped(void)
+{
+	char path[] = "/tmp/abb-tb-close-XXXXXX";
+	struct abb_sim_inject_spec s = {
+		.kind = ABB_SIM_INJ_STARVE, .dir = ABB_SIM_DIR_DOWN, .tlp = ABB_SIM_TLP_MWR,
+		.tag = -1, .nth = 1, .ns = 1000000000ull,
+	};
+	char *log;
+	int fd;
+
+	TB_REQUIRE_SIM();
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_sim_tlp_log(tb_dev, path), 0);
+	CU_ASSERT_FATAL(abb_sim_inject(tb_dev, &s) >= 0);
+	CU_ASSERT_EQUAL(abb_reg_write(tb_dev, ABB_REG_IER, ABB_ISR_C2H), 0);
+	tb_close();
+	log = read_text(path);
+	CU_ASSERT_FATAL(log != NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "FAULT STARVE"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "abbsim_close: the link did not drain within"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "down 1 TLPs"));
+	CU_ASSERT_PTR_NULL(strstr(log, "down MWr"));
+	free(log);
+	unlink(path);
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+	CU_ASSERT(robust_dma_ok());
+}
+
 static int robust_init(void)
 {
 	return tb_suite_open();
@@ -924,6 +1030,8 @@ static CU_TestInfo robust_tests[] = {
 	{ "test_robust_sim_options", test_robust_sim_options },
 	{ "test_robust_option_table", test_robust_option_table },
 	{ "test_robust_concurrent_open", test_robust_concurrent_open },
+	{ "test_robust_close_delivers_posted_writes", test_robust_close_delivers_posted_writes },
+	{ "test_robust_close_drain_capped", test_robust_close_drain_capped },
 	CU_TEST_INFO_NULL,
 };
 

@@ -85,7 +85,8 @@ typedef struct abb_dmabuf abb_dmabuf; /* host memory mapped for DMA */
 
 /* Opens a board. uri: see above; NULL: $ABB_DEVICE. -ENODEV: no such board;
  * -EINVAL: unknown URI (the message lists the accepted forms); -EBUSY: the
- * simulated board is open already. Checks VERSION (-ENXIO if it is not
+ * simulated board is open already (of opens at the same moment from several
+ * threads exactly one succeeds). Checks VERSION (-ENXIO if it is not
  * 0x00020003) and resets both DMA channels. */
 ABB_MUST_USE int abb_open(abb_dev **dev, const char *uri);
 /* Waits (at most 10 ms of device time) for running DMAs nobody waits for,
