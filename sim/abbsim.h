@@ -121,8 +121,9 @@ int abbsim_open(const struct abbsim_params *p);
  * already issued reaches the board and what it sends in answer (an
  * interrupt message) reaches the root complex, in the TLP log and the
  * waveform. Bounded: at most 100 us + 4 link latencies + 2000 cycles of
- * device time; a link that does not drain by then (no credits, a DMA still
- * running) is closed anyway with a line on stderr and in the TLP log. */
+ * device time; a board that is not quiet by then is closed anyway, with a
+ * line in the TLP log (and on stderr when TLPs were left on the link: a
+ * board that never returns credits). */
 void abbsim_close(void);
 /* The parameters of the open board with the values in effect after
  * enumeration: mps and mrrs as Device Control holds them now (the smaller

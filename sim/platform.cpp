@@ -636,13 +636,21 @@ void Platform::close_drained(bool cap_hit)
 {
 	if (cap_hit) {
 		char msg[400];
-		snprintf(msg, sizeof msg, "abbsim_close: the link did not drain within %lld ns of device "
-			 "time (cycle %llu): down %zu TLPs, up %zu TLPs not delivered%s%s; closed anyway, "
-			 "those are lost", (long long)close_drain_ns(),
-			 (unsigned long long)cycle_of(now_), down_.pending(), up_.pending(),
-			 hip_.idle() ? "" : ", the board busy (a DMA running?)",
-			 rc.quiet() ? "" : ", reads outstanding at the root complex");
-		fprintf(stderr, "abbsim: %s\n", msg);
+		size_t left = down_.pending() + up_.pending();
+		if (left)
+			snprintf(msg, sizeof msg, "abbsim_close: the link did not drain within %lld ns of "
+				 "device time (cycle %llu): down %zu TLPs, up %zu TLPs not delivered%s; "
+				 "closed anyway, those are lost", (long long)close_drain_ns(),
+				 (unsigned long long)cycle_of(now_), down_.pending(), up_.pending(),
+				 hip_.idle() ? "" : ", the board busy (a DMA running?)");
+		else
+			snprintf(msg, sizeof msg, "abbsim_close: every TLP delivered, the board still busy "
+				 "after %lld ns of device time (cycle %llu; a DMA running or waiting for a "
+				 "completion?); closed", (long long)close_drain_ns(),
+				 (unsigned long long)cycle_of(now_));
+		/* stderr only when writes were lost */
+		if (left)
+			fprintf(stderr, "abbsim: %s\n", msg);
 		if (tlp_log_)
 			fprintf(tlp_log_, "# %s\n", msg);
 		if (tr_)
