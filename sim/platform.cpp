@@ -630,8 +630,10 @@ int64_t Platform::close_drain_ns() const
 
 /* abbsim_close, on the simulation thread: the link has drained (the board
  * and both link directions quiet), or the cap was hit (a board that never
- * returns credits, a DMA still running): then what was left is said on
- * stderr and in the TLP log. Then the board is torn down. */
+ * returns credits, a DMA still running, or the watchdog ended the wait):
+ * then what was left is said in the TLP log and the waveform's error lane,
+ * and on stderr when TLPs were left on the link. Then the board is torn
+ * down. */
 void Platform::close_drained(bool cap_hit)
 {
 	if (cap_hit) {
