@@ -46,12 +46,14 @@ typedef struct abb_daq_module abb_daq_module;
  * Names (case-insensitive) and defaults:
  *   DeviceName   ""      URI for abb_open ("" = $ABB_DEVICE)
  *   BoardNumber  0       goes into the unique id of the event header
+ *                        (16 bits: 0..65535)
  *   BAR          1       DMA peripheral BAR (only 1 exists)
  *   Address      0       board byte address of the first DMA
  *   Length       0       bytes per DMA; 0 = BufferSize minus the header
  *   Region       0       bytes of board memory walked through: buffer i goes
  *                        to Address + (i * Length) % Region; 0 = Length
- *   BufferSize   65536   bytes of a pool buffer (header included)
+ *   BufferSize   65536   bytes of a pool buffer (header included; below 4 GiB:
+ *                        a DMA length is 32 bits)
  *   NumBuffers   8       buffers in the pool the module creates (at least 2:
  *                        one in the DMA while the previous is handed on)
  *   QueueLength  4       capacity of the module's queues
@@ -67,8 +69,9 @@ typedef struct abb_daq_module abb_daq_module;
  *   MaxBuffers   0       stop with end of stream after this many (0: never)
  *   Timeout      1000000 device ns one wait for completion may take before
  *                        the transport checks for a stop and waits again
+ *                        (-1: no limit; other negative values are refused)
  *   SpinNs       20000   wall ns a thread polls an empty/full queue before
- *                        it sleeps (0: sleep at once)
+ *                        it sleeps (0: sleep at once; not negative)
  */
 struct abb_daq_params {
 	char device[128];
