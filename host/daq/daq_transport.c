@@ -254,6 +254,12 @@ abb_daq_buf *daq_transport_stuck(const abb_daq_transport *t)
 	return t ? t->busy : NULL;
 }
 
+void daq_transport_rewind(abb_daq_transport *t)
+{
+	if (t && !t->busy)
+		t->n = 0;
+}
+
 /* For the modules: header bytes in front of the data of a read buffer. */
 size_t daq_transport_header(const abb_daq_transport *t)
 {

@@ -244,7 +244,11 @@ ABB_MUST_USE int abb_daq_readout_create(abb_daq_module **m, abb_daq_device *d,
 					abb_daq_pool *pool, const struct abb_daq_params *p);
 ABB_MUST_USE int abb_daq_writer_create(abb_daq_module **m, abb_daq_device *d,
 				       abb_daq_pool *pool, const struct abb_daq_params *p);
-/* Starts the thread(s). -EALREADY if running. */
+/* Starts the thread(s). -EALREADY if running. Every start is a new run,
+ * also after abb_daq_module_stop (one or two threads): the module's queues
+ * are open again (what they still hold stays, in order), MaxBuffers, the
+ * region walk from Address and the statistics begin anew; the event
+ * counter goes on (the device's). */
 ABB_MUST_USE int abb_daq_module_start(abb_daq_module *m);
 /* Waits up to timeout_ms of wall time (< 0: forever) until the module has
  * finished by itself (end of stream or error): 0, or -ETIMEDOUT. */
