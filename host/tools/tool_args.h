@@ -11,6 +11,10 @@
 #ifndef ABB_TOOL_ARGS_H
 #define ABB_TOOL_ARGS_H
 
+#ifdef __cplusplus
+extern "C" { /* abb_bench_mprace (C++) uses it too */
+#endif
+
 /* tool_num flags */
 #define TOOL_NUM_SIZE 1u /* a size: suffix K, M or G (x 2^10, 2^20, 2^30), then B or iB allowed */
 
@@ -27,5 +31,9 @@ int tool_num(const char *what, const char *s, unsigned long long lo, unsigned lo
 
 /* "PROG: " and the formatted message on stderr; returns -1. */
 int tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -105,10 +105,11 @@ $(B)/mprace/test/test_mprace.o: MPR_CPPFLAGS += -Itestbench
 $(MPR_TEST): $(B)/mprace/test/test_mprace.o $(B)/testbench/tb_sysfs.o $(B)/libabb-mprace.so
 	$(CXX) $(CXXFLAGS) -o $@ $< $(B)/testbench/tb_sysfs.o -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
 
-# bench_module.o: the standalone module as abb_bench_daq runs it (host/tools)
+# bench_module.o: the standalone module as abb_bench_daq runs it (host/tools);
+# tool_args.o: the tools' number parser and output check
 $(B)/mprace/bench/abb_bench_mprace.o: MPR_CPPFLAGS += -Ihost/tools
 $(MPR_BENCH): $(B)/mprace/bench/abb_bench_mprace.o $(MPR_BENCH_PARTS) $(B)/host/tools/bench_module.o \
-              $(B)/libabb-mprace.so
+              $(B)/host/tools/tool_args.o $(B)/libabb-mprace.so
 	$(CXX) $(CXXFLAGS) -o $@ $(filter %.o,$^) -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
 
 # C++98 on purpose: only the public headers, as an installed program sees them
