@@ -266,6 +266,7 @@ abb_daq_queue *abb_daq_module_output(abb_daq_module *m);
 abb_daq_queue *abb_daq_module_input(abb_daq_module *m);
 abb_daq_pool *abb_daq_module_pool(abb_daq_module *m);
 
+/* Of the current (or last) run: abb_daq_module_start begins them anew. */
 struct abb_daq_stats {
 	uint64_t buffers;   /* buffers the module processed (readout) or wrote (writer) */
 	uint64_t bytes;     /* DMA bytes of those buffers */
