@@ -62,10 +62,11 @@ $(B)/host/tools/%.o: host/tools/%.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_TOOL_CPPFLAGS) $(HOST_CFLAGS) -c $< -o $@
 
-$(B)/abb_%: $(B)/host/tools/abb_%.o $(B)/libabb.so
+$(B)/abb_%: $(B)/host/tools/abb_%.o $(B)/host/tools/tool_args.o $(B)/libabb.so
 	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) -L$(B) -labb -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' -lm -pthread
 
-# Parts of a tool in files of their own (not named abb_*, so no tool each)
+# Parts of a tool in files of their own (not named abb_*, so no tool each);
+# tool_args.o (numbers, the output check) is in every tool
 $(B)/abb_tool: $(B)/host/tools/doctor.o
 $(B)/abb_bench_daq: $(B)/host/tools/bench_module.o
 
@@ -95,7 +96,8 @@ $(HOST_PC_INST): host-pc-always
 	@mkdir -p $(@D)
 	$(file >$@,$(call HOST_PC_TEXT,$(PREFIX),$${prefix}/lib,$${prefix}/include))
 
--include $(HOST_OBJS:.o=.d) $(HOST_TOOLS:$(B)/abb_%=$(B)/host/tools/abb_%.d) $(B)/host/tools/doctor.d $(B)/host/tools/bench_module.d
+-include $(HOST_OBJS:.o=.d) $(HOST_TOOLS:$(B)/abb_%=$(B)/host/tools/abb_%.d) $(B)/host/tools/doctor.d $(B)/host/tools/bench_module.d \
+         $(B)/host/tools/tool_args.d
 
 # deps first, then the build (a sub-make each, so `make -j2 demo` never
 # compiles before the packages are there)

@@ -42,9 +42,10 @@ COV_MODEL_SUITES ?= regs dma_integrity blocking protocol bad_input determinism d
 COV_DEB_PKGS   := gcovr python3
 # What the bench below runs (not `all`: the mprace layer's programs link
 # with its own flags, without --coverage, and are not part of libabb)
-# abb_tool: the discovery suite runs `abb_tool doctor` from the bench's directory
+# abb_tool, abb_bench, abb_bench_daq: the discovery suite runs them from the
+# bench's directory (`abb_tool doctor`, the tools' refusals of bad arguments)
 COV_BINS       := $(COV_B)/sim/libabbsim.so $(COV_B)/abb_tests $(COV_B)/abb_regress $(COV_B)/readback \
-                  $(COV_B)/abb_tool
+                  $(COV_B)/abb_tool $(COV_B)/abb_bench $(COV_B)/abb_bench_daq
 # wall seconds per program of the bench (the instrumented model is slow)
 COV_TIMEOUT    ?= 3600
 # The RTL's completion timeout in the coverage build (cycles; the normal

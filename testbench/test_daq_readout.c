@@ -213,12 +213,83 @@ static void test_daq_readout_stop_at_any_moment(void)
 	}
 }
 
+/* Issue 17, finding 10: a module started again after abb_daq_module_stop
+ * reads on. The two-thread module's hand-over queue stayed closed: the
+ * second start returned 0, the module ended at once and moved nothing.
+ * Each run moves buffers whose header counters follow one another; the
+ * second run's first counter comes after the first run's last (the
+ * device's counter goes on; buffers dropped by the stop leave a gap). */
+static void restart(int threads)
+{
+	struct abb_daq_params p;
+	struct abb_daq_stats st;
+	abb_daq_module *m;
+	abb_daq_buf *b;
+	uint64_t seq = 0, last = 0;
+	uint32_t addr = 0;
+	int ok = 1, rc;
+
+	CU_ASSERT_EQUAL_FATAL(abb_daq_evs_start(dev, SRC_ID, EV_PAYLOAD, 0, &addr), 0);
+	fifo_params(&p, addr, threads, 2048);
+	abb_daq_device_cleanup(dev);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_readout_create(&m, dev, NULL, &p), 0);
+	for (int run = 0; run < 3; run++) {
+		unsigned got = 0;
+
+		CU_ASSERT_EQUAL_FATAL(abb_daq_module_start(m), 0);
+		while (got < 40 &&
+		       (rc = abb_daq_queue_pop(abb_daq_module_output(m), &b, POP_TIMEOUT)) == 0) {
+			const struct abb_daq_evhdr *h = b->data;
+
+			if (got == 0) {
+				/* after the last run's: the counter went on */
+				if (run > 0 && h->event_counter <= last) {
+					printf("\n    run %d began at event %" PRIu64 ", after %" PRIu64
+					       "\n", run, h->event_counter, last);
+					ok = 0;
+				}
+				seq = h->event_counter;
+			}
+			ok &= daq_check_buffer(b, &seq, 2, NULL);
+			abb_daq_buf_release(b);
+			got++;
+		}
+		if (got < 40)
+			printf("\n    run %d of a %d-thread readout: %u buffers\n", run, threads, got);
+		CU_ASSERT_EQUAL(got, 40);
+		abb_daq_module_stats(m, &st);
+		CU_ASSERT(st.buffers >= 40); /* this run's */
+		CU_ASSERT_EQUAL(st.error, 0);
+		CU_ASSERT_EQUAL(abb_daq_module_stop(m), 0);
+		/* what the run left in the output, then its end */
+		while (abb_daq_queue_pop(abb_daq_module_output(m), &b, 0) == 0) {
+			ok &= daq_check_buffer(b, &seq, 2, NULL);
+			abb_daq_buf_release(b);
+		}
+		CU_ASSERT_EQUAL(abb_daq_queue_pop(abb_daq_module_output(m), &b, 0), -EPIPE);
+		last = seq - 1;
+	}
+	CU_ASSERT(ok);
+	CU_ASSERT_EQUAL(abb_daq_pool_free(abb_daq_module_pool(m)),
+			abb_daq_pool_size(abb_daq_module_pool(m)));
+	abb_daq_module_destroy(m);
+	CU_ASSERT_EQUAL(abb_daq_evs_stop(dev), 0);
+}
+
+static void test_daq_readout_restart(void)
+{
+	TB_REQUIRE_DEV();
+	restart(1);
+	restart(2);
+}
+
 static CU_TestInfo daq_readout_tests[] = {
 	{ "test_daq_readout_chain_100k_two_threads", test_daq_readout_chain_100k_two_threads },
 	{ "test_daq_readout_chain_one_thread", test_daq_readout_chain_one_thread },
 	{ "test_daq_readout_chain_large_buffers", test_daq_readout_chain_large_buffers },
 	{ "test_daq_readout_slow_consumer_throttles", test_daq_readout_slow_consumer_throttles },
 	{ "test_daq_readout_stop_at_any_moment", test_daq_readout_stop_at_any_moment },
+	{ "test_daq_readout_restart", test_daq_readout_restart },
 	CU_TEST_INFO_NULL,
 };
 

@@ -8,6 +8,7 @@
 #include "test_daq.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,70 @@ static void test_daq_params_by_name(void)
 	CU_ASSERT_EQUAL(p.address, 0x8000); /* unchanged by the bad ones */
 }
 
+/* Issue 17, finding 9: values that mean nothing are refused with a
+ * message, the parameters unchanged: BufferSize past 32 bits (with a
+ * suffix that overflowed to 2^63 before), negative Timeout other than -1
+ * (no limit) and negative SpinNs, BoardNumber past the 16 bits the unique
+ * id has (65536 gave board 0's ids); a pool grown past 2^32 buffers says
+ * why; a device attached with such a board number is refused. */
+static void test_daq_params_ranges(void)
+{
+	static const char *const bad[] = {
+		"BufferSize=9007199254740993K", "BufferSize=4294967296", "BufferSize=4M4",
+		"BufferSize=4194304K", "Timeout=-5", "Timeout=-2", "SpinNs=-5", "SpinNs=-1",
+		"BoardNumber=65536", "BoardNumber=0x10000", "BoardNumber=4294967295",
+		"BoardNumber=-1",
+	};
+	struct abb_daq_params p, q;
+	abb_daq_device *d = (abb_daq_device *)&p;
+	abb_daq_pool *pool;
+
+	abb_daq_params_default(&p);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		q = p;
+		if (abb_daq_params_parse(&q, bad[i]) != -EINVAL)
+			printf("\n    \"%s\" accepted\n", bad[i]);
+		q = p;
+		CU_ASSERT_EQUAL(abb_daq_params_parse(&q, bad[i]), -EINVAL);
+		CU_ASSERT_EQUAL(memcmp(&q, &p, sizeof p), 0);
+		/* the name, the value and what the range is */
+		CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), bad[i]));
+		if (strcmp(bad[i], "BufferSize=4M4"))
+			CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "out of range"));
+	}
+	/* the ends of the ranges */
+	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "BoardNumber=65535,Timeout=-1,SpinNs=0,"
+					     "BufferSize=4294967295"), 0);
+	CU_ASSERT_EQUAL(q.board, 65535);
+	CU_ASSERT_EQUAL(q.timeout_ns, -1);
+	CU_ASSERT_EQUAL(q.spin_ns, 0);
+	CU_ASSERT_EQUAL(q.buffer_size, 4294967295u);
+	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "Timeout=-0,SpinNs=9223372036854775807"), 0);
+	CU_ASSERT_EQUAL(q.timeout_ns, 0);
+	CU_ASSERT_EQUAL(q.spin_ns, INT64_MAX);
+	/* a board number set in the struct: refused by the device */
+	q = p;
+	q.board = 65536;
+	q.device[0] = 0;
+	CU_ASSERT_EQUAL(abb_daq_device_open(&d, &q), -EINVAL);
+	CU_ASSERT_PTR_NULL(d);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "65536"));
+	if (tb_dev) {
+		d = (abb_daq_device *)&p;
+		CU_ASSERT_EQUAL(abb_daq_device_attach(&d, tb_dev, 70000), -EINVAL);
+		CU_ASSERT_PTR_NULL(d);
+		CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "70000"));
+	}
+	/* a pool that cannot grow says why */
+	CU_ASSERT_EQUAL_FATAL(abb_daq_pool_create(&pool, "full", 64, 2), 0);
+	CU_ASSERT_EQUAL(abb_daq_pool_grow(pool, UINT_MAX), -EOVERFLOW);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "pool full"));
+	CU_ASSERT_EQUAL(abb_daq_pool_grow(pool, 0), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "0 more buffers"));
+	CU_ASSERT_EQUAL(abb_daq_pool_size(pool), 2);
+	CU_ASSERT_EQUAL(abb_daq_pool_destroy(pool), 0);
+}
+
 /* A pool that grows while a device uses it: the new buffers are mapped
  * at the next use, and the old mappings stay. */
 static void test_daq_pool_grow_remaps(void)
@@ -262,6 +327,7 @@ static CU_TestInfo daq_units_tests[] = {
 	{ "test_daq_pool_ids_and_refs", test_daq_pool_ids_and_refs },
 	{ "test_daq_queue_order_backpressure_close", test_daq_queue_order_backpressure_close },
 	{ "test_daq_params_by_name", test_daq_params_by_name },
+	{ "test_daq_params_ranges", test_daq_params_ranges },
 	{ "test_daq_pool_grow_remaps", test_daq_pool_grow_remaps },
 	{ "test_daq_lifetime_out_of_order", test_daq_lifetime_out_of_order },
 	CU_TEST_INFO_NULL,

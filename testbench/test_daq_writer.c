@@ -298,12 +298,88 @@ static void test_daq_writer_standalone_max_buffers(void)
 	}
 }
 
+/* Issue 17, finding 10: a writer started again after abb_daq_module_stop
+ * writes on (the two-thread writer's hand-over queue stayed closed: it
+ * ended at once, its input refused every buffer). Three runs of k
+ * buffers, MaxBuffers=k each (a new run counts from 0): each run fills
+ * the k board slots from Address in order with its own data. */
+static void writer_restart(int threads)
+{
+	const unsigned k = 12;
+	const uint32_t len = 2048, base = 0x20000;
+	struct abb_daq_params p;
+	struct abb_daq_stats st;
+	abb_daq_module *w;
+	abb_daq_buf *b;
+	uint8_t *want = malloc(len), *got = malloc(len);
+
+	CU_ASSERT_FATAL(want != NULL && got != NULL);
+	abb_daq_params_default(&p);
+	p.standalone = 0;
+	p.threads = threads;
+	p.address = base;
+	p.length = len;
+	p.region = k * len;
+	p.max_buffers = k;
+	p.buffer_size = len;
+	p.num_buffers = 4;
+	p.queue_length = 2;
+	CU_ASSERT_EQUAL_FATAL(abb_daq_writer_create(&w, dev, NULL, &p), 0);
+	for (int run = 0; run < 3; run++) {
+		unsigned pushed = 0, bad = 0;
+
+		CU_ASSERT_EQUAL_FATAL(abb_daq_module_start(w), 0);
+		for (unsigned i = 0; i < k; i++) {
+			if (abb_daq_pool_get(abb_daq_module_pool(w), &b, 10000000000ll))
+				break;
+			tb_fill(b->data, len, seed_of(30 + run, i));
+			b->len = len;
+			if (abb_daq_queue_push(abb_daq_module_input(w), b, 10000000000ll)) {
+				abb_daq_buf_release(b);
+				break;
+			}
+			pushed++;
+		}
+		if (pushed < k)
+			printf("\n    run %d of a %d-thread writer took %u buffers\n", run, threads,
+			       pushed);
+		CU_ASSERT_EQUAL(pushed, k);
+		CU_ASSERT_EQUAL(abb_daq_module_wait(w, 60000), 0);
+		abb_daq_module_stats(w, &st);
+		CU_ASSERT_EQUAL(st.buffers, k); /* this run's */
+		CU_ASSERT_EQUAL(st.error, 0);
+		CU_ASSERT_EQUAL(st.last, ABB_DAQ_EOS);
+		CU_ASSERT_EQUAL(abb_daq_module_stop(w), 0);
+		for (unsigned i = 0; i < k; i++) {
+			tb_fill(want, len, seed_of(30 + run, i));
+			CU_ASSERT_EQUAL_FATAL(abb_mem_read(tb_dev, base + i * len, got, len), 0);
+			bad += memcmp(want, got, len) != 0;
+		}
+		if (bad)
+			printf("\n    run %d of a %d-thread writer: %u of %u slots wrong\n", run,
+			       threads, bad, k);
+		CU_ASSERT_EQUAL(bad, 0);
+	}
+	CU_ASSERT_EQUAL(abb_daq_pool_free(abb_daq_module_pool(w)), 4);
+	abb_daq_module_destroy(w);
+	free(want);
+	free(got);
+}
+
+static void test_daq_writer_restart(void)
+{
+	TB_REQUIRE_DEV();
+	writer_restart(1);
+	writer_restart(2);
+}
+
 static CU_TestInfo daq_writer_tests[] = {
 	{ "test_daq_writer_standalone_max_buffers", test_daq_writer_standalone_max_buffers },
 	{ "test_daq_writer_loopback", test_daq_writer_loopback },
 	{ "test_daq_concurrent_shared_pool", test_daq_concurrent_shared_pool },
 	{ "test_daq_concurrent_separate_pools", test_daq_concurrent_separate_pools },
 	{ "test_daq_writer_stop_at_any_moment", test_daq_writer_stop_at_any_moment },
+	{ "test_daq_writer_restart", test_daq_writer_restart },
 	CU_TEST_INFO_NULL,
 };
 

@@ -6,7 +6,7 @@
  * and (simulator) the config space that the simulated endpoint dumps; the
  * read-only binding checks (driver, IOMMU group, noiommu, group members,
  * interrupt pin and MSI); `abb_tool doctor` run as a program on generated
- * trees and on this machine.
+ * trees and on this machine; the tools' refusal of bad arguments.
  * Needs no device: runs the same on every backend.
  */
 #define _GNU_SOURCE
@@ -424,16 +424,19 @@ static void test_discovery_sysfs_errors(void)
 
 /* ---- abb_tool doctor ------------------------------------------------ */
 
-/* Runs build/abb_tool with args (shell words); its output (stdout and
- * stderr) into out. Returns its exit status, or -1. */
-static int run_tool(const char *args, char *out, size_t n)
+/* Runs build/TOOL with args (shell words, then redir: the shell's
+ * redirections; NULL: stderr with stdout) under a time limit of 120 s (a
+ * tool that takes a bad argument runs a whole benchmark); its output into
+ * out. Returns its exit status (124: the time limit), or -1. */
+static int run_prog(const char *tool, const char *args, const char *redir, char *out, size_t n)
 {
 	char cmd[1024];
 	size_t len = 0;
 	FILE *p;
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "%s/abb_tool %s 2>&1", TB_BUILD_DIR, args);
+	snprintf(cmd, sizeof(cmd), "timeout 120 %s/%s %s %s", TB_BUILD_DIR, tool, args,
+		 redir ? redir : "2>&1");
 	p = popen(cmd, "r");
 	if (!p)
 		return -1;
@@ -449,6 +452,12 @@ static int run_tool(const char *args, char *out, size_t n)
 		;
 	st = pclose(p);
 	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* build/abb_tool with args; stdout and stderr into out. */
+static int run_tool(const char *args, char *out, size_t n)
+{
+	return run_prog("abb_tool", args, NULL, out, n);
 }
 
 /* A --buffer the locked-memory limit of this process allows (root
@@ -573,6 +582,81 @@ static void test_doctor_this_machine(void)
 	CU_ASSERT_EQUAL(run_tool("doctor sim", out, sizeof(out)), 2);
 }
 
+/* ---- the tools refuse what they cannot do ---------------------------- */
+
+/* Issue 17, findings 6 and 11: every tool refuses a bad argument with a
+ * message saying what is wrong, its usage and exit status 2 (before,
+ * offsets were cut to 32 bits: reg 0x100000000 printed VERSION, mem
+ * 0x100000000 dumped offset 0; suffixes overflowed into another size,
+ * "-1" was 2^64-1, --lanes 3 or --mps 100 were taken, and abb_bench_daq
+ * --bytes -4 ran for 2^64-4 bytes); and a tool whose output cannot be
+ * written says so and fails (abb_tool options >/dev/full exited 0). */
+static void test_tools_refuse_bad_arguments(void)
+{
+	static const struct {
+		const char *tool, *args, *says;
+	} cases[] = {
+		{"abb_tool", "-d model reg 0x100000000", "reg OFF 0x100000000: out of range"},
+		{"abb_tool", "-d model reg 0 0x100000000", "reg VAL 0x100000000: out of range"},
+		{"abb_tool", "-d model mem 0x100000000 16", "mem OFF 0x100000000: out of range"},
+		{"abb_tool", "-d model mem 0xFFFFFFF0 32", "past the end of BAR1"},
+		{"abb_tool", "-d model mem 0 0", "mem LEN 0: out of range"},
+		{"abb_tool", "-d model reg 0xFFFFFFFC", "past BAR0"},
+		{"abb_tool", "-d model reg -1", "reg OFF -1: not negative"},
+		{"abb_tool", "-d model reg 010", "leading 0"},
+		{"abb_tool", "-d model reg 4x", "reg OFF 4x: not a number"},
+		{"abb_tool", "-d model frob", "no command \"frob\""},
+		{"abb_tool", "doctor --buffer -1", "--buffer -1: not negative"},
+		{"abb_bench", "--device model --max 17592186044417M", "--max 17592186044417M: out of range"},
+		{"abb_bench", "--device model --max -1", "--max -1: not negative"},
+		{"abb_bench", "--device model --min 6", "--min 6: not a multiple of 4"},
+		{"abb_bench", "--device model --bytes 1T", "--bytes 1T: not a number"},
+		{"abb_bench", "--device model --lanes -1", "--lanes -1: not negative"},
+		{"abb_bench", "--device model --lanes 3", "--lanes 3: not a PCIe value"},
+		{"abb_bench", "--device model --mps 100", "--mps 100: out of range"},
+		{"abb_bench", "--device model --mps 200", "--mps 200: not a PCIe value"},
+		{"abb_bench", "--device model --rcb 7", "--rcb 7: out of range"},
+		{"abb_bench", "--device model --rcb 100", "--rcb 100: not a PCIe value"},
+		{"abb_bench", "--device model --gen 4", "--gen 4: out of range"},
+		{"abb_bench", "--device model --fixed 0x100000000", "--fixed 0x100000000: out of range"},
+		{"abb_bench", "--device model --loops 1000001", "--loops 1000001: out of range"},
+		{"abb_bench", "--device model stray", "stray: no such option"},
+		{"abb_bench_daq", "readout --device model --bytes -4", "--bytes -4: not negative"},
+		{"abb_bench_daq", "readout --device model -b 18014398509481984K",
+		 "--bytes 18014398509481984K: out of range"},
+		{"abb_bench_daq", "readout --device model --max 17592186044417M",
+		 "--max 17592186044417M: out of range"},
+		{"abb_bench_daq", "readout --device model --min -1K", "--min -1K: not negative"},
+		{"abb_bench_daq", "readout --device model --threads 3", "--threads 3: out of range"},
+		{"abb_bench_daq", "readout --device model --reps x", "--reps x: not a number"},
+		{"abb_bench_daq", "nosuch --device model", "no test \"nosuch\""},
+	};
+	char out[8192];
+	int rc;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		rc = run_prog(cases[i].tool, cases[i].args, NULL, out, sizeof(out));
+		if (rc != 2 || !strstr(out, cases[i].says) || !strstr(out, "usage:"))
+			printf("\n    %s %s: exit %d, expected 2 with \"%s\" and the usage:\n%.600s\n",
+			       cases[i].tool, cases[i].args, rc, cases[i].says, out);
+		CU_ASSERT_EQUAL(rc, 2);
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, cases[i].says));
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "usage:"));
+	}
+	/* the numbers that fit still work */
+	CU_ASSERT_EQUAL(run_tool("-d model reg 0", out, sizeof(out)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "0x00020003"));
+	CU_ASSERT_EQUAL(run_tool("-d model mem 0x10 0x10", out, sizeof(out)), 0);
+	/* output that cannot be written: a message and a failure */
+	rc = run_prog("abb_tool", "options", "2>&1 >/dev/full", out, sizeof(out));
+	if (rc != 1 || !strstr(out, "writing the output failed"))
+		printf("\n    abb_tool options >/dev/full: exit %d\n%.600s\n", rc, out);
+	CU_ASSERT_EQUAL(rc, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "writing the output failed"));
+	CU_ASSERT_EQUAL(run_prog("abb_tool", "-d model info", "2>&1 >/dev/full", out, sizeof(out)), 1);
+	CU_ASSERT_EQUAL(run_prog("abb_bench", "--help", "2>&1 >/dev/full", out, sizeof(out)), 1);
+}
+
 static CU_TestInfo discovery_tests[] = {
 	{ "test_discovery_finds_abb", test_discovery_finds_abb },
 	{ "test_discovery_no_abb", test_discovery_no_abb },
@@ -593,6 +677,7 @@ static CU_TestInfo discovery_tests[] = {
 	{ "test_doctor_other_driver", test_doctor_other_driver },
 	{ "test_doctor_names_each_problem", test_doctor_names_each_problem },
 	{ "test_doctor_this_machine", test_doctor_this_machine },
+	{ "test_tools_refuse_bad_arguments", test_tools_refuse_bad_arguments },
 	CU_TEST_INFO_NULL,
 };
 

@@ -370,15 +370,17 @@ static void test_robust_daq_params(void)
 	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "NumBuffers=5,QueueLength=9,Threads=x"), -EINVAL);
 	CU_ASSERT_EQUAL(memcmp(&q, &p, sizeof p), 0);
 	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "BufferSize=4K,NumBuffers=0x10,Timeout=-1,"
-					     "SpinNs=-9223372036854775808,Region=1M"), 0);
+					     "SpinNs=9223372036854775807,Region=1M"), 0);
 	CU_ASSERT_EQUAL(q.buffer_size, 4096);
 	CU_ASSERT_EQUAL(q.num_buffers, 16);
 	CU_ASSERT_EQUAL(q.timeout_ns, -1);
-	CU_ASSERT_EQUAL(q.spin_ns, INT64_MIN);
+	CU_ASSERT_EQUAL(q.spin_ns, INT64_MAX);
 	CU_ASSERT_EQUAL(q.region, 1u << 20);
-	/* no signed overflow on the way: exact, or refused */
-	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "BufferSize=9007199254740993K"), 0);
-	CU_ASSERT_EQUAL(q.buffer_size, (size_t)9007199254740993ull * 1024u);
+	/* no signed overflow on the way: exact, or refused (issue 17 finding
+	 * 9: past 32 bits, BufferSize is refused; test_daq_params_ranges) */
+	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "BufferSize=9007199254740993K"), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "BufferSize=4194303K"), 0);
+	CU_ASSERT_EQUAL(q.buffer_size, (size_t)4194303u * 1024u);
 }
 
 /* NumBuffers=1 (a module that could never finish) is refused; a module

@@ -41,12 +41,24 @@ struct abb_daq_device {
 	bool close_pending;
 };
 
+/* The unique id of an event is board << 48 | counter: 16 bits of board
+ * number (a larger one gave other boards' ids). */
+#define DAQ_BOARD_MAX 0xffffu
+
+static int board_ok(const char *fn, unsigned board)
+{
+	if (board > DAQ_BOARD_MAX)
+		return abb_err(-EINVAL, "%s: board number %u; at most %u (16 bits of the event "
+			       "header's unique id)", fn, board, DAQ_BOARD_MAX);
+	return 0;
+}
+
 static int device_new(abb_daq_device **out, abb_dev *dev, int own, unsigned board)
 {
 	abb_daq_device *d = calloc(1, sizeof *d);
 
 	if (!d)
-		return -ENOMEM;
+		return abb_err(-ENOMEM, "DAQ device: no memory");
 	d->dev = dev;
 	d->own = own;
 	d->board = board;
@@ -66,6 +78,8 @@ int abb_daq_device_open(abb_daq_device **out, const struct abb_daq_params *p)
 	if (p && p->bar != 1) /* BAR1 is the only DMA peripheral space */
 		return abb_err(-EINVAL, "abb_daq_device_open: BAR=%u; the board's DMA peripheral "
 			       "space is BAR 1", p->bar);
+	if (p && (rc = board_ok("abb_daq_device_open", p->board)))
+		return rc;
 	rc = abb_open(&dev, p && p->device[0] ? p->device : NULL);
 	if (rc)
 		return rc;
@@ -79,6 +93,9 @@ int abb_daq_device_attach(abb_daq_device **out, abb_dev *dev, unsigned board)
 {
 	if (!out || !dev)
 		return abb_err(-EINVAL, "abb_daq_device_attach: %s is NULL", !out ? "out" : "dev");
+	*out = NULL;
+	if (board_ok("abb_daq_device_attach", board))
+		return -EINVAL;
 	return device_new(out, dev, 0, board);
 }
 

@@ -443,9 +443,32 @@ int abb_daq_module_start(abb_daq_module *m)
 	if (!m)
 		return -EINVAL;
 	if (m->running)
-		return -EALREADY;
+		return abb_err(-EALREADY, "abb_daq_module_start: the module runs (abb_daq_module_stop "
+			       "it first)");
+	if (daq_transport_stuck(m->t))
+		return abb_err(-EIO, "abb_daq_module_start: a DMA of the last run could not be "
+			       "stopped and may still write its buffer: destroy the module");
 	tr = m->kind == READOUT ? readout_transport : writer_transport;
 	mod = m->kind == READOUT ? readout_module : writer_module;
+	/* Every start is a new run (the first, or one after module_stop,
+	 * whose threads are joined): the queues the last run closed are open
+	 * again (the two-thread hand-over stayed closed, and a restarted
+	 * two-thread module ended at once and moved nothing), MaxBuffers and
+	 * the statistics count from 0, the event counter goes on (the
+	 * device's; abb_daq_device_cleanup resets it). */
+	if (m->inq)
+		daq_spsc_reopen(m->inq);
+	if (m->port)
+		daq_queue_reopen(m->port);
+	daq_transport_rewind(m->t);
+	atomic_store(&m->buffers, 0);
+	atomic_store(&m->bytes, 0);
+	atomic_store(&m->timeouts, 0);
+	atomic_store(&m->skipped, 0);
+	pthread_mutex_lock(&m->lock);
+	m->last = ABB_DAQ_OK;
+	m->error = 0;
+	pthread_mutex_unlock(&m->lock);
 	atomic_store(&m->stop, 0);
 	m->nfinished = 0;
 	m->nth = 0;

@@ -33,30 +33,43 @@ void abb_daq_params_default(struct abb_daq_params *p)
 
 enum kind { K_STR, K_UINT, K_U32, K_SIZE, K_INT, K_U64, K_I64 };
 
+/* A parameter; lo..hi narrows its field's range where the field holds
+ * values that mean nothing (both 0: the field's range). */
 static const struct {
 	const char *name;
 	enum kind kind;
 	size_t off, len;
+	long long lo;
+	unsigned long long hi;
 } params[] = {
-#define P(n, k, f) {n, k, offsetof(struct abb_daq_params, f), sizeof(((struct abb_daq_params *)0)->f)}
-	P("DeviceName", K_STR, device),     P("BoardNumber", K_UINT, board),
+#define P(n, k, f) {n, k, offsetof(struct abb_daq_params, f), sizeof(((struct abb_daq_params *)0)->f), 0, 0}
+#define R(n, k, f, l, h) {n, k, offsetof(struct abb_daq_params, f), sizeof(((struct abb_daq_params *)0)->f), l, h}
+	P("DeviceName", K_STR, device),
+	/* 16 bits: the unique id is BoardNumber << 48 | counter (48 bits);
+	 * 65536 gave board 0's ids */
+	R("BoardNumber", K_UINT, board, 0, 0xffff),
 	P("BAR", K_UINT, bar),              P("Address", K_U32, address),
 	P("Length", K_U32, length),         P("Region", K_U32, region),
-	P("BufferSize", K_SIZE, buffer_size), P("NumBuffers", K_UINT, num_buffers),
+	/* a DMA length is 32 bits; header + Length must fit the buffer */
+	R("BufferSize", K_SIZE, buffer_size, 0, UINT32_MAX),
+	P("NumBuffers", K_UINT, num_buffers),
 	P("QueueLength", K_UINT, queue_length), P("Standalone", K_INT, standalone),
 	P("PoolName", K_STR, pool),         P("Fifo", K_INT, fifo),
 	P("Threads", K_INT, threads),       P("EventHeader", K_INT, header),
 	P("Interrupt", K_INT, irq),         P("MaxBuffers", K_U64, max_buffers),
-	P("Timeout", K_I64, timeout_ns),    P("SpinNs", K_I64, spin_ns),
+	/* -1: no limit (module_stop still ends a wait within 1 ms) */
+	R("Timeout", K_I64, timeout_ns, -1, INT64_MAX),
+	R("SpinNs", K_I64, spin_ns, 0, INT64_MAX),
 #undef P
+#undef R
 };
 
 /* A number: decimal or 0x hex, optional suffix K or M (x1024, x1048576),
- * nothing else (no blanks, no second sign); signed kinds take a leading
- * '-'. Every step overflow-checked: a value out of lo..hi is -ERANGE
+ * nothing else (no blanks, no second sign); a leading '-' only where lo is
+ * negative. Every step overflow-checked: a value out of lo..hi is -ERANGE
  * (Threads=4294967298 was taken as 2, BufferSize=9007199254740993K
  * overflowed a long long). */
-static int parse_num(const char *v, int is_signed, long long lo, unsigned long long hi,
+static int parse_num(const char *v, long long lo, unsigned long long hi,
 		     unsigned long long *mag, int *neg)
 {
 	unsigned long long x, mul = 1;
@@ -64,7 +77,7 @@ static int parse_num(const char *v, int is_signed, long long lo, unsigned long l
 	char *end;
 
 	*neg = 0;
-	if (*d == '-' && is_signed) {
+	if (*d == '-') {
 		*neg = 1;
 		d++;
 	}
@@ -85,7 +98,9 @@ static int parse_num(const char *v, int is_signed, long long lo, unsigned long l
 	if (x > ULLONG_MAX / mul)
 		return -ERANGE;
 	x *= mul;
-	if (*neg ? x > (unsigned long long)-(lo + 1) + 1 : x > hi)
+	if (*neg && x == 0)
+		*neg = 0; /* -0 is 0 */
+	if (*neg ? lo >= 0 || x > (unsigned long long)-(lo + 1) + 1 : x > hi)
 		return -ERANGE;
 	*mag = x;
 	return 0;
@@ -121,11 +136,17 @@ int abb_daq_params_set(struct abb_daq_params *p, const char *name, const char *v
 		case K_I64: lo = INT64_MIN; hi = INT64_MAX; break;
 		default: return -EINVAL;
 		}
-		rc = parse_num(value, lo < 0, lo, hi, &x, &neg);
+		if (params[i].lo || params[i].hi) {
+			lo = params[i].lo;
+			hi = params[i].hi;
+		}
+		rc = parse_num(value, lo, hi, &x, &neg);
+		if (rc == -ERANGE)
+			return abb_err(-EINVAL, "DAQ parameter %s=%.40s: out of range %lld..%llu",
+				       params[i].name, value, lo, hi);
 		if (rc)
-			return abb_err(-EINVAL, "DAQ parameter %s=%.40s: %s", params[i].name, value,
-				       rc == -ERANGE ? "out of range" : "not a number (K, M, G "
-				       "suffixes and 0x are accepted)");
+			return abb_err(-EINVAL, "DAQ parameter %s=%.40s: not a number (decimal or "
+				       "0x hex, K and M suffixes)", params[i].name, value);
 		switch (params[i].kind) {
 		case K_UINT:
 			*(unsigned *)f = (unsigned)x;

@@ -83,20 +83,27 @@ static int pool_add(abb_daq_pool *p, unsigned more)
 	/* overflow-checked: the count (UINT_MAX more wrapped to fewer buffers
 	 * and the memmove below ran past the tables; a wrap to 0 made realloc
 	 * free them), the tables' byte sizes and the page-rounded buffer size */
-	if (more > UINT_MAX - p->n || p->bufsize > SIZE_MAX - pg)
-		return -EOVERFLOW;
+	if (more > UINT_MAX - p->n)
+		return abb_err(-EOVERFLOW, "DAQ pool %s: %u more buffers than its %u: at most %u "
+			       "in all (buffer ids are 32 bits)", p->name, more, p->n, UINT_MAX);
+	if (p->bufsize > SIZE_MAX - pg)
+		return abb_err(-EOVERFLOW, "DAQ pool %s: buffers of %zu bytes do not round up to "
+			       "whole pages", p->name, p->bufsize);
 	n = p->n + more;
 	if (__builtin_mul_overflow((size_t)n, sizeof(abb_daq_buf *), &bytes))
-		return -EOVERFLOW; /* 32-bit size_t */
+		return abb_err(-EOVERFLOW, "DAQ pool %s: a table of %u buffers does not fit the "
+			       "address space", p->name, n); /* 32-bit size_t */
 	bytes = (p->bufsize + pg - 1) / pg * pg;
 	abb_daq_buf **bufs = realloc(p->bufs, n * sizeof *bufs);
 
 	if (!bufs)
-		return -ENOMEM;
+		return abb_err(-ENOMEM, "DAQ pool %s: no memory for the table of %u buffers",
+			       p->name, n);
 	p->bufs = bufs;
 	abb_daq_buf **fr = realloc(p->free, n * sizeof *fr);
 	if (!fr)
-		return -ENOMEM;
+		return abb_err(-ENOMEM, "DAQ pool %s: no memory for the table of %u buffers",
+			       p->name, n);
 	p->free = fr;
 	for (i = p->n; i < n; i++) {
 		abb_daq_buf *b = calloc(1, sizeof *b);
@@ -108,7 +115,8 @@ static int pool_add(abb_daq_pool *p, unsigned more)
 				free(p->bufs[i]->data);
 				free(p->bufs[i]);
 			}
-			return -ENOMEM;
+			return abb_err(-ENOMEM, "DAQ pool %s: no memory for %u more buffers of %zu "
+				       "bytes", p->name, more, p->bufsize);
 		}
 		memset(mem, 0, bytes);
 		b->pool = p;
@@ -144,7 +152,7 @@ int abb_daq_pool_create(abb_daq_pool **pool, const char *name, size_t bufsize, u
 	if (p)
 		memset(p, 0, sizeof *p);
 	if (!p)
-		return -ENOMEM;
+		return abb_err(-ENOMEM, "abb_daq_pool_create: no memory");
 	snprintf(p->name, sizeof p->name, "%s", name ? name : "pool");
 	p->bufsize = bufsize;
 	atomic_init(&p->holds, 1);
@@ -168,7 +176,8 @@ int abb_daq_pool_grow(abb_daq_pool *p, unsigned more)
 	int rc;
 
 	if (!p || more == 0)
-		return -EINVAL;
+		return abb_err(-EINVAL, "abb_daq_pool_grow: %s", !p ? "pool is NULL"
+			       : "0 more buffers; at least 1");
 	pthread_mutex_lock(&p->lock);
 	rc = pool_add(p, more);
 	if (!rc && p->waiters)

@@ -68,6 +68,8 @@ DAQ_HIDDEN int daq_queue_push(abb_daq_queue *q, abb_daq_buf *b, int64_t timeout_
 			      const atomic_int *stop, int64_t spin_ns);
 DAQ_HIDDEN int daq_queue_pop(abb_daq_queue *q, abb_daq_buf **b, int64_t timeout_ns,
 			     const atomic_int *stop, int64_t spin_ns);
+/* Open again after a close (a module started again); what is queued stays. */
+DAQ_HIDDEN void daq_queue_reopen(abb_daq_queue *q);
 
 /* Lets go of the pool for its owner: freed now if every buffer is in it,
  * else by the release of its last buffer out (a consumer may still hold
@@ -91,6 +93,9 @@ struct daq_spsc;
 DAQ_HIDDEN int daq_spsc_create(struct daq_spsc **q, unsigned capacity);
 DAQ_HIDDEN void daq_spsc_destroy(struct daq_spsc *q);
 DAQ_HIDDEN void daq_spsc_close(struct daq_spsc *q);
+/* Open again after a close; only while neither side uses the queue (the
+ * module's threads are joined). */
+DAQ_HIDDEN void daq_spsc_reopen(struct daq_spsc *q);
 DAQ_HIDDEN int daq_spsc_push(struct daq_spsc *q, abb_daq_buf *b, int64_t timeout_ns,
 			     const atomic_int *stop, int64_t spin_ns);
 DAQ_HIDDEN int daq_spsc_pop(struct daq_spsc *q, abb_daq_buf **b, int64_t timeout_ns,
@@ -105,5 +110,8 @@ DAQ_HIDDEN unsigned daq_device_board(const abb_daq_device *d);
  * fixed for the transport's life, so a module thread keeps a copy instead
  * of reading the transport's busy cache line for every buffer. */
 DAQ_HIDDEN size_t daq_transport_header(const abb_daq_transport *t);
+/* A new run of the transport (a module started again): MaxBuffers counts
+ * from 0, the region walk begins at Address again. Not while a DMA runs. */
+DAQ_HIDDEN void daq_transport_rewind(abb_daq_transport *t);
 
 #endif

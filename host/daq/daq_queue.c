@@ -178,6 +178,13 @@ void abb_daq_queue_close(abb_daq_queue *q)
 	pthread_mutex_unlock(&q->lock);
 }
 
+void daq_queue_reopen(abb_daq_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	atomic_store(&q->closed, 0);
+	pthread_mutex_unlock(&q->lock);
+}
+
 unsigned abb_daq_queue_count(abb_daq_queue *q)
 {
 	return q ? atomic_load(&q->count) : 0;

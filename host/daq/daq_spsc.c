@@ -88,6 +88,11 @@ void daq_spsc_close(struct daq_spsc *q)
 	pthread_mutex_unlock(&q->lock);
 }
 
+void daq_spsc_reopen(struct daq_spsc *q)
+{
+	atomic_store(&q->closed, 0);
+}
+
 /* Can the side go on: the producer when there is room, the consumer when
  * there is a buffer. Looks at the other side's counter only when the copy
  * of it does not already say yes. */

@@ -17,6 +17,7 @@
  * Fifo = 1 (ABB_DMA_FIXED).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,16 +74,30 @@ int abb_daq_transport_create(abb_daq_transport **out, abb_daq_device *d, enum ab
 	bufsize = abb_daq_pool_bufsize(pool);
 	hdr = dir == ABB_DAQ_READ && p->header ? ABB_DAQ_HEADER_BYTES : 0;
 	if (bufsize <= hdr)
-		return -EINVAL;
+		return abb_err(-EINVAL, "DAQ transport: buffers of %zu bytes leave no room after "
+			       "the %zu-byte header", bufsize, hdr);
+	/* a DMA length is 32 bits (it was cut to them) */
+	if (!p->length && bufsize - hdr > UINT32_MAX - 3)
+		return abb_err(-EINVAL, "DAQ transport: buffers of %zu bytes: a DMA moves at most "
+			       "%u bytes (set Length)", bufsize, UINT32_MAX - 3);
 	length = p->length ? p->length : (uint32_t)(bufsize - hdr);
 	region = p->region ? p->region : length;
-	if (p->bar != 1 || length % 4 || p->address % 4 || hdr + length > bufsize)
-		return -EINVAL;
+	if (p->bar != 1)
+		return abb_err(-EINVAL, "DAQ transport: BAR=%u; the DMA peripheral space is BAR 1",
+			       p->bar);
+	if (length == 0 || length % 4 || p->address % 4 || hdr + length > bufsize)
+		return abb_err(-EINVAL, "DAQ transport: Length %" PRIu32 " at Address 0x%" PRIx32
+			       ": both multiples of 4, the length not 0 and, with the %zu-byte "
+			       "header, within the %zu-byte buffers", length, p->address, hdr,
+			       bufsize);
 	if (p->fifo) {
 		if ((size_t)p->address + 4 > mem)
-			return -EINVAL;
+			return abb_err(-EINVAL, "DAQ transport: FIFO address 0x%" PRIx32 " is past "
+				       "the %zu bytes of BAR1", p->address, mem);
 	} else if (region % length || region > mem || p->address > mem - region) {
-		return -EINVAL;
+		return abb_err(-EINVAL, "DAQ transport: Region %" PRIu32 " at Address 0x%" PRIx32
+			       " with Length %" PRIu32 ": the region a multiple of the length, "
+			       "inside the %zu bytes of BAR1", region, p->address, length, mem);
 	}
 	t = calloc(1, sizeof *t);
 	if (!t)
@@ -237,6 +252,12 @@ void abb_daq_transport_abort(abb_daq_transport *t)
 abb_daq_buf *daq_transport_stuck(const abb_daq_transport *t)
 {
 	return t ? t->busy : NULL;
+}
+
+void daq_transport_rewind(abb_daq_transport *t)
+{
+	if (t && !t->busy)
+		t->n = 0;
 }
 
 /* For the modules: header bytes in front of the data of a read buffer. */

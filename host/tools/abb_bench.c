@@ -33,6 +33,8 @@
 #include <abb/abb.h>
 #include <abb/abb_sim.h>
 
+#include "tool_args.h"
+
 /* Link description for the formula (defaults: the ABB in a Gen1 x4 slot). */
 struct link {
 	unsigned gen, lanes, mps, rcb;
@@ -70,15 +72,45 @@ static double formula_mbs(const struct link *l, double payload)
 	return l->lanes * lane_mbs(l->gen) * payload / tlp * (1.0 - F_SKP - f_dllp);
 }
 
-static size_t parse_size(const char *s)
+/* Limits of the options (a typo must not run for ever or allocate the
+ * machine): transfers below 4 GiB (32-bit board addresses), --bytes up to
+ * 64 GiB per size and direction. */
+#define SIZE_MAX_OPT (1ull << 32)
+#define BYTES_MAX_OPT (64ull << 30)
+
+/* A link value that must be one of vals (n of them, ascending). */
+static int one_of(const char *what, const char *arg, const unsigned *vals, size_t n, unsigned *out)
 {
-	char *end;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (*end == 'K' || *end == 'k')
-		v <<= 10, end++;
-	else if (*end == 'M' || *end == 'm')
-		v <<= 20, end++;
-	return *end ? 0 : (size_t)v;
+	unsigned long long v;
+
+	if (tool_num(what, arg, vals[0], vals[n - 1], 0, &v))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (v == vals[i]) {
+			*out = vals[i];
+			return 0;
+		}
+	}
+	fprintf(stderr, "abb_bench: %s %s: not a PCIe value (", what, arg);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s%u", i ? ", " : "", vals[i]);
+	fprintf(stderr, ")\n");
+	return -1;
+}
+
+/* A transfer size: 4..hi, a multiple of 4. */
+static int size_opt(const char *what, const char *arg, unsigned long long hi, size_t *out)
+{
+	unsigned long long v;
+
+	if (tool_num(what, arg, 4, hi, TOOL_NUM_SIZE, &v))
+		return -1;
+	if (v % 4) {
+		fprintf(stderr, "abb_bench: %s %s: not a multiple of 4 bytes\n", what, arg);
+		return -1;
+	}
+	*out = (size_t)v;
+	return 0;
 }
 
 static void usage(FILE *f)
@@ -86,9 +118,10 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: abb_bench [options]\n"
 		"  -d, --device URI   device (default: $ABB_DEVICE, else sim)\n"
-		"      --min SIZE     smallest transfer (default 1K)\n"
+		"      --min SIZE     smallest transfer (default 1K; sizes: multiples of 4 below\n"
+		"                     4 GiB, decimal or 0x hex, suffix K, M, G)\n"
 		"      --max SIZE     largest transfer (default 4M, capped at BAR1)\n"
-		"  -b, --bytes SIZE   bytes moved per size and direction (default 8M)\n"
+		"  -b, --bytes SIZE   bytes moved per size and direction (default 8M, at most 64G)\n"
 		"      --irq          complete by interrupt instead of polling\n"
 		"      --fixed ADDR   every transfer to/from board address ADDR (a FIFO)\n"
 		"      --loops N      N transfers per size, 1..1000000 (default: --bytes / size)\n"
@@ -96,7 +129,9 @@ static void usage(FILE *f)
 		"      --csv          CSV output\n"
 		"      --plot FILE    write a PNG plot with gnuplot\n"
 		"      --gen N --lanes N --mps N --rcb N   link for the formula on a board\n"
-		"                     (default 1/4/128/64; the simulator reports its own)\n");
+		"                     (default 1/4/128/64; gen 1..3, lanes 1/2/4/8/12/16/32,\n"
+		"                     mps 128..4096 powers of 2, rcb 64/128; the simulator\n"
+		"                     reports its own)\n");
 }
 
 struct row {
@@ -207,48 +242,58 @@ int main(int argc, char **argv)
 	int csv = 0, c, concurrent = 1, bad = 0;
 	uint32_t board_addr = 0;
 	size_t loops = 0;
-	char *end;
 	struct link l = {1, 4, 128, 64, 1};
 	int link_given = 0;
 
+	static const unsigned gens[] = {1, 2, 3}, widths[] = {1, 2, 4, 8, 12, 16, 32},
+			      mpss[] = {128, 256, 512, 1024, 2048, 4096}, rcbs[] = {64, 128};
+	unsigned long long v;
+
+	tool_begin(argv[0]);
 	while ((c = getopt_long(argc, argv, "d:b:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': uri = optarg; break;
-		case 1: min = parse_size(optarg); break;
-		case 2: max = parse_size(optarg); break;
-		case 'b': total = parse_size(optarg); break;
+		case 1: bad |= size_opt("--min", optarg, SIZE_MAX_OPT, &min); break;
+		case 2: bad |= size_opt("--max", optarg, SIZE_MAX_OPT, &max); break;
+		case 'b':
+			bad |= tool_num("--bytes", optarg, 1, BYTES_MAX_OPT, TOOL_NUM_SIZE, &v);
+			total = (size_t)v;
+			break;
 		case 3: flags |= ABB_DMA_IRQ; break;
 		case 4: csv = 1; break;
 		case 5: png = optarg; break;
-		case 6: l.gen = (unsigned)atoi(optarg); link_given = 1; break;
-		case 7: l.lanes = (unsigned)atoi(optarg); link_given = 1; break;
-		case 8: l.mps = (unsigned)atoi(optarg); link_given = 1; break;
-		case 9: l.rcb = (unsigned)atoi(optarg); link_given = 1; break;
-		case 10: {
-			/* strtoull takes "-1" as its largest value: refuse signs */
-			unsigned long long v = strtoull(optarg, &end, 0);
-
+		case 6: bad |= one_of("--gen", optarg, gens, 3, &l.gen); link_given = 1; break;
+		case 7: bad |= one_of("--lanes", optarg, widths, 7, &l.lanes); link_given = 1; break;
+		case 8: bad |= one_of("--mps", optarg, mpss, 6, &l.mps); link_given = 1; break;
+		case 9: bad |= one_of("--rcb", optarg, rcbs, 2, &l.rcb); link_given = 1; break;
+		case 10:
 			flags |= ABB_DMA_FIXED;
-			bad |= *end || strchr(optarg, '-') != NULL || v > UINT32_MAX || v % 4;
+			if (tool_num("--fixed", optarg, 0, UINT32_MAX - 3, 0, &v)) {
+				bad = 1;
+			} else if (v % 4) {
+				fprintf(stderr, "abb_bench: --fixed %s: not a multiple of 4\n", optarg);
+				bad = 1;
+			}
 			board_addr = (uint32_t)v;
 			break;
-		}
-		case 11: {
-			unsigned long long v = strtoull(optarg, &end, 0);
-
-			bad |= *end || strchr(optarg, '-') != NULL || !v || v > ABB_BENCH_MAX_LOOPS;
+		case 11:
+			bad |= tool_num("--loops", optarg, 1, ABB_BENCH_MAX_LOOPS, 0, &v);
 			loops = (size_t)v;
 			break;
-		}
 		case 12: concurrent = 0; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (bad || !min || !max || min > max || min % 4 || !total || l.gen < 1 || l.gen > 3 || !l.lanes ||
-	    !l.mps || !l.rcb) {
-		fprintf(stderr, "abb_bench: bad option value (sizes: multiples of 4 with optional K/M, "
-				"min <= max; gen 1..3; --fixed: a word address below 4 GiB; --loops 1..1000000)\n");
+	if (!bad && optind < argc) {
+		fprintf(stderr, "abb_bench: %s: no such option or argument\n", argv[optind]);
+		bad = 1;
+	}
+	if (!bad && min > max) {
+		fprintf(stderr, "abb_bench: --min %zu is larger than --max %zu\n", min, max);
+		bad = 1;
+	}
+	if (bad) {
 		usage(stderr);
 		return 2;
 	}

@@ -42,6 +42,7 @@
 #include <abb/abb_sim.h>
 
 #include "bench_module.h"
+#include "tool_args.h"
 
 #define SEED_TAU1_US 0.8 /* DABC 2008: transport and module in one thread */
 #define SEED_TAU2_US 1.7 /* two threads */
@@ -80,19 +81,16 @@ static uint64_t now_ns(void)
 	return t;
 }
 
-static int parse_size(const char *s, size_t *out)
+/* A buffer size: 4 bytes .. 4 GiB, a multiple of 4 (tool_args.h; the
+ * parser of its own let "-4" through as 2^64-4 and a K/M suffix overflow). */
+static int parse_size(const char *what, const char *s, size_t *out)
 {
-	char *end;
-	unsigned long long v = strtoull(s, &end, 0);
+	unsigned long long v;
 
-	if (end == s)
+	if (tool_num(what, s, 4, 1ull << 32, TOOL_NUM_SIZE, &v))
 		return -1;
-	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
-	if (*end || v == 0)
-		return -1;
+	if (v % 4)
+		return tool_error("%s %s: not a multiple of 4 bytes", what, s);
 	*out = (size_t)v;
 	return 0;
 }
@@ -425,10 +423,11 @@ static void usage(FILE *f)
 		"usage: abb_bench_daq readout|writer|concurrent|all [options]\n"
 		"  -d, --device URI   board (default $ABB_DEVICE; model: host cost only;\n"
 		"                     sim:hosttime=1: simulator with host-time coupling)\n"
-		"      --min SIZE     smallest buffer (1K)\n"
+		"      --min SIZE     smallest buffer (1K; sizes: multiples of 4 up to 4G,\n"
+		"                     decimal or 0x hex, suffix K, M, G)\n"
 		"      --max SIZE     largest buffer (1M)\n"
-		"  -b, --bytes N      bytes per size and run (8M)\n"
-		"  -r, --reps R       best of R interleaved runs (25 on the model, 3 with\n"
+		"  -b, --bytes N      bytes per size and run (8M, at most 64G)\n"
+		"  -r, --reps R       best of R interleaved runs, 1..1000 (25 on the model, 3 with\n"
 		"                     host-time coupling, 1 in lockstep)\n"
 		"      --size SIZE    buffer size of the concurrent test (64K; not run on the model)\n"
 		"  -t, --threads 1|2  threads per module in the concurrent test (1)\n"
@@ -446,31 +445,58 @@ int main(int argc, char **argv)
 		{"threads", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	struct opts o = {.min = 1024, .max = 1 << 20, .conc_size = 64 << 10, .threads = 1};
-	size_t bytes = 0;
+	unsigned long long bytes = 0, v;
 	const char *mode;
 	int c, rc = 0, model;
 
+	tool_begin(argv[0]);
 	setvbuf(stdout, NULL, _IOLBF, 0); /* progress when redirected */
 	while ((c = getopt_long(argc, argv, "d:b:r:t:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o.uri = optarg; break;
-		case 1: if (parse_size(optarg, &o.min)) goto bad; break;
-		case 2: if (parse_size(optarg, &o.max)) goto bad; break;
-		case 'b': if (parse_size(optarg, &bytes)) goto bad; break;
-		case 'r': o.reps = atoi(optarg); break;
-		case 3: if (parse_size(optarg, &o.conc_size)) goto bad; break;
+		case 1: if (parse_size("--min", optarg, &o.min)) goto bad; break;
+		case 2: if (parse_size("--max", optarg, &o.max)) goto bad; break;
+		case 'b':
+			/* bytes per size and run: at most 64 GiB (-4 ran as 2^64-4) */
+			if (tool_num("--bytes", optarg, 1, 64ull << 30, TOOL_NUM_SIZE, &v))
+				goto bad;
+			bytes = v;
+			break;
+		case 'r':
+			if (tool_num("--reps", optarg, 1, 1000, 0, &v))
+				goto bad;
+			o.reps = (int)v;
+			break;
+		case 3: if (parse_size("--size", optarg, &o.conc_size)) goto bad; break;
 		case 4: o.csv = 1; break;
-		case 't': o.threads = atoi(optarg) == 2 ? 2 : 1; break;
+		case 't':
+			if (tool_num("--threads", optarg, 1, 2, 0, &v))
+				goto bad;
+			o.threads = (int)v;
+			break;
 		case 5: o.plot = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: goto bad;
 		}
 	}
-	if (optind != argc - 1)
+	if (optind != argc - 1) {
+		if (optind < argc)
+			tool_error("one test, readout|writer|concurrent|all, not %d words",
+				   argc - optind);
+		else
+			tool_error("which test: readout|writer|concurrent|all");
 		goto bad;
+	}
 	mode = argv[optind];
-	if (o.min % 4 || o.max < o.min)
+	if (strcmp(mode, "readout") && strcmp(mode, "writer") && strcmp(mode, "concurrent") &&
+	    strcmp(mode, "all")) {
+		tool_error("no test \"%s\" (readout|writer|concurrent|all)", mode);
 		goto bad;
+	}
+	if (o.max < o.min) {
+		tool_error("--min %zu is larger than --max %zu", o.min, o.max);
+		goto bad;
+	}
 
 	rc = abb_open(&dev, o.uri);
 	if (rc) {
@@ -479,6 +505,7 @@ int main(int argc, char **argv)
 	}
 	rc = abb_daq_device_attach(&ddev, dev, 0);
 	if (rc) {
+		fprintf(stderr, "abb_bench_daq: %s\n", abb_last_error());
 		abb_close(dev);
 		return 1;
 	}
@@ -500,12 +527,6 @@ int main(int argc, char **argv)
 		rc = sweep(&o, 1);
 	if (!rc && (strcmp(mode, "concurrent") == 0 || strcmp(mode, "all") == 0))
 		rc = concurrent(&o);
-	if (!rc && strcmp(mode, "readout") && strcmp(mode, "writer") &&
-	    strcmp(mode, "concurrent") && strcmp(mode, "all")) {
-		abb_daq_device_close(ddev);
-		abb_close(dev);
-		goto bad;
-	}
 	abb_daq_device_close(ddev);
 	abb_close(dev);
 	return rc ? 1 : 0;

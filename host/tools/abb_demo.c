@@ -17,6 +17,8 @@
 #include <abb/abb.h>
 #include <abb/abb_regs.h>
 
+#include "tool_args.h"
+
 #define MIN_SIZE (4u << 10)
 #define MAX_SIZE (1u << 20)
 
@@ -54,6 +56,7 @@ int main(int argc, char **argv)
 	abb_dev *dev;
 	int rc, bad = 0;
 
+	tool_begin(argv[0]);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-i")) {
 			flags |= ABB_DMA_IRQ;

@@ -13,7 +13,10 @@
  *                                    (doctor.c)
  *   abb_tool options [--markdown]    the simulator's and the model's options (variables,
  *                                    URI names, ranges, defaults)
- * URI as for abb_open(); default $ABB_DEVICE, else "sim". Numbers in C syntax.
+ * URI as for abb_open(); default $ABB_DEVICE, else "sim". Numbers decimal or
+ * 0x hex (tool_args.h); OFF and VAL 32 bits, LEN with K/M/G. What the tool
+ * cannot do (a bad number, an offset past the BAR) is refused with the
+ * usage and exit status 2; a failure of the board exits 1.
  */
 #include <inttypes.h>
 #include <errno.h>
@@ -27,6 +30,7 @@
 
 #include "abb_vfio.h"
 #include "doctor.h"
+#include "tool_args.h"
 
 static int usage(void)
 {
@@ -37,18 +41,13 @@ static int usage(void)
 	return 2;
 }
 
+/* A failed libabb call: -EINVAL is the caller's argument (an offset past
+ * the BAR, not a multiple of 4): refused with the usage, status 2; any
+ * other error is the board's, status 1. */
 static int fail(const char *what, int rc)
 {
 	fprintf(stderr, "abb_tool: %s: %s\n  %s\n", what, abb_strerror(rc), abb_last_error());
-	return 1;
-}
-
-static int num(const char *s, unsigned long *v)
-{
-	char *end;
-
-	*v = strtoul(s, &end, 0);
-	return *s && !*end ? 0 : -1;
+	return rc == -EINVAL ? usage() : 1;
 }
 
 /* How the board's interrupts reach the host: the vfio backend says what it
@@ -102,19 +101,29 @@ static int info(abb_dev *dev)
 	return 0;
 }
 
-static int mem_dump(abb_dev *dev, unsigned long off, unsigned long len)
+static int mem_dump(abb_dev *dev, uint32_t off, size_t len)
 {
-	unsigned char *b = malloc(len ? len : 1);
-	int rc;
+	unsigned char *b;
+	size_t mem;
+	int rc = abb_mem_size(dev, &mem);
 
+	if (rc)
+		return fail("BAR1 size", rc);
+	/* before the buffer: a length past BAR1 is refused, not allocated */
+	if (off > mem || len > mem - off) {
+		fprintf(stderr, "abb_tool: mem 0x%" PRIx32 " %zu: past the end of BAR1 (%zu bytes)\n",
+			off, len, mem);
+		return usage();
+	}
+	b = malloc(len);
 	if (!b)
 		return fail("mem", -ENOMEM);
-	rc = abb_mem_read(dev, (uint32_t)off, b, len);
+	rc = abb_mem_read(dev, off, b, len);
 	if (rc) {
 		free(b);
 		return fail("mem", rc);
 	}
-	for (unsigned long i = 0; i < len; i++)
+	for (size_t i = 0; i < len; i++)
 		printf("%02x%s", b[i], i % 16 == 15 || i + 1 == len ? "\n" : " ");
 	free(b);
 	return 0;
@@ -122,27 +131,30 @@ static int mem_dump(abb_dev *dev, unsigned long off, unsigned long len)
 
 int main(int argc, char **argv)
 {
-	const char *uri = NULL;
-	unsigned long a, b;
+	const char *uri = NULL, *cmd;
+	unsigned long long a = 0, b = 0;
 	abb_dev *dev;
-	int i = 1, rc, ret = 0;
+	int i = 1, rc, ret = 0, nargs;
 
+	tool_begin(argv[0]);
 	if (argc > 2 && !strcmp(argv[1], "-d")) {
 		uri = argv[2];
 		i = 3;
 	}
 	if (i >= argc)
 		return usage();
-	if (!strcmp(argv[i], "find")) {
+	cmd = argv[i];
+	nargs = argc - i - 1;
+	if (!strcmp(cmd, "find")) {
 		char bdfs[16][ABB_BDF_LEN], sys[4096];
 		const char *dump = NULL, *root = NULL;
 
-		if (argc == i + 3 && !strcmp(argv[i + 1], "--root")) {
+		if (nargs == 2 && !strcmp(argv[i + 1], "--root")) {
 			snprintf(sys, sizeof sys, "%s/sys", argv[i + 2]);
 			root = sys;
-		} else if (argc == i + 2) {
+		} else if (nargs == 1 && argv[i + 1][0] != '-') {
 			dump = argv[i + 1];
-		} else if (argc != i + 1) {
+		} else if (nargs != 0) {
 			return usage();
 		}
 		rc = abb_vfio_find_all(root, dump, bdfs, 16);
@@ -153,41 +165,54 @@ int main(int argc, char **argv)
 		printf("(%d ABB%s found)\n", rc, rc == 1 ? "" : "s");
 		return 0;
 	}
-	if (!strcmp(argv[i], "doctor"))
-		return abb_doctor(argc - i - 1, argv + i + 1, uri);
+	if (!strcmp(cmd, "doctor"))
+		return abb_doctor(nargs, argv + i + 1, uri);
 
-	if (!strcmp(argv[i], "options")) {
-		int md = i + 1 < argc && !strcmp(argv[i + 1], "--markdown");
+	if (!strcmp(cmd, "options")) {
+		int md = nargs > 0 && !strcmp(argv[i + 1], "--markdown");
 
-		if (argc > i + 1 + md)
+		if (nargs > md)
 			return usage();
 		return abb_sim_options(stdout, md) ? 1 : 0;
 	}
 
+	/* the arguments first: nothing is opened for a command that is refused */
+	if (!strcmp(cmd, "info")) {
+		if (nargs != 0)
+			return usage();
+	} else if (!strcmp(cmd, "reg")) {
+		if (nargs < 1 || nargs > 2 || tool_num("reg OFF", argv[i + 1], 0, UINT32_MAX, 0, &a) ||
+		    (nargs == 2 && tool_num("reg VAL", argv[i + 2], 0, UINT32_MAX, 0, &b)))
+			return usage();
+	} else if (!strcmp(cmd, "mem")) {
+		if (nargs != 2 || tool_num("mem OFF", argv[i + 1], 0, UINT32_MAX, 0, &a) ||
+		    tool_num("mem LEN", argv[i + 2], 1, UINT32_MAX, TOOL_NUM_SIZE, &b))
+			return usage();
+	} else {
+		fprintf(stderr, "abb_tool: no command \"%s\"\n", cmd);
+		return usage();
+	}
+
 	rc = abb_open(&dev, uri);
-	if (rc)
-		return fail("open", rc);
-	if (!strcmp(argv[i], "info") && argc == i + 1) {
+	if (rc) {
+		fprintf(stderr, "abb_tool: open: %s\n  %s\n", abb_strerror(rc), abb_last_error());
+		return 1;
+	}
+	if (!strcmp(cmd, "info")) {
 		ret = info(dev);
-	} else if (!strcmp(argv[i], "reg") && (argc == i + 2 || argc == i + 3) &&
-		   !num(argv[i + 1], &a)) {
+	} else if (!strcmp(cmd, "reg")) {
 		uint32_t v;
 
-		if (argc == i + 3) {
-			if (num(argv[i + 2], &b))
-				ret = usage();
-			else if ((rc = abb_reg_write(dev, (uint32_t)a, (uint32_t)b)))
+		if (nargs == 2) {
+			if ((rc = abb_reg_write(dev, (uint32_t)a, (uint32_t)b)))
 				ret = fail("reg write", rc);
 		} else if ((rc = abb_reg_read(dev, (uint32_t)a, &v))) {
 			ret = fail("reg read", rc);
 		} else {
 			printf("0x%08" PRIx32 "\n", v);
 		}
-	} else if (!strcmp(argv[i], "mem") && argc == i + 3 && !num(argv[i + 1], &a) &&
-		   !num(argv[i + 2], &b)) {
-		ret = mem_dump(dev, a, b);
 	} else {
-		ret = usage();
+		ret = mem_dump(dev, (uint32_t)a, (size_t)b);
 	}
 	abb_close(dev);
 	return ret;

@@ -35,6 +35,7 @@
 
 #include "abb_vfio.h"
 #include "doctor.h"
+#include "tool_args.h"
 
 #define DEFAULT_BUFFER (64ull << 20) /* the original testABB's user buffer */
 #define DESC_MARGIN (1ull << 20)     /* descriptor areas and small mappings */
@@ -587,28 +588,6 @@ static void check_irq(struct doc *d, const char *bdf)
 	}
 }
 
-static int parse_size(const char *s, unsigned long long *v)
-{
-	char *end;
-	unsigned long long x;
-
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': x <<= 10; end++; break;
-	case 'm': case 'M': x <<= 20; end++; break;
-	case 'g': case 'G': x <<= 30; end++; break;
-	}
-	if (!strcmp(end, "iB") || !strcmp(end, "B"))
-		end += strlen(end);
-	if (*end || !x)
-		return -1;
-	*v = x;
-	return 0;
-}
-
 static int usage(void)
 {
 	fprintf(stderr, "usage: abb_tool doctor [vfio | vfio:DDDD:BB:DD.F] [--root DIR] "
@@ -630,7 +609,7 @@ int abb_doctor(int argc, char **argv, const char *uri)
 		if (!strcmp(argv[i], "--root") && i + 1 < argc)
 			root = argv[++i];
 		else if (!strcmp(argv[i], "--buffer") && i + 1 < argc) {
-			if (parse_size(argv[++i], &buffer))
+			if (tool_num("doctor --buffer", argv[++i], 1, 1ull << 40, TOOL_NUM_SIZE, &buffer))
 				return usage();
 		} else if (argv[i][0] != '-')
 			uri = argv[i];

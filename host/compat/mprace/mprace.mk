@@ -12,6 +12,8 @@
 #                         with testABB's transfer shape (MPRACE_VS_ARGS:
 #                         e.g. --max 4M, --device)
 #   make install          also headers (include/mprace/), library, abb-mprace.pc
+#   make mprace-cxx98-check  every public header alone as C++98, GNU C++98, C++11,
+#                         C++17 (-pedantic-errors -Werror; part of make lint)
 
 MPR_DIR      := host/compat/mprace
 MPR_VERSION  := 0.1.0
@@ -31,6 +33,12 @@ MPR_BENCH    := $(B)/abb_bench_mprace
 # tests of their own (no board needed)
 MPR_BENCH_PARTS := $(B)/mprace/bench/tau_fit.o $(B)/mprace/bench/testabb_log.o
 MPR_BENCH_TEST  := $(B)/mprace_bench_tests
+# A C++98 program against the public headers and the C++17 library (the
+# board's programs and DABC's 2009 abb plugin are C++98)
+MPR_CXX98_TEST  := $(B)/mprace_cxx98_test
+MPR_PUB_HDRS    := $(MPR_HDRS) $(wildcard $(MPR_DIR)/include/mprace/util/*.h)
+MPR_CXX98_FLAGS := -Wall -Wextra -Werror -pedantic-errors
+MPR_HDR_STDS    := c++98 gnu++98 c++11 c++17
 # Devices the layer's tests run on (each a value of ABB_DEVICE)
 MPRACE_TEST_DEVICES ?= sim model
 # The directory of original programs for mprace-check
@@ -38,11 +46,12 @@ MPRACE_TESTS ?=
 # The testABB log for mprace-vs-bench
 MPRACE_LOG ?= $(B)/mprace-check/testABB.sim.log
 
-.PHONY: mprace mprace-test mprace-check mprace-bench mprace-vs-bench install-mprace
+.PHONY: mprace mprace-test mprace-check mprace-bench mprace-vs-bench install-mprace \
+        mprace-cxx98-check
 
 all: mprace
 mprace: $(MPR_SO) $(B)/libabb-mprace.so $(MPR_PC) $(MPR_PC_INST) $(MPR_TEST) $(MPR_BENCH) \
-        $(MPR_BENCH_TEST)
+        $(MPR_BENCH_TEST) $(MPR_CXX98_TEST)
 
 $(B)/mprace/%.o: $(MPR_DIR)/src/%.cpp
 	@mkdir -p $(@D)
@@ -96,11 +105,28 @@ $(B)/mprace/test/test_mprace.o: MPR_CPPFLAGS += -Itestbench
 $(MPR_TEST): $(B)/mprace/test/test_mprace.o $(B)/testbench/tb_sysfs.o $(B)/libabb-mprace.so
 	$(CXX) $(CXXFLAGS) -o $@ $< $(B)/testbench/tb_sysfs.o -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
 
-# bench_module.o: the standalone module as abb_bench_daq runs it (host/tools)
+# bench_module.o: the standalone module as abb_bench_daq runs it (host/tools);
+# tool_args.o: the tools' number parser and output check
 $(B)/mprace/bench/abb_bench_mprace.o: MPR_CPPFLAGS += -Ihost/tools
 $(MPR_BENCH): $(B)/mprace/bench/abb_bench_mprace.o $(MPR_BENCH_PARTS) $(B)/host/tools/bench_module.o \
-              $(B)/libabb-mprace.so
+              $(B)/host/tools/tool_args.o $(B)/libabb-mprace.so
 	$(CXX) $(CXXFLAGS) -o $@ $(filter %.o,$^) -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
+
+# C++98 on purpose: only the public headers, as an installed program sees them
+$(MPR_CXX98_TEST): $(MPR_DIR)/test/test_cxx98.cpp $(MPR_PUB_HDRS) $(B)/libabb-mprace.so
+	$(CXX) -std=c++98 $(MPR_CXX98_FLAGS) $(CXXFLAGS) -I$(MPR_DIR)/include -Ihost/include \
+	  -o $@ $< -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
+
+# Each public header alone (it includes what it needs), in every standard
+# a program may use; the layer itself is C++17 behind them.
+lint: mprace-cxx98-check
+mprace-cxx98-check:
+	@set -e; for std in $(MPR_HDR_STDS); do for h in $(MPR_PUB_HDRS:$(MPR_DIR)/include/%=%); do \
+	  echo "#include <$$h>" | $(CXX) -std=$$std $(MPR_CXX98_FLAGS) -I$(MPR_DIR)/include \
+	    -Ihost/include -x c++ -fsyntax-only - || \
+	    { echo "mprace-cxx98-check: <$$h> does not compile as -std=$$std" >&2; exit 1; }; \
+	done; done
+	@echo "mprace-cxx98-check: $(words $(MPR_PUB_HDRS)) public headers compile as $(MPR_HDR_STDS)"
 
 $(MPR_BENCH_TEST): $(B)/mprace/test/test_bench_parts.o $(MPR_BENCH_PARTS)
 	$(CXX) $(CXXFLAGS) -o $@ $^
@@ -114,6 +140,7 @@ mprace-test: mprace $(SIM_LIB) $(B)/abb_bench
 	@for d in $(MPRACE_TEST_DEVICES); do \
 	  echo "mprace-test: ABB_DEVICE=$$d $(MPR_TEST)"; \
 	  ABB_DEVICE=$$d $(MPR_TEST) || exit 1; \
+	  ABB_DEVICE=$$d $(MPR_CXX98_TEST) || exit 1; \
 	done
 
 mprace-check: mprace $(SIM_LIB)

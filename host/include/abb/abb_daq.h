@@ -46,12 +46,14 @@ typedef struct abb_daq_module abb_daq_module;
  * Names (case-insensitive) and defaults:
  *   DeviceName   ""      URI for abb_open ("" = $ABB_DEVICE)
  *   BoardNumber  0       goes into the unique id of the event header
+ *                        (16 bits: 0..65535)
  *   BAR          1       DMA peripheral BAR (only 1 exists)
  *   Address      0       board byte address of the first DMA
  *   Length       0       bytes per DMA; 0 = BufferSize minus the header
  *   Region       0       bytes of board memory walked through: buffer i goes
  *                        to Address + (i * Length) % Region; 0 = Length
- *   BufferSize   65536   bytes of a pool buffer (header included)
+ *   BufferSize   65536   bytes of a pool buffer (header included; below 4 GiB:
+ *                        a DMA length is 32 bits)
  *   NumBuffers   8       buffers in the pool the module creates (at least 2:
  *                        one in the DMA while the previous is handed on)
  *   QueueLength  4       capacity of the module's queues
@@ -67,8 +69,9 @@ typedef struct abb_daq_module abb_daq_module;
  *   MaxBuffers   0       stop with end of stream after this many (0: never)
  *   Timeout      1000000 device ns one wait for completion may take before
  *                        the transport checks for a stop and waits again
+ *                        (-1: no limit; other negative values are refused)
  *   SpinNs       20000   wall ns a thread polls an empty/full queue before
- *                        it sleeps (0: sleep at once)
+ *                        it sleeps (0: sleep at once; not negative)
  */
 struct abb_daq_params {
 	char device[128];
@@ -241,7 +244,11 @@ ABB_MUST_USE int abb_daq_readout_create(abb_daq_module **m, abb_daq_device *d,
 					abb_daq_pool *pool, const struct abb_daq_params *p);
 ABB_MUST_USE int abb_daq_writer_create(abb_daq_module **m, abb_daq_device *d,
 				       abb_daq_pool *pool, const struct abb_daq_params *p);
-/* Starts the thread(s). -EALREADY if running. */
+/* Starts the thread(s). -EALREADY if running. Every start is a new run,
+ * also after abb_daq_module_stop (one or two threads): the module's queues
+ * are open again (what they still hold stays, in order), MaxBuffers, the
+ * region walk from Address and the statistics begin anew; the event
+ * counter goes on (the device's). */
 ABB_MUST_USE int abb_daq_module_start(abb_daq_module *m);
 /* Waits up to timeout_ms of wall time (< 0: forever) until the module has
  * finished by itself (end of stream or error): 0, or -ETIMEDOUT. */
@@ -259,6 +266,7 @@ abb_daq_queue *abb_daq_module_output(abb_daq_module *m);
 abb_daq_queue *abb_daq_module_input(abb_daq_module *m);
 abb_daq_pool *abb_daq_module_pool(abb_daq_module *m);
 
+/* Of the current (or last) run: abb_daq_module_start begins them anew. */
 struct abb_daq_stats {
 	uint64_t buffers;   /* buffers the module processed (readout) or wrote (writer) */
 	uint64_t bytes;     /* DMA bytes of those buffers */

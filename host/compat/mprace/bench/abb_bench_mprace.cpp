@@ -65,6 +65,7 @@
 #include "mprace/util/Timer.h"
 #include "tau_fit.h"
 #include "testabb_log.h"
+#include "tool_args.h"
 
 using namespace mprace;
 using mprace::util::Timer;
@@ -84,19 +85,19 @@ struct opts {
 	unsigned loops = TESTABB_LOOPS;
 };
 
-static bool parse_size(const char *s, size_t &out)
+/* A size: 4 bytes up to 4 GiB - 4 (a DMABuffer's size is 32 bits), a
+ * multiple of 4; through the tools' parser (host/tools/tool_args.h: no
+ * sign, no suffix overflow; "-1" was taken as 2^64-1). */
+static bool parse_size(const char *what, const char *s, size_t &out)
 {
-	char *end;
-	unsigned long long v = std::strtoull(s, &end, 0);
+	unsigned long long v;
 
-	if (end == s)
+	if (tool_num(what, s, 4, 0xfffffffcull, TOOL_NUM_SIZE, &v))
 		return false;
-	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
-	if (*end || v == 0 || v % 4)
+	if (v % 4) {
+		tool_error("%s %s: not a multiple of 4 bytes", what, s);
 		return false;
+	}
 	out = (size_t)v;
 	return true;
 }
@@ -426,52 +427,57 @@ int main(int argc, char **argv)
 	struct opts o;
 	const char *env = std::getenv("ABB_DEVICE");
 	bool device_given = false;
-	char *end;
 	int c;
 
+	unsigned long long v;
+
+	tool_begin(argv[0]);
 	while ((c = getopt_long(argc, argv, "d:b:r:ch", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd': o.device = optarg; device_given = true; break;
 		case 1:
-			if (!parse_size(optarg, o.min))
+			if (!parse_size("--min", optarg, o.min))
 				return usage(argv[0]), 2;
 			break;
 		case 2:
-			if (!parse_size(optarg, o.max))
+			if (!parse_size("--max", optarg, o.max))
 				return usage(argv[0]), 2;
 			o.max_given = true;
 			break;
 		case 3:
-			if (!parse_size(optarg, o.fit_max))
+			if (!parse_size("--fit-max", optarg, o.fit_max))
 				return usage(argv[0]), 2;
 			break;
-		case 'b': {
-			size_t v;
-
-			if (!parse_size(optarg, v))
+		case 'b':
+			if (tool_num("--bytes", optarg, 4, 64ull << 30, TOOL_NUM_SIZE, &v))
 				return usage(argv[0]), 2;
 			o.bytes = v;
 			break;
-		}
 		case 'r':
-			o.reps = (int)std::strtol(optarg, &end, 0);
-			if (*end || o.reps < 1)
+			if (tool_num("--reps", optarg, 1, 1000, 0, &v))
 				return usage(argv[0]), 2;
+			o.reps = (int)v;
 			break;
 		case 'c': o.csv = 1; break;
 		case 4: o.raw = 1; break;
 		case 5: o.vs_log = optarg; break;
 		case 6:
-			o.loops = (unsigned)std::strtoul(optarg, &end, 0);
-			if (*end || !o.loops)
+			if (tool_num("--loops", optarg, 1, 1000000, 0, &v))
 				return usage(argv[0]), 2;
+			o.loops = (unsigned)v;
 			break;
 		case 7: o.abb_bench = optarg; break;
 		default: usage(argv[0]); return c == 'h' ? 0 : 2;
 		}
 	}
-	if (optind < argc || o.min > o.max)
+	if (optind < argc) {
+		tool_error("%s: no such option or argument", argv[optind]);
 		return usage(argv[0]), 2;
+	}
+	if (o.min > o.max) {
+		tool_error("--min %zu is larger than --max %zu", o.min, o.max);
+		return usage(argv[0]), 2;
+	}
 	if (!device_given)
 		o.device = env && *env ? env : o.vs_log.empty() ? "sim:hosttime=1" : "sim";
 	if (!o.vs_log.empty()) {

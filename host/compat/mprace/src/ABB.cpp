@@ -17,6 +17,25 @@ namespace mprace {
 
 using priv::fail;
 
+/* The register numbers' definitions (their values are in ABB.h). */
+const unsigned int ABB::DESIGN_ID;
+const unsigned int ABB::ISR;
+const unsigned int ABB::IER;
+const unsigned int ABB::GER;
+const unsigned int ABB::GSR;
+const unsigned int ABB::GCR;
+const unsigned int ABB::DMA0_BASE;
+const unsigned int ABB::DMA1_BASE;
+const unsigned int ABB::MRd_CR;
+const unsigned int ABB::Tx_CR;
+const unsigned int ABB::OUT_FIFO_BASE;
+const unsigned int ABB::IN_FIFO_BASE;
+const unsigned int ABB::ICAP;
+const unsigned int ABB::IG_BASE;
+const unsigned int ABB::IRQ_CH0;
+const unsigned int ABB::IRQ_CH1;
+const unsigned int ABB::IRQ_IG;
+
 /* The URI for board number: see ABB.h. */
 static std::string board_uri(unsigned number)
 {

@@ -70,6 +70,23 @@ static Exception::Types dma_error(int rc)
 				: Exception::UNKNOWN;
 }
 
+/* The board range of a DMA in bytes must fit libabb's 32-bit board
+ * address: word address addr (a FIFO: that word; else addr + count words)
+ * at most 2^32 bytes. addr * 4 wrapped before, so writeDMA(0x40000000, ...)
+ * wrote board words 0.. and readDMA(0x40000000, ...) read word 0. What
+ * fits is then judged by libabb (BAR1's size). */
+static void check_board_range(unsigned addr, unsigned count, bool inc, const char *fn)
+{
+	unsigned long long end = ((unsigned long long)addr + (inc ? count : 1)) * 4;
+
+	if (end > 0x100000000ull)
+		throw Exception(Exception::ADDRESS_OUT_OF_RANGE, EINVAL,
+				std::string(fn) + ": word address " + std::to_string(addr) +
+					(inc ? " + " + std::to_string(count) + " words" : std::string()) +
+					" is past 32-bit board addresses (word addresses below "
+					"0x40000000; every BAR is smaller)");
+}
+
 /* Starts the piece of inflight[ch] at t->next; on failure forgets the
  * transfer and returns the error. */
 int DMAEngineWG::startPiece(unsigned ch)
@@ -102,6 +119,7 @@ void DMAEngineWG::start(unsigned ch, const unsigned int addr, const DMABuffer &b
 	int rc;
 
 	finish(ch); /* a transfer started with lock=false and never collected */
+	check_board_range(addr, count, inc, ch == 0 ? "writeDMA" : "readDMA");
 	t = new Transfer();
 	t->buf = &buf;
 	t->flags = (inc ? 0u : ABB_DMA_FIXED) | (useInterrupts ? ABB_DMA_IRQ : 0u);

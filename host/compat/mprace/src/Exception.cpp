@@ -22,9 +22,31 @@ const char *const Exception::descriptions[] = {
 	"Huge pages mmap failed",
 };
 
+Exception::Exception(Types t) : type(t), param(0)
+{
+	describe(std::string());
+}
+
+Exception::Exception(Types t, int p) : type(t), param(p)
+{
+	describe(std::string());
+}
+
 Exception::Exception(Types t, int p, const std::string &detail) : type(t), param(p)
 {
-	unsigned i = static_cast<unsigned>(t);
+	describe(detail);
+}
+
+/* Out of line: the key function, so the vtable and the type's identity
+ * for catch live in the library (programs built as C++98 and the layer
+ * as C++17 use the same ones). */
+Exception::~Exception() MPRACE_NOTHROW
+{
+}
+
+void Exception::describe(const std::string &detail)
+{
+	unsigned i = static_cast<unsigned>(type);
 
 	text = "mprace::Exception: ";
 	text += i < sizeof descriptions / sizeof descriptions[0] ? descriptions[i] : descriptions[0];

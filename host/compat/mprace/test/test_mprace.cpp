@@ -357,6 +357,65 @@ static void test_dma_bad_arguments(ABB &b)
 	CHECK(static_cast<DMAEngineWG &>(b.getDMAEngine()).getStatus(0) == DMAEngine::IDLE);
 }
 
+/* Word addresses whose byte address does not fit 32 bits (issue 17,
+ * finding 2): addr * 4 wrapped, so writeDMA(0x40000000, buf, 16)
+ * overwrote board words 0-15 and readDMA(0x40000000, ...) returned word 0.
+ * Every DMA form refuses them, as PIO does; the board is untouched. */
+static void test_dma_address_wrap(ABB &b)
+{
+	DMAEngineWG &dma = static_cast<DMAEngineWG &>(b.getDMAEngine());
+	DMABuffer k(b, 4096, DMABuffer::KERNEL);
+	DMABuffer kp(b, 4096, DMABuffer::KERNEL_PIECES, 2);
+	DMABuffer u(b, 4096, DMABuffer::USER);
+	DMABuffer *bufs[] = {&k, &kp, &u};
+	const unsigned far[] = {0x40000000u, 0x40000010u, 0x7fffffffu, 0xffffffffu};
+
+	fill_board(b, 0, 16, 70);
+	for (DMABuffer *p : bufs) {
+		DMABuffer &buf = *p;
+
+		for (unsigned i = 0; i < 1024; i++)
+			buf[i] = 0xBAD00000u + i;
+		for (unsigned a : far) {
+			for (int inc = 0; inc < 2; inc++) {
+				for (int lock = 0; lock < 2; lock++) {
+					CHECK_THROWS(b.writeDMA(a, buf, 16, 0, inc, lock),
+						     Exception::ADDRESS_OUT_OF_RANGE);
+					CHECK_THROWS(b.readDMA(a, buf, 16, 0, inc, lock),
+						     Exception::ADDRESS_OUT_OF_RANGE);
+				}
+			}
+			CHECK_THROWS(dma.host2board(a, buf, 16), Exception::ADDRESS_OUT_OF_RANGE);
+			CHECK_THROWS(dma.board2host(a, buf, 16), Exception::ADDRESS_OUT_OF_RANGE);
+		}
+		/* the last words below 2^32 bytes, with a length that runs past */
+		CHECK_THROWS(b.writeDMA(0x3fffffffu, buf, 2), Exception::ADDRESS_OUT_OF_RANGE);
+		CHECK_THROWS(b.readDMA(0x3ffffff0u, buf, 17, 0, true, false),
+			     Exception::ADDRESS_OUT_OF_RANGE);
+		/* nothing was read into the buffer */
+		unsigned bad = 0;
+		for (unsigned i = 0; i < 1024; i++)
+			bad += buf[i] != 0xBAD00000u + i;
+		CHECK(bad == 0);
+	}
+	/* board words 0-15 unchanged */
+	std::vector<unsigned> want(16);
+	for (unsigned i = 0; i < 16; i++)
+		want[i] = pattern(70, i);
+	CHECK(board_mismatches(b, 0, want.data(), 16) == 0);
+	try {
+		b.writeDMA(0x40000000u, k, 16);
+	} catch (Exception &e) {
+		CHECK(std::strstr(e.what(), "32-bit board addresses") != nullptr);
+		CHECK(e.getParameter() == EINVAL);
+	}
+	/* both channels work after the refusals */
+	CHECK(dma.getStatus(0) == DMAEngine::IDLE && dma.getStatus(1) == DMAEngine::IDLE);
+	b.writeDMA(AREA, k, 16);
+	b.readDMA(AREA, u, 16);
+	CHECK(std::memcmp(u.getPointer(), k.getPointer(), 64) == 0);
+}
+
 static void test_buffer_bad_arguments(ABB &b)
 {
 	CHECK_THROWS(DMABuffer(b, 0, DMABuffer::KERNEL), Exception::KERNEL_ALLOC_FAILED);
@@ -578,6 +637,7 @@ int main(int argc, char **argv)
 		{"dma_fixed_address", test_dma_fixed_address, true},
 		{"dma_nonblocking", test_dma_nonblocking, true},
 		{"dma_bad_arguments", test_dma_bad_arguments, true},
+		{"dma_address_wrap", test_dma_address_wrap, true},
 		{"buffer_bad_arguments", test_buffer_bad_arguments, true},
 		{"config_and_irq_source", test_config_and_irq_source, true},
 		{"wait_dma_interrupt", test_wait_dma_interrupt, true},

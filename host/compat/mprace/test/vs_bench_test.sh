@@ -29,6 +29,26 @@ check "abb_bench --fixed refuses an unaligned address" test $? = 2
 "$build/abb_bench" --device model --loops 0 > /dev/null 2>&1
 check "abb_bench --loops refuses 0" test $? = 2
 
+# Bad arguments: refused with a message naming the argument, the usage and
+# exit status 2 (issue 17, finding 11: the bench's own parser took "-1" as
+# 2^64-1 and let a suffix overflow)
+refuses() { # refuses "ARGS" "MESSAGE"
+	local out rc
+	out=$("$build/abb_bench_mprace" $1 2>&1)
+	rc=$?
+	check "abb_bench_mprace $1: refused (exit 2, \"$2\")" \
+		bash -c '[ "$0" = 2 ] && grep -qF -- "$1" <<< "$2" && grep -q "^usage:" <<< "$2"' \
+		"$rc" "$2" "$out"
+}
+refuses "--device model --max -1" "--max -1: not negative"
+refuses "--device model --max 17592186044417M" "--max 17592186044417M: out of range"
+refuses "--device model --min 4G" "--min 4G: out of range"
+refuses "--device model --bytes -4" "--bytes -4: not negative"
+refuses "--device model --reps -1" "--reps -1: not negative"
+refuses "--device model --loops 4294967297" "--loops 4294967297: out of range"
+refuses "--device model --fit-max 6" "--fit-max 6: not a multiple of 4"
+refuses "--device model stray" "stray: no such option"
+
 # --vs-bench: both sections, polled and by interrupt, the sizes of the log
 out=$("$build/abb_bench_mprace" --vs-bench "$here/testABB-sample.log" --device model --loops 2 2>&1)
 check "vs-bench runs" test $? = 0

@@ -62,8 +62,8 @@ protected:
 	Board() {}
 
 private:
-	Board(const Board &) = delete;
-	Board &operator=(const Board &) = delete;
+	Board(const Board &); /* not copyable: never defined */
+	Board &operator=(const Board &);
 };
 
 } /* namespace mprace */

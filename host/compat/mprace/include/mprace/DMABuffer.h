@@ -71,8 +71,8 @@ private:
 	void map(MemType t);
 	void release();
 
-	DMABuffer(const DMABuffer &) = delete;
-	DMABuffer &operator=(const DMABuffer &) = delete;
+	DMABuffer(const DMABuffer &); /* not copyable: never defined */
+	DMABuffer &operator=(const DMABuffer &);
 };
 
 } /* namespace mprace */

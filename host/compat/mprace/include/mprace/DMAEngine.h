@@ -36,8 +36,8 @@ protected:
 	DMAEngine() {}
 
 private:
-	DMAEngine(const DMAEngine &) = delete;
-	DMAEngine &operator=(const DMAEngine &) = delete;
+	DMAEngine(const DMAEngine &); /* not copyable: never defined */
+	DMAEngine &operator=(const DMAEngine &);
 };
 
 } /* namespace mprace */

@@ -7,6 +7,7 @@
 #define MPRACE_DMAENGINEWG_H_
 
 #include "DMAEngine.h"
+#include "cxx98.h"
 
 namespace mprace {
 
@@ -17,14 +18,14 @@ public:
 	explicit DMAEngineWG(Board &board);
 	virtual ~DMAEngineWG();
 
-	DMAStatus getStatus(const unsigned int channel) override;
-	void reset(const unsigned int channel) override;
+	DMAStatus getStatus(const unsigned int channel) MPRACE_OVERRIDE;
+	void reset(const unsigned int channel) MPRACE_OVERRIDE;
 	void host2board(const unsigned int addr, const DMABuffer &buf, const unsigned int count,
 			const unsigned int offset = 0, const bool inc = true,
-			const bool lock = true) override;
+			const bool lock = true) MPRACE_OVERRIDE;
 	void board2host(const unsigned int addr, DMABuffer &buf, const unsigned int count,
 			const unsigned int offset = 0, const bool inc = true,
-			const bool lock = true) override;
+			const bool lock = true) MPRACE_OVERRIDE;
 
 	/* Completion by interrupt (true) or by polling the status (false);
 	 * applies to transfers started afterwards. */

@@ -13,6 +13,8 @@
 #include <exception>
 #include <string>
 
+#include "cxx98.h"
+
 namespace mprace {
 
 class Exception : public std::exception {
@@ -35,17 +37,20 @@ public:
 	/* One line per type, indexed by Types. */
 	static const char *const descriptions[];
 
-	explicit Exception(Types t) : Exception(t, 0, std::string()) {}
-	Exception(Types t, int p) : Exception(t, p, std::string()) {}
+	explicit Exception(Types t);
+	Exception(Types t, int p);
 	/* p: a positive errno (0: none); detail: libabb's message. */
 	Exception(Types t, int p, const std::string &detail);
+	virtual ~Exception() MPRACE_NOTHROW;
 
 	Types getType() const { return type; }
 	int getParameter() const { return param; }
 	/* "mprace::Exception: <description>[: <libabb's message>]" */
-	const char *what() const noexcept override { return text.c_str(); }
+	const char *what() const MPRACE_NOTHROW MPRACE_OVERRIDE { return text.c_str(); }
 
 private:
+	void describe(const std::string &detail);
+
 	Types type;
 	int param;
 	std::string text;

@@ -48,8 +48,8 @@ private:
 	Board &board;
 	unsigned int latency; /* saved by pause() */
 
-	InterruptGenerator(const InterruptGenerator &) = delete;
-	InterruptGenerator &operator=(const InterruptGenerator &) = delete;
+	InterruptGenerator(const InterruptGenerator &); /* not copyable: never defined */
+	InterruptGenerator &operator=(const InterruptGenerator &);
 };
 
 } /* namespace mprace */

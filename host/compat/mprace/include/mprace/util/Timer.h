@@ -15,7 +15,16 @@
 namespace mprace {
 namespace util {
 
+/* 64 bits (ns). long long is C++11 and C99; C++98 compilers have it as
+ * an extension (-pedantic warns of it there, not here). */
+#if defined(__GNUC__) && __cplusplus < 201103L
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wlong-long"
 typedef unsigned long long clkticks_t;
+#pragma GCC diagnostic pop
+#else
+typedef unsigned long long clkticks_t;
+#endif
 
 class Timer {
 public:
