@@ -219,6 +219,13 @@ static void test_daq_params_ranges(void)
 	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "Timeout=-0,SpinNs=9223372036854775807"), 0);
 	CU_ASSERT_EQUAL(q.timeout_ns, 0);
 	CU_ASSERT_EQUAL(q.spin_ns, INT64_MAX);
+	/* a leading zero is decimal, as the README says (C's base 0 read 010
+	 * as 8); 0x is hex and needs a digit */
+	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "BoardNumber=010,Address=0x10"), 0);
+	CU_ASSERT_EQUAL(q.board, 10);
+	CU_ASSERT_EQUAL(q.address, 0x10);
+	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "Address=0x"), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "Address=0x-5"), -EINVAL);
 	/* a board number set in the struct: refused by the device */
 	q = p;
 	q.board = 65536;

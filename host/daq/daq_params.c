@@ -4,6 +4,7 @@
  * address, length, buffer size, queue length, standalone flag, pool name)
  * plus the few this implementation adds (see <abb/abb_daq.h>).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -65,7 +66,8 @@ static const struct {
 };
 
 /* A number: decimal or 0x hex, optional suffix K or M (x1024, x1048576),
- * nothing else (no blanks, no second sign); a leading '-' only where lo is
+ * nothing else (no blanks, no second sign; a leading zero is decimal,
+ * not C's octal); a leading '-' only where lo is
  * negative. Every step overflow-checked: a value out of lo..hi is -ERANGE
  * (Threads=4294967298 was taken as 2, BufferSize=9007199254740993K
  * overflowed a long long). */
@@ -84,7 +86,14 @@ static int parse_num(const char *v, long long lo, unsigned long long hi,
 	if (*d < '0' || *d > '9')
 		return -EINVAL; /* empty, blank, '+', a second sign */
 	errno = 0;
-	x = strtoull(d, &end, 0);
+	/* base 10 unless 0x: a leading zero is decimal (base 0 read 010 as 8) */
+	if (d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) {
+		if (!isxdigit((unsigned char)d[2]))
+			return -EINVAL; /* "0x", "0x-5", "0x 5" */
+		x = strtoull(d + 2, &end, 16);
+	} else {
+		x = strtoull(d, &end, 10);
+	}
 	if (errno == ERANGE)
 		return -ERANGE;
 	if (errno || end == d)
