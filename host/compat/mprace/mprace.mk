@@ -113,7 +113,7 @@ $(MPR_BENCH): $(B)/mprace/bench/abb_bench_mprace.o $(MPR_BENCH_PARTS) $(B)/host/
 	$(CXX) $(CXXFLAGS) -o $@ $(filter %.o,$^) -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
 
 # C++98 on purpose: only the public headers, as an installed program sees them
-$(MPR_CXX98_TEST): $(MPR_DIR)/test/test_cxx98.cpp $(MPR_PUB_HDRS) $(B)/libabb-mprace.so
+$(MPR_CXX98_TEST): $(MPR_DIR)/test/test_cxx98.cpp $(MPR_DIR)/test/check.h $(MPR_PUB_HDRS) $(B)/libabb-mprace.so
 	$(CXX) -std=c++98 $(MPR_CXX98_FLAGS) $(CXXFLAGS) -I$(MPR_DIR)/include -Ihost/include \
 	  -o $@ $< -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
 

@@ -11,15 +11,11 @@
 #include "tau_fit.h"
 #include "testabb_log.h"
 
+#include "check.h"
+
 static int failures;
 
-#define CHECK(cond)                                                                     \
-	do {                                                                            \
-		if (!(cond)) {                                                          \
-			std::printf("    FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                     \
-		}                                                                       \
-	} while (0)
+#define CHECK(cond) MPRACE_CHECK(failures, "    ", cond)
 
 static bool near(double a, double b, double eps = 1e-6)
 {

@@ -31,15 +31,11 @@
 
 using namespace mprace;
 
+#include "check.h"
+
 static int failures;
 
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			std::printf("  FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                   \
-		}                                                                     \
-	} while (0)
+#define CHECK(cond) MPRACE_CHECK(failures, "  ", cond)
 
 static const unsigned AREA = 0x8000 >> 2;
 

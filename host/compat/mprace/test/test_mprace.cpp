@@ -35,15 +35,11 @@ extern "C" {
 using namespace mprace;
 using mprace::util::Timer;
 
+#include "check.h"
+
 static int failures_in_test;
 
-#define CHECK(cond)                                                                     \
-	do {                                                                            \
-		if (!(cond)) {                                                          \
-			std::printf("    FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			failures_in_test++;                                             \
-		}                                                                       \
-	} while (0)
+#define CHECK(cond) MPRACE_CHECK(failures_in_test, "    ", cond)
 
 /* Runs stmt, which must throw mprace::Exception of type t with a message. */
 #define CHECK_THROWS(stmt, t)                                                            \
