@@ -20,15 +20,24 @@
  *                                no_ranges, pgsizes=N, memlock=N
  *                                (ABB_VFIO_EMU=OPTS or =1 does the same)
  *
- * The backend is $ABB_DEVICE (unset: the simulator). Exit status: 0 when
- * every test passed, 1 when a test or a suite init/cleanup failed, 2 on a
- * CUnit registry error or a name that is no suite (--help lists them).
+ * The backend is $ABB_DEVICE (unset: the simulator). Tests whose table
+ * entry states a need (TB_SIM_TEST and the others of tb.h) that this
+ * backend cannot meet are made inactive before the run: CUnit counts them
+ * in the Run Summary's "Inactive" column (not as failures), and the runner
+ * prints which and why before the run and with the Run Summary. Tests that
+ * found out while running that they could not check (tb_skip, tb_skip_part)
+ * are listed with the Run Summary; JUnit marks both kinds skipped.
+ *
+ * Exit status: 0 when every test that ran passed, 1 when a test or a suite
+ * init/cleanup failed, 2 on a CUnit registry error or a name that is no
+ * suite (--help lists them).
  */
 #define _GNU_SOURCE
 #include "tb.h"
 #include "test_daq.h"
 #include "vfio_emu.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +105,263 @@ static void wrap_suites(void)
 	}
 }
 
+/* ---- what a test needs of the backend (tb.h: TB_SIM_TEST ...) ---- */
+
+enum tb_need { TB_NEED_ANY, TB_NEED_SIM, TB_NEED_TIMED, TB_NEED_EVSRC, TB_NEED_NOVFIO,
+	       TB_NEED_NOSIM, TB_NEEDS };
+
+/* The tag of each need in a table entry's name, and why a test with it
+ * cannot run elsewhere (printed as "N tests <why>"). */
+static const struct {
+	const char *tag;
+	const char *why;
+} tb_need_text[TB_NEEDS] = {
+	[TB_NEED_ANY] = {"", ""},
+	[TB_NEED_SIM] = {"[sim]", "need the simulator (the sim backend)"},
+	[TB_NEED_TIMED] = {"[timed]", "need device time (not the untimed model)"},
+	[TB_NEED_EVSRC] = {"[evsrc]", "need the model-defined event source and registers "
+				      "(sim, model, emulated VFIO kernel)"},
+	[TB_NEED_NOVFIO] = {"[novfio]", "need the simulator's or the model's own board opened "
+					"directly (not through vfio)"},
+	[TB_NEED_NOSIM] = {"[nosim]", "check what a backend other than the simulator answers"},
+};
+
+/* The backend the suites will open, from $ABB_DEVICE as abb_open() reads it
+ * (the URI's scheme; unset or empty: sim), known before any device opens. */
+enum tb_backend { TB_BE_SIM, TB_BE_MODEL, TB_BE_VFIO_EMU, TB_BE_VFIO, TB_BE_OTHER };
+
+static enum tb_backend tb_backend_of_env(void)
+{
+	const char *e = getenv("ABB_DEVICE");
+	size_t n;
+
+	if (!e || !*e)
+		return TB_BE_SIM;
+	n = strcspn(e, ":");
+	if (n == 3 && !strncmp(e, "sim", 3))
+		return TB_BE_SIM;
+	if (n == 5 && !strncmp(e, "model", 5))
+		return TB_BE_MODEL;
+	if (n == 4 && !strncmp(e, "vfio", 4))
+		return tb_vfio_emu ? TB_BE_VFIO_EMU : TB_BE_VFIO;
+	return TB_BE_OTHER;
+}
+
+static const char *tb_backend_name(enum tb_backend b)
+{
+	static const char *const names[] = {"sim", "model", "vfio (emulated VFIO kernel)",
+					    "vfio (the board)", "unknown"};
+
+	return names[b];
+}
+
+/* Does backend b meet need n? An unknown backend meets every need: its
+ * suites fail at their open, which is reported. */
+static int tb_need_met(enum tb_need n, enum tb_backend b)
+{
+	switch (n) {
+	case TB_NEED_SIM:
+		return b == TB_BE_SIM || b == TB_BE_OTHER;
+	case TB_NEED_TIMED:
+		return b != TB_BE_MODEL;
+	case TB_NEED_EVSRC:
+		return b != TB_BE_VFIO;
+	case TB_NEED_NOVFIO:
+		return b != TB_BE_VFIO_EMU && b != TB_BE_VFIO;
+	case TB_NEED_NOSIM:
+		return b != TB_BE_SIM;
+	default:
+		return 1;
+	}
+}
+
+/* Every test with a need: recorded when its tag is stripped, and whether
+ * the backend made it inactive. */
+static struct tb_needed {
+	CU_pSuite s;
+	CU_pTest t;
+	enum tb_need need;
+	int off;
+} *tb_needed;
+static size_t tb_nneeded;
+
+/* Strips the need tags from the registered tests' names (CUnit keeps its
+ * own copy of each name) and records the needs. 0 or -1 (out of memory, an
+ * unknown tag: printed). */
+static int tb_strip_needs(void)
+{
+	for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext) {
+		for (CU_pTest t = s->pTest; t; t = t->pNext) {
+			enum tb_need n = TB_NEED_ANY;
+			struct tb_needed *grown;
+
+			if (t->pName[0] != '[')
+				continue;
+			for (int k = 1; k < TB_NEEDS; k++) {
+				size_t len = strlen(tb_need_text[k].tag);
+
+				if (!strncmp(t->pName, tb_need_text[k].tag, len)) {
+					n = (enum tb_need)k;
+					memmove(t->pName, t->pName + len, strlen(t->pName + len) + 1);
+					break;
+				}
+			}
+			if (n == TB_NEED_ANY) {
+				fprintf(stderr, "abb_tests: %s/%s: unknown need tag (tb.h: TB_*_TEST)\n",
+					s->pName, t->pName);
+				return -1;
+			}
+			grown = realloc(tb_needed, (tb_nneeded + 1) * sizeof *tb_needed);
+			if (!grown)
+				return -1;
+			tb_needed = grown;
+			tb_needed[tb_nneeded++] = (struct tb_needed){s, t, n, 0};
+		}
+	}
+	return 0;
+}
+
+/* The recorded need of test t that made it inactive, or NULL. */
+static const struct tb_needed *tb_inactive_need(CU_pTest t)
+{
+	for (size_t i = 0; i < tb_nneeded; i++)
+		if (tb_needed[i].t == t && tb_needed[i].off)
+			return &tb_needed[i];
+	return NULL;
+}
+
+/* Makes inactive the tests (of the suites that run) whose need backend b
+ * does not meet; only deactivates, after the selection by name. Returns
+ * how many. */
+static unsigned tb_apply_needs(enum tb_backend b)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < tb_nneeded; i++) {
+		struct tb_needed *r = &tb_needed[i];
+
+		if (!r->s->fActive || !r->t->fActive || tb_need_met(r->need, b))
+			continue;
+		CU_set_test_active(r->t, CU_FALSE);
+		r->off = 1;
+		n++;
+	}
+	return n;
+}
+
+/* One line per need with the count; with names, then the tests by suite. */
+static void tb_print_inactive(enum tb_backend b, int names)
+{
+	for (int k = 1; k < TB_NEEDS; k++) {
+		unsigned cnt = 0;
+
+		for (size_t i = 0; i < tb_nneeded; i++)
+			cnt += tb_needed[i].off && tb_needed[i].need == (enum tb_need)k;
+		if (!cnt)
+			continue;
+		printf("abb_tests: inactive on backend %s: %u test%s %s%s\n", tb_backend_name(b), cnt,
+		       cnt == 1 ? "" : "s", tb_need_text[k].why, names ? ":" : "");
+		for (CU_pSuite s = CU_get_registry()->pSuite; names && s; s = s->pNext) {
+			int first = 1;
+
+			for (size_t i = 0; i < tb_nneeded; i++) {
+				if (tb_needed[i].s != s || !tb_needed[i].off ||
+				    tb_needed[i].need != (enum tb_need)k)
+					continue;
+				if (first)
+					printf("    %s:", s->pName);
+				printf(" %s", tb_needed[i].t->pName);
+				first = 0;
+			}
+			if (!first)
+				printf("\n");
+		}
+	}
+}
+
+/* ---- tests skipped while they ran (tb_skip, tb_skip_part) ---- */
+
+static struct tb_skipped {
+	CU_pTest t;
+	char name[160];
+	char why[240];
+	int part;
+} *tb_skips;
+static size_t tb_nskips;
+
+static void tb_skip_v(int part, const char *fmt, va_list ap)
+{
+	CU_pTest t = CU_get_current_test();
+	struct tb_skipped *r = NULL, *grown;
+	char why[240];
+
+	vsnprintf(why, sizeof why, fmt, ap);
+	printf("\n    skipped%s: %s\n", part ? " (in part)" : "", why);
+	for (size_t i = 0; i < tb_nskips; i++)
+		if (tb_skips[i].t == t)
+			r = &tb_skips[i];
+	if (r) { /* once per test: a whole skip wins over a part */
+		r->part &= part;
+		return;
+	}
+	grown = realloc(tb_skips, (tb_nskips + 1) * sizeof *tb_skips);
+	if (!grown)
+		return;
+	tb_skips = grown;
+	r = &tb_skips[tb_nskips++];
+	r->t = t;
+	test_name(r->name, sizeof r->name);
+	snprintf(r->why, sizeof r->why, "%s", why);
+	r->part = part;
+}
+
+void tb_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tb_skip_v(0, fmt, ap);
+	va_end(ap);
+}
+
+void tb_skip_part(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tb_skip_v(1, fmt, ap);
+	va_end(ap);
+}
+
+static const struct tb_skipped *tb_skipped_of(CU_pTest t)
+{
+	for (size_t i = 0; i < tb_nskips; i++)
+		if (tb_skips[i].t == t)
+			return &tb_skips[i];
+	return NULL;
+}
+
+static void tb_print_skips(void)
+{
+	for (int part = 0; part < 2; part++) {
+		unsigned cnt = 0;
+
+		for (size_t i = 0; i < tb_nskips; i++)
+			cnt += tb_skips[i].part == part;
+		if (!cnt)
+			continue;
+		printf("abb_tests: %u test%s %s while running (counted as passed by CUnit):", cnt,
+		       cnt == 1 ? "" : "s", part ? "skipped in part" : "skipped");
+		for (size_t i = 0, first = 1; i < tb_nskips; i++) {
+			if (tb_skips[i].part != part)
+				continue;
+			printf("%s %s (%s)", first ? "" : ";", tb_skips[i].name, tb_skips[i].why);
+			first = 0;
+		}
+		printf("\n");
+	}
+}
+
 /* name is SUITE or SUITE/TEST: does it select suite s (and which test)? */
 static int name_suite(const char *name, CU_pSuite s, const char **test)
 {
@@ -156,8 +422,10 @@ static void xml_esc(FILE *f, const char *s)
 
 /* The results of the run as JUnit XML (what GitLab, GitHub and Jenkins
  * show): a testsuite per suite, a testcase per test; failed assertions
- * as <failure>, tests of inactive (deselected) suites as <skipped/>, a
- * failed suite init as an <error>. CUnit keeps no per-test times; the
+ * as <failure>; tests not run as <skipped/>: deselected ones ("not in this
+ * run"), those this backend cannot run (the need, the backend) and those
+ * that skipped themselves while running (tb_skip: the reason); a failed
+ * suite init as an <error>. CUnit keeps no per-test times; the
  * run's elapsed time is on <testsuites>. */
 static int write_junit(const char *path, const char *shard)
 {
@@ -188,7 +456,8 @@ static int write_junit(const char *path, const char *shard)
 			for (fr = CU_get_failure_list(); fr; fr = fr->pNext)
 				failed |= fr->pTest == t;
 			nfail += failed;
-			nskip += !s->fActive || !t->fActive || suite_err;
+			nskip += !s->fActive || !t->fActive || suite_err ||
+				 (tb_skipped_of(t) && !tb_skipped_of(t)->part);
 		}
 		fprintf(f, "  <testsuite name=\"");
 		xml_esc(f, s->pName);
@@ -200,9 +469,19 @@ static int write_junit(const char *path, const char *shard)
 			fprintf(f, "\" name=\"");
 			xml_esc(f, t->pName);
 			fprintf(f, "\">");
-			if (!s->fActive || !t->fActive)
+			if (s->fActive && tb_inactive_need(t)) {
+				fprintf(f, "<skipped message=\"");
+				xml_esc(f, tb_need_text[tb_inactive_need(t)->need].why);
+				fprintf(f, "; the backend is ");
+				xml_esc(f, tb_backend_name(tb_backend_of_env()));
+				fprintf(f, "\"/>");
+			} else if (!s->fActive || !t->fActive) {
 				fprintf(f, "<skipped message=\"not in this run\"/>");
-			else if (suite_err)
+			} else if (tb_skipped_of(t) && !tb_skipped_of(t)->part) {
+				fprintf(f, "<skipped message=\"");
+				xml_esc(f, tb_skipped_of(t)->why);
+				fprintf(f, "\"/>");
+			} else if (suite_err)
 				fprintf(f, "<skipped message=\"the suite's init or cleanup failed\"/>");
 			for (fr = CU_get_failure_list(); fr; fr = fr->pNext) {
 				if (fr->pTest != t)
@@ -285,6 +564,7 @@ int main(int argc, char **argv)
 {
 	unsigned failures, tests_failed, suites_failed;
 	const char *shard = NULL, *junit = NULL;
+	enum tb_backend backend;
 	unsigned long shard_k = 1, shard_n = 1;
 	char **names = argv + 1; /* the suite names, gathered in place */
 	int nnames = 0, names_bad = 0;
@@ -338,6 +618,10 @@ int main(int argc, char **argv)
 			CU_cleanup_registry();
 			return 2;
 		}
+	}
+	if (tb_strip_needs()) {
+		CU_cleanup_registry();
+		return 2;
 	}
 	/* Options (--shard k/n, --junit FILE), then an optional selection of
 	 * suites by name: deactivate the others. A name that matches no suite
@@ -396,11 +680,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* deselected, and not run on this backend, is not failed */
+	CU_set_fail_on_inactive(CU_FALSE);
 	if (nnames > 0 || shard) {
 		CU_pSuite s;
 		unsigned long i = 0;
 
-		CU_set_fail_on_inactive(CU_FALSE); /* deselected is not failed */
 		for (s = CU_get_registry()->pSuite; s; s = s->pNext) {
 			int keep = nnames == 0, whole = nnames == 0;
 
@@ -438,6 +723,11 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* the tests this backend cannot run: inactive, and said why */
+	backend = tb_backend_of_env();
+	if (tb_apply_needs(backend))
+		tb_print_inactive(backend, 1);
+
 	wrap_suites();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	if (CU_basic_run_tests() != CUE_SUCCESS) {
@@ -447,8 +737,12 @@ int main(int argc, char **argv)
 		CU_cleanup_registry();
 		return 2;
 	}
-	/* CU_basic_run_tests printed the Run Summary; read the counts before
-	 * the registry (and the run results with it) is cleaned up. */
+	/* CU_basic_run_tests printed the Run Summary: what its Inactive and
+	 * Passed columns hold besides tests that ran and passed */
+	tb_print_inactive(backend, 0);
+	tb_print_skips();
+	/* read the counts before the registry (and the run results with it)
+	 * is cleaned up */
 	if (junit && write_junit(junit, shard)) {
 		fprintf(stderr, "abb_tests: cannot write %s\n", junit);
 		CU_cleanup_registry();

@@ -105,7 +105,7 @@ static void check_lspci(unsigned mps, unsigned mrrs, int msi)
 	CU_ASSERT_EQUAL(cfg32(0x10), bar0);
 	CU_ASSERT_EQUAL(cfg32(0x14), bar1);
 	if (!have_lspci()) {
-		printf("\n    skipped the lspci decoding: lspci not found (apt-get install pciutils)\n");
+		tb_skip_part("the lspci decoding: lspci not found (apt-get install pciutils)");
 		return;
 	}
 	out = lspci_of_board();
@@ -139,7 +139,6 @@ static void check_lspci(unsigned mps, unsigned mrrs, int msi)
 static void test_cfgspace_lspci_default(void)
 {
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=128,mrrs=512,msi=0"), 0);
 	check_lspci(128, 512, 0);
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
@@ -148,7 +147,6 @@ static void test_cfgspace_lspci_default(void)
 static void test_cfgspace_lspci_mps256_mrrs128(void)
 {
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=256,mrrs=128,msi=1"), 0);
 	check_lspci(256, 128, 1);
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
@@ -157,7 +155,6 @@ static void test_cfgspace_lspci_mps256_mrrs128(void)
 static void test_cfgspace_lspci_mps4096(void)
 {
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=4096,mrrs=4096,msi=0"), 0);
 	check_lspci(4096, 4096, 0);
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
@@ -183,7 +180,6 @@ static void test_cfgspace_bar_sizing(void)
 	uint32_t cmd = 0, m0, m1, m2, v = 0;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("mem_size=2M"), 0);
 	CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &l), 0);
 	CU_ASSERT_EQUAL(l.mem_size, 2u << 20);
@@ -212,7 +208,6 @@ static void test_cfgspace_access_checks(void)
 	uint32_t v = 0;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0, 4, &v), 0);
 	CU_ASSERT_EQUAL(v, 0x015310dcu);
 	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 2, 2, &v), 0);
@@ -229,11 +224,11 @@ static void test_cfgspace_access_checks(void)
 }
 
 static CU_TestInfo cfgspace_tests[] = {
-	{ "test_cfgspace_lspci_default", test_cfgspace_lspci_default },
-	{ "test_cfgspace_lspci_mps256_mrrs128", test_cfgspace_lspci_mps256_mrrs128 },
-	{ "test_cfgspace_lspci_mps4096", test_cfgspace_lspci_mps4096 },
-	{ "test_cfgspace_bar_sizing", test_cfgspace_bar_sizing },
-	{ "test_cfgspace_access_checks", test_cfgspace_access_checks },
+	TB_SIM_TEST(test_cfgspace_lspci_default),
+	TB_SIM_TEST(test_cfgspace_lspci_mps256_mrrs128),
+	TB_SIM_TEST(test_cfgspace_lspci_mps4096),
+	TB_SIM_TEST(test_cfgspace_bar_sizing),
+	TB_SIM_TEST(test_cfgspace_access_checks),
 	CU_TEST_INFO_NULL,
 };
 

@@ -175,7 +175,6 @@ static void test_determinism_same_cycles_after_reopen(void)
 	static struct run a, b;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
 	sequence(&a);
 	CU_ASSERT_FATAL(a.ok);
@@ -197,7 +196,6 @@ static void test_determinism_traced_model_same_cycles(void)
 	int fd;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	fd = mkstemps(path, 4);
 	CU_ASSERT_FATAL(fd >= 0);
 	close(fd);
@@ -234,7 +232,6 @@ static void test_determinism_time_stands_still(void)
 	uint32_t v;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	c0 = cycles();
 	for (i = 0; i < 20000000ul; i++)
 		spin += i;
@@ -291,7 +288,6 @@ static void test_determinism_hosttime_coupling(void)
 	uint32_t v;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	lock_ns = median_read_ns(64);
 	CU_ASSERT_FATAL(lock_ns > 0);
 	CU_ASSERT_EQUAL(abb_sim_hosttime(tb_dev), 0);
@@ -320,10 +316,10 @@ static void test_determinism_hosttime_coupling(void)
 }
 
 static CU_TestInfo determinism_tests[] = {
-	{ "test_determinism_same_cycles_after_reopen", test_determinism_same_cycles_after_reopen },
-	{ "test_determinism_traced_model_same_cycles", test_determinism_traced_model_same_cycles },
-	{ "test_determinism_time_stands_still", test_determinism_time_stands_still },
-	{ "test_determinism_hosttime_coupling", test_determinism_hosttime_coupling },
+	TB_SIM_TEST(test_determinism_same_cycles_after_reopen),
+	TB_SIM_TEST(test_determinism_traced_model_same_cycles),
+	TB_SIM_TEST(test_determinism_time_stands_still),
+	TB_SIM_TEST(test_determinism_hosttime_coupling),
 	CU_TEST_INFO_NULL,
 };
 

@@ -176,7 +176,6 @@ static void test_robust_cfg_offsets_wrap(void)
 {
 	uint32_t v = 0, id = 0;
 
-	TB_REQUIRE_SIM();
 	EXPECT_ERR(abb_sim_cfg_read(tb_dev, 0xFFFFFFFCu, 4, &v), -EINVAL);
 	EXPECT_ERR(abb_sim_cfg_read(tb_dev, 0xFFFFFFFFu, 1, &v), -EINVAL);
 	EXPECT_ERR(abb_sim_cfg_write(tb_dev, 0xFFFFFFFEu, 2, 0x1234), -EINVAL);
@@ -236,7 +235,6 @@ static void slow_case(const char *var, const char *val)
 
 static void test_robust_slow_link_and_clock(void)
 {
-	TB_REQUIRE_SIM();
 	slow_case("ABB_SIM_LINK_NS", "25000");
 	slow_case("ABB_SIM_LINK_NS", "1000000");
 	slow_case("ABB_SIM_CLK_MHZ", "10");
@@ -318,7 +316,6 @@ static void test_robust_daq_watchdog_error(void)
 	abb_daq_module *m;
 	struct abb_daq_stats st;
 
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("watchdog_s=2"), 0);
 	CU_ASSERT_EQUAL_FATAL(abb_daq_device_attach(&d, tb_dev, 0), 0);
 	m = starving_readout(d, 10000000000000ll); /* 10^13 ns: the watchdog ends it */
@@ -512,7 +509,6 @@ static void test_robust_fork_child_fails_at_once(void)
 	int status = 0;
 	pid_t pid;
 
-	TB_REQUIRE_SIM();
 	mem = tb_alloc_pages(len);
 	CU_ASSERT_FATAL(mem != NULL);
 	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, mem, len, &b), 0);
@@ -581,7 +577,6 @@ static void test_robust_watchdog_message(void)
 	abb_dmabuf *b = NULL;
 	int rc;
 
-	TB_REQUIRE_SIM();
 	mem = tb_alloc_pages(len);
 	CU_ASSERT_FATAL(mem != NULL);
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("watchdog_s=1"), 0);
@@ -617,7 +612,6 @@ static void test_robust_irq_wait_watchdog(void)
 	double s;
 	int rc;
 
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("watchdog_s=1"), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = abb_irq_wait(tb_dev, ABB_IRQ_GEN, ABB_WAIT_FOREVER);
@@ -646,7 +640,6 @@ static void test_robust_watchdog_spares_busy_wait(void)
 	abb_dmabuf *b = NULL;
 	double dt = 0;
 
-	TB_REQUIRE_SIM();
 	mem = tb_alloc_pages(max);
 	CU_ASSERT_FATAL(mem != NULL);
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("watchdog_s=1"), 0);
@@ -678,8 +671,6 @@ static void test_robust_bar0_size(void)
 	uint32_t v;
 
 	TB_REQUIRE_DEV();
-	if (strcmp(abb_backend(tb_dev), "vfio") == 0)
-		return; /* the board's own size */
 	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, 0xFFFC, &v), 0);
 	EXPECT_ERR(abb_reg_read(tb_dev, 0x10000, &v), -EINVAL);
 	EXPECT_ERR(abb_reg_write(tb_dev, 0x10000, 0), -EINVAL);
@@ -827,21 +818,21 @@ static int robust_init(void)
 
 static CU_TestInfo robust_tests[] = {
 	{ "test_robust_long_timeouts", test_robust_long_timeouts },
-	{ "test_robust_cfg_offsets_wrap", test_robust_cfg_offsets_wrap },
+	TB_SIM_TEST(test_robust_cfg_offsets_wrap),
 	{ "test_robust_pool_overflow", test_robust_pool_overflow },
-	{ "test_robust_slow_link_and_clock", test_robust_slow_link_and_clock },
+	TB_SIM_TEST(test_robust_slow_link_and_clock),
 	{ "test_robust_daq_stop_unbounded_timeout", test_robust_daq_stop_unbounded_timeout },
-	{ "test_robust_daq_watchdog_error", test_robust_daq_watchdog_error },
+	TB_SIM_TEST(test_robust_daq_watchdog_error),
 	{ "test_robust_daq_params", test_robust_daq_params },
 	{ "test_robust_daq_modules", test_robust_daq_modules },
 	{ "test_robust_map_unusable_memory", test_robust_map_unusable_memory },
 	{ "test_robust_stale_handles", test_robust_stale_handles },
-	{ "test_robust_fork_child_fails_at_once", test_robust_fork_child_fails_at_once },
+	TB_SIM_TEST(test_robust_fork_child_fails_at_once),
 	{ "test_robust_strerror_names", test_robust_strerror_names },
-	{ "test_robust_watchdog_message", test_robust_watchdog_message },
-	{ "test_robust_irq_wait_watchdog", test_robust_irq_wait_watchdog },
-	{ "test_robust_watchdog_spares_busy_wait", test_robust_watchdog_spares_busy_wait },
-	{ "test_robust_bar0_size", test_robust_bar0_size },
+	TB_SIM_TEST(test_robust_watchdog_message),
+	TB_SIM_TEST(test_robust_irq_wait_watchdog),
+	TB_SIM_TEST(test_robust_watchdog_spares_busy_wait),
+	TB_EVSRC_TEST(test_robust_bar0_size),
 	{ "test_robust_sim_options", test_robust_sim_options },
 	{ "test_robust_option_table", test_robust_option_table },
 	CU_TEST_INFO_NULL,

@@ -37,18 +37,6 @@ static uint64_t sb_seed0(void)
 	return e && *e ? strtoull(e, NULL, 0) : 1;
 }
 
-/* 1 if the suite should run: $ABB_DEVICE unset, empty or "sim[:...]". */
-static int sb_wanted(void)
-{
-	const char *e = getenv("ABB_DEVICE");
-
-	if (!e || !*e || strcmp(e, "sim") == 0 || strncmp(e, "sim:", 4) == 0)
-		return 1;
-	printf("\n    skipped: the differential suite runs the simulator and the model "
-	       "itself; ABB_DEVICE is \"%s\"\n", e);
-	return 0;
-}
-
 /* 0: both open; 1: skipped (a known gap); -1: failed (the test fails). */
 static int sb_begin(struct sb *s, const char *sim_opts, const char *model_opts, uint64_t seed)
 {
@@ -127,8 +115,6 @@ static void sb_program_dma(const char *sim_opts, const char *model_opts, unsigne
 	struct sb s;
 	uint64_t r;
 
-	if (!sb_wanted())
-		return;
 	if (sb_begin(&s, sim_opts, model_opts, sb_seed0()))
 		return;
 	r = s.seed;
@@ -162,8 +148,6 @@ static void test_sb_chains(void)
 	struct sb s;
 	uint64_t r;
 
-	if (!sb_wanted())
-		return;
 	if (sb_begin(&s, "mem_size=64K,iova=scatter,reorder=1,seed=7",
 				       "mem_size=64K", sb_seed0() + 100))
 		return;
@@ -216,8 +200,6 @@ static void sb_program_irq(const char *opts, const char *mopts)
 	struct sb s;
 	uint64_t r;
 
-	if (!sb_wanted())
-		return;
 	if (sb_begin(&s, opts, mopts, sb_seed0() + 200))
 		return;
 	r = s.seed;
@@ -267,8 +249,6 @@ static void test_sb_evsrc(void)
 	struct sb s;
 	uint64_t r;
 
-	if (!sb_wanted())
-		return;
 	if (sb_begin(&s, "mem_size=64K", "mem_size=64K", sb_seed0() + 300))
 		return;
 	r = s.seed;
@@ -309,8 +289,6 @@ static void sb_program_regs(const char *opts, const char *mopts, uint64_t seed)
 	struct sb s;
 	uint64_t r;
 
-	if (!sb_wanted())
-		return;
 	if (sb_begin(&s, opts, mopts, seed))
 		return;
 	r = s.seed;
@@ -431,15 +409,15 @@ static void test_sb_regs_strict(void)
 }
 
 static CU_TestInfo sb_tests[] = {
-	{"test_sb_dma_random", test_sb_dma_random},
-	{"test_sb_dma_scatter", test_sb_dma_scatter},
-	{"test_sb_dma_strict", test_sb_dma_strict},
-	{"test_sb_chains", test_sb_chains},
-	{"test_sb_irq", test_sb_irq},
-	{"test_sb_irq_msi_strict", test_sb_irq_msi_strict},
-	{"test_sb_evsrc", test_sb_evsrc},
-	{"test_sb_regs_lenient", test_sb_regs_lenient},
-	{"test_sb_regs_strict", test_sb_regs_strict},
+	TB_SIM_TEST(test_sb_dma_random),
+	TB_SIM_TEST(test_sb_dma_scatter),
+	TB_SIM_TEST(test_sb_dma_strict),
+	TB_SIM_TEST(test_sb_chains),
+	TB_SIM_TEST(test_sb_irq),
+	TB_SIM_TEST(test_sb_irq_msi_strict),
+	TB_SIM_TEST(test_sb_evsrc),
+	TB_SIM_TEST(test_sb_regs_lenient),
+	TB_SIM_TEST(test_sb_regs_strict),
 	CU_TEST_INFO_NULL,
 };
 
