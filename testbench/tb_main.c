@@ -111,19 +111,21 @@ enum tb_need { TB_NEED_ANY, TB_NEED_SIM, TB_NEED_TIMED, TB_NEED_EVSRC, TB_NEED_N
 	       TB_NEED_NOSIM, TB_NEEDS };
 
 /* The tag of each need in a table entry's name, and why a test with it
- * cannot run elsewhere (printed as "N tests <why>"). */
+ * cannot run elsewhere (printed as "N tests <verb> <what>"; one test:
+ * the verb + "s"). */
 static const struct {
 	const char *tag;
-	const char *why;
+	const char *verb;
+	const char *what;
 } tb_need_text[TB_NEEDS] = {
-	[TB_NEED_ANY] = {"", ""},
-	[TB_NEED_SIM] = {"[sim]", "need the simulator (the sim backend)"},
-	[TB_NEED_TIMED] = {"[timed]", "need device time (not the untimed model)"},
-	[TB_NEED_EVSRC] = {"[evsrc]", "need the model-defined event source and registers "
-				      "(sim, model, emulated VFIO kernel)"},
-	[TB_NEED_NOVFIO] = {"[novfio]", "need the simulator's or the model's own board opened "
-					"directly (not through vfio)"},
-	[TB_NEED_NOSIM] = {"[nosim]", "check what a backend other than the simulator answers"},
+	[TB_NEED_ANY] = {"", "", ""},
+	[TB_NEED_SIM] = {"[sim]", "need", "the simulator (the sim backend)"},
+	[TB_NEED_TIMED] = {"[timed]", "need", "device time (not the untimed model)"},
+	[TB_NEED_EVSRC] = {"[evsrc]", "need", "the model-defined event source and registers "
+					      "(sim, model, emulated VFIO kernel)"},
+	[TB_NEED_NOVFIO] = {"[novfio]", "need", "the simulator's or the model's own board "
+						"opened directly (not through vfio)"},
+	[TB_NEED_NOSIM] = {"[nosim]", "check", "what a backend other than the simulator answers"},
 };
 
 /* The backend the suites will open, from $ABB_DEVICE as abb_open() reads it
@@ -259,8 +261,9 @@ static void tb_print_inactive(enum tb_backend b, int names)
 			cnt += tb_needed[i].off && tb_needed[i].need == (enum tb_need)k;
 		if (!cnt)
 			continue;
-		printf("abb_tests: inactive on backend %s: %u test%s %s%s\n", tb_backend_name(b), cnt,
-		       cnt == 1 ? "" : "s", tb_need_text[k].why, names ? ":" : "");
+		printf("abb_tests: inactive on backend %s: %u test%s %s%s %s%s\n", tb_backend_name(b),
+		       cnt, cnt == 1 ? "" : "s", tb_need_text[k].verb, cnt == 1 ? "s" : "",
+		       tb_need_text[k].what, names ? ":" : "");
 		for (CU_pSuite s = CU_get_registry()->pSuite; names && s; s = s->pNext) {
 			int first = 1;
 
@@ -471,7 +474,8 @@ static int write_junit(const char *path, const char *shard)
 			fprintf(f, "\">");
 			if (s->fActive && tb_inactive_need(t)) {
 				fprintf(f, "<skipped message=\"");
-				xml_esc(f, tb_need_text[tb_inactive_need(t)->need].why);
+				fprintf(f, "%ss ", tb_need_text[tb_inactive_need(t)->need].verb);
+				xml_esc(f, tb_need_text[tb_inactive_need(t)->need].what);
 				fprintf(f, "; the backend is ");
 				xml_esc(f, tb_backend_name(tb_backend_of_env()));
 				fprintf(f, "\"/>");
