@@ -276,12 +276,15 @@ static abb_daq_module *starving_readout(abb_daq_device *d, int64_t timeout_ns)
 }
 
 /* Timeout=-1: module_stop is bounded (it took the simulator's whole
- * watchdog, and never returned on the model). */
+ * watchdog, and never returned on the model). How the transport loop
+ * ended tells it, not how long the stop took: the stop, seen between two
+ * slices of the unlimited wait (ABB_DAQ_TIMEOUT, no error, the slices not
+ * counted as timeouts), not the watchdog (ABB_DAQ_ERROR). */
 static void test_robust_daq_stop_unbounded_timeout(void)
 {
 	abb_daq_device *d = NULL;
 	abb_daq_module *m;
-	double t0, dt;
+	struct abb_daq_stats st;
 
 	TB_REQUIRE_DEV();
 	if (tb_is_sim())
@@ -291,12 +294,15 @@ static void test_robust_daq_stop_unbounded_timeout(void)
 	CU_ASSERT_PTR_NOT_NULL(m);
 	if (m) {
 		daq_sleep_us(50000);
-		t0 = wall_s();
-		(void)abb_daq_module_stop(m);
-		dt = wall_s() - t0;
-		if (dt > 5)
-			printf("\n    module_stop with Timeout=-1 took %.1f s\n", dt);
-		CU_ASSERT(dt < 5);
+		CU_ASSERT_EQUAL(abb_daq_module_stop(m), 0);
+		abb_daq_module_stats(m, &st);
+		if (st.last != ABB_DAQ_TIMEOUT || st.error)
+			printf("\n    module_stop with Timeout=-1: the loop ended with %s, error %d\n",
+			       abb_daq_result_name(st.last), st.error);
+		CU_ASSERT_EQUAL(st.last, ABB_DAQ_TIMEOUT);
+		CU_ASSERT_EQUAL(st.error, 0);
+		CU_ASSERT_EQUAL(st.timeouts, 0);
+		CU_ASSERT_EQUAL(st.finished, 1);
 		abb_daq_module_destroy(m);
 	}
 	abb_daq_device_close(d);
@@ -321,6 +327,7 @@ static void test_robust_daq_watchdog_error(void)
 	m = starving_readout(d, 10000000000000ll); /* 10^13 ns: the watchdog ends it */
 	CU_ASSERT_PTR_NOT_NULL(m);
 	if (m) {
+		/* 30 s: a hang guard far above the 2 s watchdog that ends it */
 		CU_ASSERT_EQUAL(abb_daq_module_wait(m, 30000), 0);
 		abb_daq_module_stats(m, &st);
 		CU_ASSERT_EQUAL(st.last, ABB_DAQ_ERROR);
@@ -517,10 +524,11 @@ static void test_robust_fork_child_fails_at_once(void)
 	if (pid == 0) {
 		uint32_t v;
 		abb_dev *d2;
-		double t0 = wall_s();
 		int bad = 0;
 
-		alarm(20); /* before the fix every call blocked for the watchdog */
+		/* a hang guard far above the milliseconds this takes (before
+		 * the fix every call blocked for the 120 s watchdog) */
+		alarm(60);
 		bad |= abb_reg_read(tb_dev, ABB_REG_VERSION, &v) != -ECHILD;
 		bad |= strstr(abb_last_error(), "belongs to the parent process") == NULL;
 		bad |= abb_reg_write(tb_dev, ABB_REG_IER, 0) != -ECHILD;
@@ -531,7 +539,6 @@ static void test_robust_fork_child_fails_at_once(void)
 		bad |= abb_open(&d2, "sim") != -ECHILD;
 		bad |= strncmp(abb_strerror(-ECHILD), "unknown", 7) == 0;
 		abb_close(tb_dev); /* returns, does not touch the parent's board */
-		bad |= wall_s() - t0 > 5;
 		_exit(bad ? 1 : 0);
 	}
 	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
@@ -605,23 +612,25 @@ static void test_robust_watchdog_message(void)
 /* abb_irq_wait for ever on an idle simulated board (nothing armed: no
  * interrupt can come) ends by the wall-clock watchdog, -ETIME (abb.h rule
  * 4): its own ISR reads are not traffic that keeps it alive. Before, it
- * never returned (the wait limit is off on the simulator). */
+ * never returned (the wait limit is off on the simulator), then it ran to
+ * the watchdog's 10x cap. Which limit ended the wait is in the message
+ * (host/lib/abb_watchdog.c), not in how long it took. */
 static void test_robust_irq_wait_watchdog(void)
 {
-	struct timespec t0, t1;
-	double s;
+	const char *e;
 	int rc;
 
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("watchdog_s=1"), 0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = abb_irq_wait(tb_dev, ABB_IRQ_GEN, ABB_WAIT_FOREVER);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	e = abb_last_error();
 	CU_ASSERT_EQUAL(rc, -ETIME);
-	CU_ASSERT(strstr(abb_last_error(), "watchdog") != NULL);
-	CU_ASSERT(strstr(abb_last_error(), "no interrupt from source") != NULL);
-	/* the no-traffic limit (1 s), not the 10x cap */
-	CU_ASSERT(s < 5.0);
+	CU_ASSERT(strstr(e, "watchdog") != NULL);
+	CU_ASSERT(strstr(e, "no interrupt from source") != NULL);
+	/* the no-traffic limit (1 s), not the 10x cap of a busy link */
+	if (!strstr(e, "no TLP on the link but the wait's own status reads for 1 s"))
+		printf("\n    %s\n", e);
+	CU_ASSERT(strstr(e, "no TLP on the link but the wait's own status reads for 1 s") != NULL);
+	CU_ASSERT(strstr(e, "although the link is busy") == NULL);
 	/* the board works after it */
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
 	CU_ASSERT(robust_dma_ok());
