@@ -488,6 +488,11 @@ static int write_junit(const char *path, const char *shard)
 				fprintf(f, "\"/>");
 			} else if (suite_err)
 				fprintf(f, "<skipped message=\"the suite's init or cleanup failed\"/>");
+			if (tb_skipped_of(t) && tb_skipped_of(t)->part) {
+				fprintf(f, "<system-out>skipped in part: ");
+				xml_esc(f, tb_skipped_of(t)->why);
+				fprintf(f, "</system-out>");
+			}
 			for (fr = CU_get_failure_list(); fr; fr = fr->pNext) {
 				if (fr->pTest != t)
 					continue;
