@@ -22,11 +22,12 @@
  *
  * The backend is $ABB_DEVICE (unset: the simulator). Tests whose table
  * entry states a need (TB_SIM_TEST and the others of tb.h) that this
- * backend cannot meet are made inactive before the run: CUnit counts them
- * in the Run Summary's "Inactive" column (not as failures), and the runner
- * prints which and why before the run and with the Run Summary. Tests that
- * found out while running that they could not check (tb_skip, tb_skip_part)
- * are listed with the Run Summary; JUnit marks both kinds skipped.
+ * backend cannot meet are made inactive before the run (tb_needs.c): CUnit
+ * counts them in the Run Summary's "Inactive" column (not as failures),
+ * and the runner prints which and why before the run and with the Run
+ * Summary. Tests that found out while running that they could not check
+ * (tb_skip, tb_skip_part) are listed with the Run Summary; JUnit marks
+ * both kinds skipped.
  *
  * Exit status: 0 when every test that ran passed, 1 when a test or a suite
  * init/cleanup failed, 2 on a CUnit registry error or a name that is no
@@ -34,10 +35,10 @@
  */
 #define _GNU_SOURCE
 #include "tb.h"
+#include "tb_needs.h"
 #include "test_daq.h"
 #include "vfio_emu.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,266 +103,6 @@ static void wrap_suites(void)
 		tb_nwrap++;
 		s->pSetUpFunc = tb_setup;
 		s->pTearDownFunc = tb_teardown;
-	}
-}
-
-/* ---- what a test needs of the backend (tb.h: TB_SIM_TEST ...) ---- */
-
-enum tb_need { TB_NEED_ANY, TB_NEED_SIM, TB_NEED_TIMED, TB_NEED_EVSRC, TB_NEED_NOVFIO,
-	       TB_NEED_NOSIM, TB_NEEDS };
-
-/* The tag of each need in a table entry's name, and why a test with it
- * cannot run elsewhere (printed as "N tests <verb> <what>"; one test:
- * the verb + "s"). */
-static const struct {
-	const char *tag;
-	const char *verb;
-	const char *what;
-} tb_need_text[TB_NEEDS] = {
-	[TB_NEED_ANY] = {"", "", ""},
-	[TB_NEED_SIM] = {"[sim]", "need", "the simulator (the sim backend)"},
-	[TB_NEED_TIMED] = {"[timed]", "need", "device time (not the untimed model)"},
-	[TB_NEED_EVSRC] = {"[evsrc]", "need", "the model-defined event source and registers "
-					      "(sim, model, emulated VFIO kernel)"},
-	[TB_NEED_NOVFIO] = {"[novfio]", "need", "the simulator's or the model's own board "
-						"opened directly (not through vfio)"},
-	[TB_NEED_NOSIM] = {"[nosim]", "check", "what a backend other than the simulator answers"},
-};
-
-/* The backend the suites will open, from $ABB_DEVICE as abb_open() reads it
- * (the URI's scheme; unset or empty: sim), known before any device opens. */
-enum tb_backend { TB_BE_SIM, TB_BE_MODEL, TB_BE_VFIO_EMU, TB_BE_VFIO, TB_BE_OTHER };
-
-static enum tb_backend tb_backend_of_env(void)
-{
-	const char *e = getenv("ABB_DEVICE");
-	size_t n;
-
-	if (!e || !*e)
-		return TB_BE_SIM;
-	n = strcspn(e, ":");
-	if (n == 3 && !strncmp(e, "sim", 3))
-		return TB_BE_SIM;
-	if (n == 5 && !strncmp(e, "model", 5))
-		return TB_BE_MODEL;
-	if (n == 4 && !strncmp(e, "vfio", 4))
-		return tb_vfio_emu ? TB_BE_VFIO_EMU : TB_BE_VFIO;
-	return TB_BE_OTHER;
-}
-
-static const char *tb_backend_name(enum tb_backend b)
-{
-	static const char *const names[] = {"sim", "model", "vfio (emulated VFIO kernel)",
-					    "vfio (the board)", "unknown"};
-
-	return names[b];
-}
-
-/* Does backend b meet need n? An unknown backend meets every need: its
- * suites fail at their open, which is reported. */
-static int tb_need_met(enum tb_need n, enum tb_backend b)
-{
-	switch (n) {
-	case TB_NEED_SIM:
-		return b == TB_BE_SIM || b == TB_BE_OTHER;
-	case TB_NEED_TIMED:
-		return b != TB_BE_MODEL;
-	case TB_NEED_EVSRC:
-		return b != TB_BE_VFIO;
-	case TB_NEED_NOVFIO:
-		return b != TB_BE_VFIO_EMU && b != TB_BE_VFIO;
-	case TB_NEED_NOSIM:
-		return b != TB_BE_SIM;
-	default:
-		return 1;
-	}
-}
-
-/* Every test with a need: recorded when its tag is stripped, and whether
- * the backend made it inactive. */
-static struct tb_needed {
-	CU_pSuite s;
-	CU_pTest t;
-	enum tb_need need;
-	int off;
-} *tb_needed;
-static size_t tb_nneeded;
-
-/* Strips the need tags from the registered tests' names (CUnit keeps its
- * own copy of each name) and records the needs. 0 or -1 (out of memory, an
- * unknown tag: printed). */
-static int tb_strip_needs(void)
-{
-	for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext) {
-		for (CU_pTest t = s->pTest; t; t = t->pNext) {
-			enum tb_need n = TB_NEED_ANY;
-			struct tb_needed *grown;
-
-			if (t->pName[0] != '[')
-				continue;
-			for (int k = 1; k < TB_NEEDS; k++) {
-				size_t len = strlen(tb_need_text[k].tag);
-
-				if (!strncmp(t->pName, tb_need_text[k].tag, len)) {
-					n = (enum tb_need)k;
-					memmove(t->pName, t->pName + len, strlen(t->pName + len) + 1);
-					break;
-				}
-			}
-			if (n == TB_NEED_ANY) {
-				fprintf(stderr, "abb_tests: %s/%s: unknown need tag (tb.h: TB_*_TEST)\n",
-					s->pName, t->pName);
-				return -1;
-			}
-			grown = realloc(tb_needed, (tb_nneeded + 1) * sizeof *tb_needed);
-			if (!grown)
-				return -1;
-			tb_needed = grown;
-			tb_needed[tb_nneeded++] = (struct tb_needed){s, t, n, 0};
-		}
-	}
-	return 0;
-}
-
-/* The recorded need of test t that made it inactive, or NULL. */
-static const struct tb_needed *tb_inactive_need(CU_pTest t)
-{
-	for (size_t i = 0; i < tb_nneeded; i++)
-		if (tb_needed[i].t == t && tb_needed[i].off)
-			return &tb_needed[i];
-	return NULL;
-}
-
-/* Makes inactive the tests (of the suites that run) whose need backend b
- * does not meet; only deactivates, after the selection by name. Returns
- * how many. */
-static unsigned tb_apply_needs(enum tb_backend b)
-{
-	unsigned n = 0;
-
-	for (size_t i = 0; i < tb_nneeded; i++) {
-		struct tb_needed *r = &tb_needed[i];
-
-		if (!r->s->fActive || !r->t->fActive || tb_need_met(r->need, b))
-			continue;
-		CU_set_test_active(r->t, CU_FALSE);
-		r->off = 1;
-		n++;
-	}
-	return n;
-}
-
-/* One line per need with the count; with names, then the tests by suite. */
-static void tb_print_inactive(enum tb_backend b, int names)
-{
-	for (int k = 1; k < TB_NEEDS; k++) {
-		unsigned cnt = 0;
-
-		for (size_t i = 0; i < tb_nneeded; i++)
-			cnt += tb_needed[i].off && tb_needed[i].need == (enum tb_need)k;
-		if (!cnt)
-			continue;
-		printf("abb_tests: inactive on backend %s: %u test%s %s%s %s%s\n", tb_backend_name(b),
-		       cnt, cnt == 1 ? "" : "s", tb_need_text[k].verb, cnt == 1 ? "s" : "",
-		       tb_need_text[k].what, names ? ":" : "");
-		for (CU_pSuite s = CU_get_registry()->pSuite; names && s; s = s->pNext) {
-			int first = 1;
-
-			for (size_t i = 0; i < tb_nneeded; i++) {
-				if (tb_needed[i].s != s || !tb_needed[i].off ||
-				    tb_needed[i].need != (enum tb_need)k)
-					continue;
-				if (first)
-					printf("    %s:", s->pName);
-				printf(" %s", tb_needed[i].t->pName);
-				first = 0;
-			}
-			if (!first)
-				printf("\n");
-		}
-	}
-}
-
-/* ---- tests skipped while they ran (tb_skip, tb_skip_part) ---- */
-
-static struct tb_skipped {
-	CU_pTest t;
-	char name[160];
-	char why[240];
-	int part;
-} *tb_skips;
-static size_t tb_nskips;
-
-static void tb_skip_v(int part, const char *fmt, va_list ap)
-{
-	CU_pTest t = CU_get_current_test();
-	struct tb_skipped *r = NULL, *grown;
-	char why[240];
-
-	vsnprintf(why, sizeof why, fmt, ap);
-	printf("\n    skipped%s: %s\n", part ? " (in part)" : "", why);
-	for (size_t i = 0; i < tb_nskips; i++)
-		if (tb_skips[i].t == t)
-			r = &tb_skips[i];
-	if (r) { /* once per test: a whole skip wins over a part */
-		r->part &= part;
-		return;
-	}
-	grown = realloc(tb_skips, (tb_nskips + 1) * sizeof *tb_skips);
-	if (!grown)
-		return;
-	tb_skips = grown;
-	r = &tb_skips[tb_nskips++];
-	r->t = t;
-	test_name(r->name, sizeof r->name);
-	snprintf(r->why, sizeof r->why, "%s", why);
-	r->part = part;
-}
-
-void tb_skip(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tb_skip_v(0, fmt, ap);
-	va_end(ap);
-}
-
-void tb_skip_part(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tb_skip_v(1, fmt, ap);
-	va_end(ap);
-}
-
-static const struct tb_skipped *tb_skipped_of(CU_pTest t)
-{
-	for (size_t i = 0; i < tb_nskips; i++)
-		if (tb_skips[i].t == t)
-			return &tb_skips[i];
-	return NULL;
-}
-
-static void tb_print_skips(void)
-{
-	for (int part = 0; part < 2; part++) {
-		unsigned cnt = 0;
-
-		for (size_t i = 0; i < tb_nskips; i++)
-			cnt += tb_skips[i].part == part;
-		if (!cnt)
-			continue;
-		printf("abb_tests: %u test%s %s while running (counted as passed by CUnit):", cnt,
-		       cnt == 1 ? "" : "s", part ? "skipped in part" : "skipped");
-		for (size_t i = 0, first = 1; i < tb_nskips; i++) {
-			if (tb_skips[i].part != part)
-				continue;
-			printf("%s %s (%s)", first ? "" : ";", tb_skips[i].name, tb_skips[i].why);
-			first = 0;
-		}
-		printf("\n");
 	}
 }
 
@@ -454,43 +195,44 @@ static int write_junit(const char *path, const char *shard)
 			if (fr->pSuite == s && !fr->pTest)
 				suite_err = 1;
 		for (t = s->pTest; t; t = t->pNext) {
-			int failed = 0;
+			int failed = 0, part = 0;
 
 			ntests++;
 			for (fr = CU_get_failure_list(); fr; fr = fr->pNext)
 				failed |= fr->pTest == t;
 			nfail += failed;
 			nskip += !s->fActive || !t->fActive || suite_err ||
-				 (tb_skipped_of(t) && !tb_skipped_of(t)->part);
+				 (tb_skip_reason(t, &part) && !part);
 		}
 		fprintf(f, "  <testsuite name=\"");
 		xml_esc(f, s->pName);
 		fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"%d\" skipped=\"%u\">\n",
 			ntests, nfail, suite_err, nskip);
 		for (t = s->pTest; t; t = t->pNext) {
+			char why[256];
+			int part = 0;
+			const char *skip = tb_skip_reason(t, &part);
+
 			fprintf(f, "    <testcase classname=\"abb_tests.");
 			xml_esc(f, s->pName);
 			fprintf(f, "\" name=\"");
 			xml_esc(f, t->pName);
 			fprintf(f, "\">");
-			if (s->fActive && tb_inactive_need(t)) {
+			if (s->fActive && tb_needs_why(t, why, sizeof why)) {
 				fprintf(f, "<skipped message=\"");
-				fprintf(f, "%ss ", tb_need_text[tb_inactive_need(t)->need].verb);
-				xml_esc(f, tb_need_text[tb_inactive_need(t)->need].what);
-				fprintf(f, "; the backend is ");
-				xml_esc(f, tb_backend_name(tb_backend_of_env()));
+				xml_esc(f, why);
 				fprintf(f, "\"/>");
 			} else if (!s->fActive || !t->fActive) {
 				fprintf(f, "<skipped message=\"not in this run\"/>");
-			} else if (tb_skipped_of(t) && !tb_skipped_of(t)->part) {
+			} else if (skip && !part) {
 				fprintf(f, "<skipped message=\"");
-				xml_esc(f, tb_skipped_of(t)->why);
+				xml_esc(f, skip);
 				fprintf(f, "\"/>");
 			} else if (suite_err)
 				fprintf(f, "<skipped message=\"the suite's init or cleanup failed\"/>");
-			if (tb_skipped_of(t) && tb_skipped_of(t)->part) {
+			if (skip && part) {
 				fprintf(f, "<system-out>skipped in part: ");
-				xml_esc(f, tb_skipped_of(t)->why);
+				xml_esc(f, skip);
 				fprintf(f, "</system-out>");
 			}
 			for (fr = CU_get_failure_list(); fr; fr = fr->pNext) {
@@ -574,7 +316,6 @@ int main(int argc, char **argv)
 {
 	unsigned failures, tests_failed, suites_failed;
 	const char *shard = NULL, *junit = NULL;
-	enum tb_backend backend;
 	unsigned long shard_k = 1, shard_n = 1;
 	char **names = argv + 1; /* the suite names, gathered in place */
 	int nnames = 0, names_bad = 0;
@@ -629,7 +370,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (tb_strip_needs()) {
+	if (tb_needs_strip()) {
 		CU_cleanup_registry();
 		return 2;
 	}
@@ -734,9 +475,8 @@ int main(int argc, char **argv)
 	}
 
 	/* the tests this backend cannot run: inactive, and said why */
-	backend = tb_backend_of_env();
-	if (tb_apply_needs(backend))
-		tb_print_inactive(backend, 1);
+	if (tb_needs_apply())
+		tb_needs_print(1);
 
 	wrap_suites();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
@@ -749,8 +489,8 @@ int main(int argc, char **argv)
 	}
 	/* CU_basic_run_tests printed the Run Summary: what its Inactive and
 	 * Passed columns hold besides tests that ran and passed */
-	tb_print_inactive(backend, 0);
-	tb_print_skips();
+	tb_needs_print(0);
+	tb_skips_print();
 	/* read the counts before the registry (and the run results with it)
 	 * is cleaned up */
 	if (junit && write_junit(junit, shard)) {
