@@ -84,17 +84,17 @@ coverage:
 	  export ABB_SIM_COVERAGE=$(abspath $(COV_B))/raw/sim; \
 	  ABB_DEVICE= timeout $(COV_TIMEOUT) $(COV_B)/readback > $(COV_B)/readback.log 2>&1 || fail readback readback.log; \
 	  ABB_DEVICE= timeout $(COV_TIMEOUT) $(COV_B)/abb_tests $(COV_SIM_SUITES) > $(COV_B)/tests-sim.log 2>&1 || fail "abb_tests (sim)" tests-sim.log; \
-	  tail -n 5 $(COV_B)/tests-sim.log | grep -E 'tests|passed|FAILED' || true; \
+	  sed -n "/^Run Summary/,\$$p" $(COV_B)/tests-sim.log | grep -E "^ +tests |^abb_tests" || true; \
 	  ABB_DEVICE=model timeout $(COV_TIMEOUT) $(COV_B)/abb_tests $(COV_MODEL_SUITES) > $(COV_B)/tests-model.log 2>&1 || \
 	    fail "abb_tests (model)" tests-model.log; \
-	  tail -n 5 $(COV_B)/tests-model.log | grep -E 'tests|passed|FAILED' || true; \
+	  sed -n "/^Run Summary/,\$$p" $(COV_B)/tests-model.log | grep -E "^ +tests |^abb_tests" || true; \
 	  ABB_DEVICE=model $(COV_B)/abb_tests daq_units > $(COV_B)/tests-daq-units.log 2>&1 || \
 	    { echo "coverage: daq_units failed once (its 20 ms back-pressure window): again"; \
 	      ABB_DEVICE=model $(COV_B)/abb_tests daq_units > $(COV_B)/tests-daq-units.log 2>&1; } || \
 	    fail "abb_tests daq_units (model)" tests-daq-units.log; \
 	  ABB_DEVICE= timeout $(COV_TIMEOUT) $(COV_B)/abb_tests --vfio-emu $(TB_COV_SUITES) > $(COV_B)/tests-vfio-emu.log 2>&1 || \
 	    fail "abb_tests --vfio-emu" tests-vfio-emu.log; \
-	  tail -n 5 $(COV_B)/tests-vfio-emu.log | grep -E 'tests|passed|FAILED' || true; \
+	  sed -n "/^Run Summary/,\$$p" $(COV_B)/tests-vfio-emu.log | grep -E "^ +tests |^abb_tests" || true; \
 	  timeout $(COV_TIMEOUT) $(COV_B)/abb_regress N=$(COV_REGRESS_N) SEED=$(SEED) > $(COV_B)/regress.log 2>&1 || fail regress regress.log; \
 	  tail -n 1 $(COV_B)/regress.log
 	verilator_coverage --write $(COV_B)/coverage.dat $(COV_B)/raw/*.dat

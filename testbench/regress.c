@@ -304,8 +304,6 @@ static void run_config(const struct opts *o, unsigned long c, long last, struct 
 			 model);
 		return;
 	}
-	/* libabb's programs only: the RTL's known gaps (strict mode, channel
-	 * reset and ISR) do not show in them (tb_scoreboard.h) */
 	sb_board_fill(&s, 0, s.mem_size, (uint32_t)cr);
 	sb_host_fill(&s, 0, HOST_BYTES, (uint32_t)(cr >> 32));
 	evs_addr = (uint32_t)(4 * sb_range(&cr, 0, s.mem_size / 4 - 1));

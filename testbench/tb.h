@@ -9,8 +9,15 @@
  * it returns.
  *
  * The backend is $ABB_DEVICE (unset or empty: "sim"), as abb_open() reads
- * it. Simulation-only tests call TB_REQUIRE_SIM(), which prints a message
- * and returns on any other backend.
+ * it. What a test needs of the backend is stated once, in its suite's
+ * table: TB_SIM_TEST(fn) and the other TB_*_TEST entries below. The
+ * runner (tb_main.c) makes a test whose need the backend cannot meet
+ * inactive before the run starts (CUnit's "Inactive" column) and prints
+ * why; such a test never starts, so it does not check the backend again.
+ * A test that finds out only while it runs that it cannot check what it
+ * should (a missing tool, a BAR too small) calls tb_skip() or
+ * tb_skip_part() before it returns: the runner lists it with the Run
+ * Summary (CUnit counts it as passed) and JUnit marks it skipped.
  */
 #ifndef TB_H
 #define TB_H
@@ -58,11 +65,40 @@ int tb_is_lenient(void);
  * the emulated VFIO kernel, whose board is the simulator). */
 int tb_has_evsrc(void);
 
+/* Table entries of CU_TestInfo: the test's name is its function's; a
+ * tag in front of the name states what it needs of the backend, the
+ * runner strips it (the name stays the function's) and decides:
+ *   TB_TEST        any backend
+ *   TB_SIM_TEST    the simulator (sim): simulator API, cycles, faults,
+ *                  link parameters, TLP log
+ *   TB_TIMED_TEST  device time (sim and vfio; not the untimed model)
+ *   TB_EVSRC_TEST  the model-defined event source and registers (sim,
+ *                  model, the emulated VFIO kernel; not the board)
+ *   TB_NOVFIO_TEST the simulator's or the model's own board, opened
+ *                  directly (sim, model; not through vfio)
+ *   TB_NOSIM_TEST  a backend other than the simulator (what the others
+ *                  answer to the simulator-only calls) */
+#define TB_TEST(fn)        { #fn, fn }
+#define TB_SIM_TEST(fn)    { "[sim]" #fn, fn }
+#define TB_TIMED_TEST(fn)  { "[timed]" #fn, fn }
+#define TB_EVSRC_TEST(fn)  { "[evsrc]" #fn, fn }
+#define TB_NOVFIO_TEST(fn) { "[novfio]" #fn, fn }
+#define TB_NOSIM_TEST(fn)  { "[nosim]" #fn, fn }
+
+/* The test that runs cannot check what it should (the reason, printf
+ * format): printed, counted and listed with the Run Summary as skipped;
+ * the caller returns. tb_skip_part: only part of it is skipped (the
+ * rest of the test ran and counts). */
+void tb_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tb_skip_part(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* For a test not tagged TB_SIM_TEST (better: tag it): on another backend
+ * the test is skipped (tb_skip, listed) and returns. */
 #define TB_REQUIRE_SIM()                                                      \
 	do {                                                                  \
 		if (!tb_is_sim()) {                                           \
-			printf("\n    skipped %s: simulation-only test, backend is \"%s\"\n", \
-			       __func__, tb_dev ? abb_backend(tb_dev) : "none"); \
+			tb_skip("simulation-only test, backend is \"%s\"",     \
+				tb_dev ? abb_backend(tb_dev) : "none");       \
 			return;                                               \
 		}                                                             \
 	} while (0)
@@ -126,6 +162,7 @@ CU_ErrorCode tb_register_vfio(void);
 CU_ErrorCode tb_register_faults(void);
 CU_ErrorCode tb_register_cover_paths(void);
 CU_ErrorCode tb_register_mutant_kills(void);
+CU_ErrorCode tb_register_runner(void);
 
 /* 1 when the bench runs on the emulated VFIO kernel (--vfio-emu). */
 extern int tb_vfio_emu;

@@ -20,12 +20,22 @@
  *                                no_ranges, pgsizes=N, memlock=N
  *                                (ABB_VFIO_EMU=OPTS or =1 does the same)
  *
- * The backend is $ABB_DEVICE (unset: the simulator). Exit status: 0 when
- * every test passed, 1 when a test or a suite init/cleanup failed, 2 on a
- * CUnit registry error or a name that is no suite (--help lists them).
+ * The backend is $ABB_DEVICE (unset: the simulator). Tests whose table
+ * entry states a need (TB_SIM_TEST and the others of tb.h) that this
+ * backend cannot meet are made inactive before the run (tb_needs.c): CUnit
+ * counts them in the Run Summary's "Inactive" column (not as failures),
+ * and the runner prints which and why before the run and with the Run
+ * Summary. Tests that found out while running that they could not check
+ * (tb_skip, tb_skip_part) are listed with the Run Summary; JUnit marks
+ * both kinds skipped.
+ *
+ * Exit status: 0 when every test that ran passed, 1 when a test or a suite
+ * init/cleanup failed, 2 on a CUnit registry error or a name that is no
+ * suite (--help lists them).
  */
 #define _GNU_SOURCE
 #include "tb.h"
+#include "tb_needs.h"
 #include "test_daq.h"
 #include "vfio_emu.h"
 
@@ -137,6 +147,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_faults,
 	tb_register_cover_paths,
 	tb_register_mutant_kills,
+	tb_register_runner,
 };
 
 static void xml_esc(FILE *f, const char *s)
@@ -156,8 +167,10 @@ static void xml_esc(FILE *f, const char *s)
 
 /* The results of the run as JUnit XML (what GitLab, GitHub and Jenkins
  * show): a testsuite per suite, a testcase per test; failed assertions
- * as <failure>, tests of inactive (deselected) suites as <skipped/>, a
- * failed suite init as an <error>. CUnit keeps no per-test times; the
+ * as <failure>; tests not run as <skipped/>: deselected ones ("not in this
+ * run"), those this backend cannot run (the need, the backend) and those
+ * that skipped themselves while running (tb_skip: the reason); a failed
+ * suite init as an <error>. CUnit keeps no per-test times; the
  * run's elapsed time is on <testsuites>. */
 static int write_junit(const char *path, const char *shard)
 {
@@ -182,28 +195,46 @@ static int write_junit(const char *path, const char *shard)
 			if (fr->pSuite == s && !fr->pTest)
 				suite_err = 1;
 		for (t = s->pTest; t; t = t->pNext) {
-			int failed = 0;
+			int failed = 0, part = 0;
 
 			ntests++;
 			for (fr = CU_get_failure_list(); fr; fr = fr->pNext)
 				failed |= fr->pTest == t;
 			nfail += failed;
-			nskip += !s->fActive || !t->fActive || suite_err;
+			nskip += !s->fActive || !t->fActive || suite_err ||
+				 (tb_skip_reason(t, &part) && !part);
 		}
 		fprintf(f, "  <testsuite name=\"");
 		xml_esc(f, s->pName);
 		fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"%d\" skipped=\"%u\">\n",
 			ntests, nfail, suite_err, nskip);
 		for (t = s->pTest; t; t = t->pNext) {
+			char why[256];
+			int part = 0;
+			const char *skip = tb_skip_reason(t, &part);
+
 			fprintf(f, "    <testcase classname=\"abb_tests.");
 			xml_esc(f, s->pName);
 			fprintf(f, "\" name=\"");
 			xml_esc(f, t->pName);
 			fprintf(f, "\">");
-			if (!s->fActive || !t->fActive)
+			if (s->fActive && tb_needs_why(t, why, sizeof why)) {
+				fprintf(f, "<skipped message=\"");
+				xml_esc(f, why);
+				fprintf(f, "\"/>");
+			} else if (!s->fActive || !t->fActive) {
 				fprintf(f, "<skipped message=\"not in this run\"/>");
-			else if (suite_err)
+			} else if (skip && !part) {
+				fprintf(f, "<skipped message=\"");
+				xml_esc(f, skip);
+				fprintf(f, "\"/>");
+			} else if (suite_err)
 				fprintf(f, "<skipped message=\"the suite's init or cleanup failed\"/>");
+			if (skip && part) {
+				fprintf(f, "<system-out>skipped in part: ");
+				xml_esc(f, skip);
+				fprintf(f, "</system-out>");
+			}
 			for (fr = CU_get_failure_list(); fr; fr = fr->pNext) {
 				if (fr->pTest != t)
 					continue;
@@ -339,6 +370,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (tb_needs_strip()) {
+		CU_cleanup_registry();
+		return 2;
+	}
 	/* Options (--shard k/n, --junit FILE), then an optional selection of
 	 * suites by name: deactivate the others. A name that matches no suite
 	 * is an error: a typo must not pass as "all tests passed" with nothing
@@ -396,11 +431,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* deselected, and not run on this backend, is not failed */
+	CU_set_fail_on_inactive(CU_FALSE);
 	if (nnames > 0 || shard) {
 		CU_pSuite s;
 		unsigned long i = 0;
 
-		CU_set_fail_on_inactive(CU_FALSE); /* deselected is not failed */
 		for (s = CU_get_registry()->pSuite; s; s = s->pNext) {
 			int keep = nnames == 0, whole = nnames == 0;
 
@@ -438,6 +474,10 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* the tests this backend cannot run: inactive, and said why */
+	if (tb_needs_apply())
+		tb_needs_print(1);
+
 	wrap_suites();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	if (CU_basic_run_tests() != CUE_SUCCESS) {
@@ -447,8 +487,12 @@ int main(int argc, char **argv)
 		CU_cleanup_registry();
 		return 2;
 	}
-	/* CU_basic_run_tests printed the Run Summary; read the counts before
-	 * the registry (and the run results with it) is cleaned up. */
+	/* CU_basic_run_tests printed the Run Summary: what its Inactive and
+	 * Passed columns hold besides tests that ran and passed */
+	tb_needs_print(0);
+	tb_skips_print();
+	/* read the counts before the registry (and the run results with it)
+	 * is cleaned up */
 	if (junit && write_junit(junit, shard)) {
 		fprintf(stderr, "abb_tests: cannot write %s\n", junit);
 		CU_cleanup_registry();

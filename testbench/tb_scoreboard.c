@@ -88,27 +88,11 @@ static void settle_dev(struct sb *s, int d, int64_t max_ns);
 static const uint32_t ctrl_reset =
 	(ABB_CTRL_RESET_CODE & ABB_CTRL_RESET) | ABB_CTRL_V | ABB_CTRL_BAR;
 
-/* Finds the simulator's known gaps (SB_GAP_*) with a DMA read by
- * interrupt on the simulator alone, then GCR.SOFT_RESET on both and clean
- * host buffers: both devices start from the same state. */
-static void probe(struct sb *s, const char *sim_opts)
+/* GCR.SOFT_RESET on both and clean host buffers: both devices start from
+ * the same state. */
+static void same_start(struct sb *s, const char *sim_opts)
 {
-	abb_dev *sim = s->dev[SB_SIM];
-
 	s->strict = sim_opts && strstr(sim_opts, "strict=1") != NULL;
-	s->gaps = 0;
-	if (abb_dma_read(sim, s->buf[SB_SIM], 0, 0, 64, ABB_DMA_IRQ) == 0 &&
-	    (rd(s, SB_SIM, ABB_REG_ISR) & ABB_ISR_C2H)) {
-		if (s->strict) {
-			wr(s, SB_SIM, ABB_REG_ISR, ABB_ISR_C2H);
-			if (!(rd(s, SB_SIM, ABB_REG_ISR) & ABB_ISR_C2H))
-				s->gaps |= SB_GAP_STRICT;
-		}
-		wr(s, SB_SIM, ABB_BLK_C2H + ABB_CH_CTRL, ctrl_reset);
-		settle_dev(s, SB_SIM, 20000);
-		if (rd(s, SB_SIM, ABB_REG_ISR) & ABB_ISR_C2H)
-			s->gaps |= SB_GAP_CLR_RESET;
-	}
 	for (int d = 0; d < SB_NDEV; d++) {
 		wr(s, d, ABB_REG_GCR, ABB_GCR_SOFT_RESET);
 		settle_dev(s, d, 20000);
@@ -116,26 +100,14 @@ static void probe(struct sb *s, const char *sim_opts)
 	}
 }
 
-unsigned sb_print_gaps(struct sb *s)
-{
-	if (s->gaps & SB_GAP_STRICT)
-		fprintf(OUT(s), "    scoreboard: KNOWN RTL GAP: the simulator ignores strict=1 "
-				"(ISR write-1-to-clear still works); strict programs are not compared\n");
-	if (s->gaps & SB_GAP_CLR_RESET)
-		fprintf(OUT(s), "    scoreboard: KNOWN RTL GAP: a channel reset leaves the channel's "
-				"ISR bit set (REGISTERS.md ISR.CLR_RESET); the scoreboard clears it "
-				"on the simulator by ISR write-1-to-clear after each reset\n");
-	return s->gaps;
-}
-
+/* Both do the reset alone: what a channel reset leaves (STA, ISR, GER) is
+ * compared as it is. */
 void sb_chan_reset(struct sb *s, int chn)
 {
 	uint32_t b = chn == (int)ABB_CH_C2H ? ABB_BLK_C2H : ABB_BLK_H2C;
 
 	sb_reg_write(s, b + ABB_CH_CTRL, ctrl_reset);
 	sb_settle(s, 20000);
-	if (s->gaps & SB_GAP_CLR_RESET)
-		wr(s, SB_SIM, ABB_REG_ISR, chn == (int)ABB_CH_C2H ? ABB_ISR_C2H : ABB_ISR_H2C);
 }
 
 int sb_open(struct sb *s, const char *sim_opts, const char *model_opts, size_t host_len)
@@ -188,7 +160,7 @@ int sb_open(struct sb *s, const char *sim_opts, const char *model_opts, size_t h
 		}
 	}
 	if (!rc)
-		probe(s, sim_opts);
+		same_start(s, sim_opts);
 	if (rc)
 		sb_close(s);
 	return rc;

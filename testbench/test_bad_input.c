@@ -390,7 +390,6 @@ static void test_bad_input_sim_calls(void)
 	uint64_t c;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	EXPECT_ERR(abb_sim_advance(tb_dev, -5), -EINVAL);
 	EXPECT_ERR(abb_sim_faults(tb_dev, NULL, 4), -EINVAL);
 	EXPECT_ERR(abb_sim_trace(tb_dev, NULL, 0, 0), -EINVAL);
@@ -496,7 +495,6 @@ static void test_bad_input_descriptor_outside_mapped(void)
 	int n;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	guard = tb_alloc_pages(BUFLEN); /* after the checks: a skipped test leaks nothing */
 	CU_ASSERT_FATAL(guard != NULL);
 	memset(guard, 0x5C, BUFLEN);
@@ -554,7 +552,6 @@ static void test_bad_input_host_address_outside_mapped(void)
 	int n;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT(abb_sim_faults(tb_dev, f, 0) >= 0);
 	tb_fill(before, sizeof(before), 15);
 	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, 0x2000, before, sizeof(before)), 0);
@@ -602,10 +599,9 @@ static CU_TestInfo bad_input_tests[] = {
 	{ "test_bad_input_busy_channel", test_bad_input_busy_channel },
 	{ "test_bad_input_irq_sources", test_bad_input_irq_sources },
 	{ "test_bad_input_wait_without_start", test_bad_input_wait_without_start },
-	{ "test_bad_input_sim_calls", test_bad_input_sim_calls },
-	{ "test_bad_input_descriptor_outside_mapped", test_bad_input_descriptor_outside_mapped },
-	{ "test_bad_input_host_address_outside_mapped",
-	  test_bad_input_host_address_outside_mapped },
+	TB_SIM_TEST(test_bad_input_sim_calls),
+	TB_SIM_TEST(test_bad_input_descriptor_outside_mapped),
+	TB_SIM_TEST(test_bad_input_host_address_outside_mapped),
 	{ "test_bad_input_close_while_busy", test_bad_input_close_while_busy },
 	CU_TEST_INFO_NULL,
 };

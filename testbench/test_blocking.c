@@ -244,7 +244,6 @@ static void test_blocking_shared_engine_serialises(void)
 	uint64_t seq, par_indep, par_shared;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	tb_reg_set(ABB_REG_GCR, 0);
 	seq = timed_pair(0, 3300);
 	par_indep = timed_pair(1, 3310);
@@ -277,8 +276,6 @@ static void test_blocking_returns_promptly(void)
 	uint64_t warm, after_small, after_pair, by_irq;
 
 	TB_REQUIRE_DEV();
-	if (!tb_is_timed())
-		return;
 	by_irq = timed_read(BIG, ABB_DMA_IRQ);
 	(void)timed_read(BIG, 0);
 	warm = timed_read(BIG, 0);
@@ -306,7 +303,6 @@ static void test_blocking_irq_completion_sends_msi(void)
 	uint32_t m0, m1;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	board_fill(0x3000, 8192, 3200);
 	m0 = tb_reg(ABB_REG_DIAG_MSI);
 	memset(hb[0], 0, 8192);
@@ -379,11 +375,6 @@ static void test_blocking_wait_timeout_then_success(void)
 	int rc, n;
 
 	TB_REQUIRE_DEV();
-	if (!tb_is_timed()) {
-		printf("\n    skipped %s: backend \"%s\" is untimed\n", __func__,
-		       abb_backend(tb_dev));
-		return;
-	}
 	/* DMA read */
 	board_fill(0, BIG, 4000);
 	memset(hb[0], 0, BIG);
@@ -544,12 +535,12 @@ static CU_TestInfo blocking_tests[] = {
 	  test_blocking_write_data_on_board_on_return },
 	{ "test_blocking_both_channels_polling", test_blocking_both_channels_polling },
 	{ "test_blocking_both_channels_irq", test_blocking_both_channels_irq },
-	{ "test_blocking_shared_engine_serialises", test_blocking_shared_engine_serialises },
-	{ "test_blocking_returns_promptly", test_blocking_returns_promptly },
-	{ "test_blocking_irq_completion_sends_msi", test_blocking_irq_completion_sends_msi },
+	TB_SIM_TEST(test_blocking_shared_engine_serialises),
+	TB_TIMED_TEST(test_blocking_returns_promptly),
+	TB_SIM_TEST(test_blocking_irq_completion_sends_msi),
 	{ "test_blocking_irq_wait_generator", test_blocking_irq_wait_generator },
 	{ "test_blocking_irq_wait_timeout", test_blocking_irq_wait_timeout },
-	{ "test_blocking_wait_timeout_then_success", test_blocking_wait_timeout_then_success },
+	TB_TIMED_TEST(test_blocking_wait_timeout_then_success),
 	{ "test_blocking_second_start_busy", test_blocking_second_start_busy },
 	{ "test_blocking_one_thread_per_channel", test_blocking_one_thread_per_channel },
 	CU_TEST_INFO_NULL,

@@ -107,7 +107,7 @@ static void check_lspci(unsigned mps, unsigned mrrs, int msi)
 	CU_ASSERT_EQUAL(cfg32(0x10), bar0);
 	CU_ASSERT_EQUAL(cfg32(0x14), bar1);
 	if (!have_lspci()) {
-		printf("\n    skipped the lspci decoding: lspci not found (apt-get install pciutils)\n");
+		tb_skip_part("the lspci decoding: lspci not found (apt-get install pciutils)");
 		return;
 	}
 	out = lspci_of_board();
@@ -141,7 +141,6 @@ static void check_lspci(unsigned mps, unsigned mrrs, int msi)
 static void test_cfgspace_lspci_default(void)
 {
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=128,mrrs=512,msi=0"), 0);
 	check_lspci(128, 512, 0);
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
@@ -150,7 +149,6 @@ static void test_cfgspace_lspci_default(void)
 static void test_cfgspace_lspci_mps256_mrrs128(void)
 {
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=256,mrrs=128,msi=1"), 0);
 	check_lspci(256, 128, 1);
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
@@ -159,7 +157,6 @@ static void test_cfgspace_lspci_mps256_mrrs128(void)
 static void test_cfgspace_lspci_mps4096(void)
 {
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=4096,mrrs=4096,msi=0"), 0);
 	check_lspci(4096, 4096, 0);
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
@@ -185,7 +182,6 @@ static void test_cfgspace_bar_sizing(void)
 	uint32_t cmd = 0, m0, m1, m2, v = 0;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("mem_size=2M"), 0);
 	CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &l), 0);
 	CU_ASSERT_EQUAL(l.mem_size, 2u << 20);
@@ -214,7 +210,6 @@ static void test_cfgspace_access_checks(void)
 	uint32_t v = 0;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0, 4, &v), 0);
 	CU_ASSERT_EQUAL(v, 0x015310dcu);
 	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 2, 2, &v), 0);
@@ -248,7 +243,6 @@ static void test_cfgspace_bar_moved(void)
 	const uint32_t away = 0xe0000000u; /* below the BAR window: nothing there */
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
 	bar0 = cfg32(0x10);
 	bar1 = cfg32(0x14);
@@ -303,12 +297,12 @@ static void test_cfgspace_bar_moved(void)
 }
 
 static CU_TestInfo cfgspace_tests[] = {
-	{ "test_cfgspace_lspci_default", test_cfgspace_lspci_default },
-	{ "test_cfgspace_lspci_mps256_mrrs128", test_cfgspace_lspci_mps256_mrrs128 },
-	{ "test_cfgspace_lspci_mps4096", test_cfgspace_lspci_mps4096 },
-	{ "test_cfgspace_bar_sizing", test_cfgspace_bar_sizing },
-	{ "test_cfgspace_access_checks", test_cfgspace_access_checks },
-	{ "test_cfgspace_bar_moved", test_cfgspace_bar_moved },
+	TB_SIM_TEST(test_cfgspace_lspci_default),
+	TB_SIM_TEST(test_cfgspace_lspci_mps256_mrrs128),
+	TB_SIM_TEST(test_cfgspace_lspci_mps4096),
+	TB_SIM_TEST(test_cfgspace_bar_sizing),
+	TB_SIM_TEST(test_cfgspace_access_checks),
+	TB_SIM_TEST(test_cfgspace_bar_moved),
 	CU_TEST_INFO_NULL,
 };
 

@@ -80,7 +80,7 @@ static void *sim_sym(const char *name)
 	void *lib = dlopen("libabbsim.so", RTLD_NOW | RTLD_NOLOAD);
 
 	if (!lib) {
-		printf("\n    skipped: libabbsim.so is not loaded under that name (%s)\n", dlerror());
+		tb_skip("libabbsim.so is not loaded under that name (%s)", dlerror());
 		return NULL;
 	}
 	return dlsym(lib, name);
@@ -170,7 +170,6 @@ static void test_cover_bar0_wide_access(void)
 	uint32_t v[2] = {0, 0}, w[2] = {0x7, 0x7};
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	rd = (mmio_fn)(uintptr_t)sim_sym("abbsim_mmio_read");
 	wr = (mmio_fn)(uintptr_t)sim_sym("abbsim_mmio_write");
 	if (!rd || !wr)
@@ -197,7 +196,6 @@ static void test_cover_read_tag_limit(void)
 	static const uint32_t limit[] = {1, 2, 0, 31};
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	for (size_t i = 0; i < sizeof limit / sizeof limit[0]; i++) {
 		unsigned n = limit[i] == 0 || limit[i] > 16 ? 16 : limit[i];
 		int used = 0, beyond = 0;
@@ -233,7 +231,6 @@ static void test_cover_bus_master_disabled(void)
 	int rc;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(abb_sim_cfg_read(tb_dev, CFG_CMD, 2, &cmd), 0);
 	CU_ASSERT_FATAL(cmd & CMD_BME);
 	memset(pat, 0x3c, sizeof pat);
@@ -263,7 +260,6 @@ static void test_cover_bus_master_disabled(void)
 static void test_cover_igen_rearm(void)
 {
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_RESET);
 	tb_reg_set(ABB_REG_IGEN_LAT, 25000); /* 4 ns units: 100 us */
 	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_ARM);
@@ -286,7 +282,6 @@ static void test_cover_igen_rearm(void)
 static void test_cover_soft_reset_mid_transfer(void)
 {
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	for (int dir = 0; dir < 2; dir++) {
 		uint32_t blk = dir ? ABB_BLK_C2H : ABB_BLK_H2C;
 		int rc;
@@ -326,7 +321,6 @@ static void test_cover_dma_above_4g(void)
 	uint8_t *m;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	map_at = (map_at_fn)(uintptr_t)sim_sym("abbsim_iommu_map_at");
 	unmap_iova = (unmap_fn)(uintptr_t)sim_sym("abbsim_iommu_unmap_iova");
 	if (!map_at || !unmap_iova)
@@ -383,7 +377,6 @@ static void test_cover_chain_error_drains_fetch(void)
 	int id_late, id_ur, rc;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL(abb_dmabuf_unmap(map), 0);
 	map = NULL;
 	CU_ASSERT_FATAL(tb_reopen("iova=scatter") == 0);
@@ -430,7 +423,6 @@ static void test_cover_shared_engine_read_waits(void)
 	int last_mrd = 0, first_mwr = 0;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	tb_fill(want, sizeof want, 1201);
 	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, 0x70000, want, sizeof want), 0);
 	tb_fill(host + 32768, sizeof back, 1202);
@@ -449,7 +441,7 @@ static void test_cover_shared_engine_read_waits(void)
 	/* contiguous memory (no descriptor fetches), no interrupt: every MRd
 	 * up is a data read of the write, every MWr up a data write of the read */
 	if (!contiguous()) {
-		printf("\n    order not checked: iova=scatter (descriptor fetches)\n");
+		tb_skip_part("the order is not checked with iova=scatter (descriptor fetches)");
 		return;
 	}
 	CU_ASSERT(log_lines(" up   MRd", NULL, NULL, &last_mrd) >= 4);
@@ -467,7 +459,6 @@ static void test_cover_channel_sta_read_only(void)
 	static const uint32_t blk[2] = {ABB_BLK_H2C, ABB_BLK_C2H};
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	for (int c = 0; c < 2; c++) {
 		uint32_t before[9], after;
 
@@ -503,10 +494,6 @@ static void test_cover_diag_registers(void)
 	size_t mem = 0;
 
 	TB_REQUIRE_DEV();
-	if (strcmp(abb_backend(tb_dev), "sim") && strcmp(abb_backend(tb_dev), "model")) {
-		printf("\n    skipped: DIAG registers are the simulator's and the model's only\n");
-		return;
-	}
 	if (tb_is_sim()) {
 		struct abb_sim_link l;
 
@@ -755,16 +742,16 @@ static void test_cover_dmabuf_map_without_procmap_query(void)
 }
 
 static CU_TestInfo cover_tests[] = {
-	{ "test_cover_bar0_wide_access", test_cover_bar0_wide_access },
-	{ "test_cover_read_tag_limit", test_cover_read_tag_limit },
-	{ "test_cover_bus_master_disabled", test_cover_bus_master_disabled },
-	{ "test_cover_igen_rearm", test_cover_igen_rearm },
-	{ "test_cover_soft_reset_mid_transfer", test_cover_soft_reset_mid_transfer },
-	{ "test_cover_dma_above_4g", test_cover_dma_above_4g },
-	{ "test_cover_chain_error_drains_fetch", test_cover_chain_error_drains_fetch },
-	{ "test_cover_shared_engine_read_waits", test_cover_shared_engine_read_waits },
-	{ "test_cover_channel_sta_read_only", test_cover_channel_sta_read_only },
-	{ "test_cover_diag_registers", test_cover_diag_registers },
+	TB_SIM_TEST(test_cover_bar0_wide_access),
+	TB_SIM_TEST(test_cover_read_tag_limit),
+	TB_SIM_TEST(test_cover_bus_master_disabled),
+	TB_SIM_TEST(test_cover_igen_rearm),
+	TB_SIM_TEST(test_cover_soft_reset_mid_transfer),
+	TB_SIM_TEST(test_cover_dma_above_4g),
+	TB_SIM_TEST(test_cover_chain_error_drains_fetch),
+	TB_SIM_TEST(test_cover_shared_engine_read_waits),
+	TB_SIM_TEST(test_cover_channel_sta_read_only),
+	TB_NOVFIO_TEST(test_cover_diag_registers),
 	{ "test_cover_uri_and_offset_errors", test_cover_uri_and_offset_errors },
 	{ "test_cover_daq_bad_input", test_cover_daq_bad_input },
 	{ "test_cover_dmabuf_map_without_procmap_query", test_cover_dmabuf_map_without_procmap_query },

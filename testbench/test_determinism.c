@@ -175,7 +175,6 @@ static void test_determinism_same_cycles_after_reopen(void)
 	static struct run a, b;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
 	sequence(&a);
 	CU_ASSERT_FATAL(a.ok);
@@ -197,7 +196,6 @@ static void test_determinism_traced_model_same_cycles(void)
 	int fd;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	fd = mkstemps(path, 4);
 	CU_ASSERT_FATAL(fd >= 0);
 	close(fd);
@@ -234,7 +232,6 @@ static void test_determinism_time_stands_still(void)
 	uint32_t v;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	c0 = cycles();
 	for (i = 0; i < 20000000ul; i++)
 		spin += i;
@@ -245,31 +242,22 @@ static void test_determinism_time_stands_still(void)
 	CU_ASSERT(c2 > c1);
 }
 
-/* Median device-time step of n back-to-back register reads. */
-static uint64_t median_read_ns(unsigned n)
+/* Device ns of a register read with no host code before it: the largest
+ * of n back-to-back reads (they differ by the clock's phase at most). */
+static uint64_t max_read_ns(unsigned n)
 {
-	uint64_t step[64], t0, t1;
+	uint64_t t0, t1, most = 0;
 	uint32_t v;
-	unsigned k = 0;
 
-	if (n > 64)
-		n = 64;
-	t0 = tb_now_ns();
 	for (unsigned i = 0; i < n; i++) {
+		t0 = tb_now_ns();
 		if (abb_reg_read(tb_dev, ABB_REG_VERSION, &v))
 			return 0;
 		t1 = tb_now_ns();
-		step[k++] = t1 - t0;
-		t0 = tb_now_ns();
+		if (t1 - t0 > most)
+			most = t1 - t0;
 	}
-	for (unsigned i = 1; i < k; i++) /* insertion sort: k is small */
-		for (unsigned j = i; j > 0 && step[j - 1] > step[j]; j--) {
-			uint64_t x = step[j];
-
-			step[j] = step[j - 1];
-			step[j - 1] = x;
-		}
-	return k ? step[k / 2] : 0;
+	return most;
 }
 
 static uint64_t thread_cpu_ns(void)
@@ -280,50 +268,77 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Host-time coupling: device time advances by the CPU time the host
- * spends between device calls, and by nothing more: calls with no host
- * code between them take (nearly) their lockstep time; 2 ms of host CPU
- * between two calls let about 2 ms of device time pass. */
-static void test_determinism_hosttime_coupling(void)
+/* Two register reads with 2 ms of the thread's CPU time spent between
+ * them. dev: the device ns from just before the first to just after the
+ * second (two device-time reads, which the coupling also charges);
+ * inside: the CPU ns of the spin alone; around: the CPU ns from before
+ * the first device call to after the last, which holds every interval
+ * the coupling can charge. */
+static void spin_between_reads(uint64_t *dev, uint64_t *inside, uint64_t *around)
 {
-	uint64_t lock_ns, ht_ns, t0, t1, c0;
 	volatile unsigned long spin = 0;
+	uint64_t c_before, c0, c1, t0, t1;
 	uint32_t v;
 
-	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
-	lock_ns = median_read_ns(64);
-	CU_ASSERT_FATAL(lock_ns > 0);
-	CU_ASSERT_EQUAL(abb_sim_hosttime(tb_dev), 0);
-	CU_ASSERT_EQUAL_FATAL(tb_reopen("hosttime=1"), 0);
-	CU_ASSERT_EQUAL(abb_sim_hosttime(tb_dev), 1);
-	ht_ns = median_read_ns(64);
-	printf("\n    register read: %llu ns in lockstep, median %llu ns with host-time coupling\n",
-	       (unsigned long long)lock_ns, (unsigned long long)ht_ns);
-	/* the overhead of taking part in the simulation is not host time */
-	CU_ASSERT(ht_ns >= lock_ns);
-	CU_ASSERT(ht_ns < lock_ns + 600); /* without the calibration: +900 ns */
-
 	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), 0);
+	c_before = thread_cpu_ns();
 	t0 = tb_now_ns();
 	c0 = thread_cpu_ns();
 	while (thread_cpu_ns() - c0 < 2000000)
 		for (int i = 0; i < 1000; i++)
 			spin += (unsigned long)i;
+	c1 = thread_cpu_ns();
 	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), 0);
 	t1 = tb_now_ns();
-	printf("    2 ms of host CPU between two calls: device time advanced %llu us\n",
-	       (unsigned long long)((t1 - t0) / 1000));
-	CU_ASSERT(t1 - t0 >= 2000000);
-	CU_ASSERT(t1 - t0 < 2000000 + 500000);
+	*around = thread_cpu_ns() - c_before;
+	*inside = c1 - c0;
+	*dev = t1 - t0;
+}
+
+/* Host-time coupling: device time advances by the CPU time the host
+ * spends between device calls, and by nothing more. In lockstep, 2 ms of
+ * host CPU between two register reads let no device time pass but the
+ * read's own; with the coupling at least those 2 ms (less the overhead
+ * the coupling measures at open and does not charge, a few us; 200 us
+ * allowed) and never more than the thread's CPU time around the calls
+ * plus the read. The tests assert only these bounds, which hold on any
+ * machine and load; what the coupling costs a call (the figure this test
+ * asserted before, a wall-clock cost) is `make hosttime-cost`. */
+#define HT_SLACK_NS 200000u
+static void test_determinism_hosttime_coupling(void)
+{
+	uint64_t read_ns, dev, inside, around;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_EQUAL(abb_sim_hosttime(tb_dev), 0);
+	read_ns = max_read_ns(16);
+	CU_ASSERT_FATAL(read_ns > 0);
+	spin_between_reads(&dev, &inside, &around);
+	printf("\n    lockstep: a register read takes %llu ns; 2 ms of host CPU between two "
+	       "reads: device time advanced %llu ns\n", (unsigned long long)read_ns,
+	       (unsigned long long)dev);
+	CU_ASSERT(inside >= 2000000);
+	CU_ASSERT(dev <= read_ns);
+
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("hosttime=1"), 0);
+	CU_ASSERT_EQUAL(abb_sim_hosttime(tb_dev), 1);
+	spin_between_reads(&dev, &inside, &around);
+	printf("    host-time coupling: %llu us of host CPU in the spin, %llu us around the "
+	       "calls: device time advanced %llu us\n", (unsigned long long)(inside / 1000),
+	       (unsigned long long)(around / 1000), (unsigned long long)(dev / 1000));
+	CU_ASSERT(inside >= 2000000);
+	CU_ASSERT(dev + HT_SLACK_NS >= inside);
+	/* twice the read: its own time may differ by the clock's phase */
+	CU_ASSERT(dev <= around + 2 * read_ns);
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+	CU_ASSERT_EQUAL(abb_sim_hosttime(tb_dev), 0);
 }
 
 static CU_TestInfo determinism_tests[] = {
-	{ "test_determinism_same_cycles_after_reopen", test_determinism_same_cycles_after_reopen },
-	{ "test_determinism_traced_model_same_cycles", test_determinism_traced_model_same_cycles },
-	{ "test_determinism_time_stands_still", test_determinism_time_stands_still },
-	{ "test_determinism_hosttime_coupling", test_determinism_hosttime_coupling },
+	TB_SIM_TEST(test_determinism_same_cycles_after_reopen),
+	TB_SIM_TEST(test_determinism_traced_model_same_cycles),
+	TB_SIM_TEST(test_determinism_time_stands_still),
+	TB_SIM_TEST(test_determinism_hosttime_coupling),
 	CU_TEST_INFO_NULL,
 };
 

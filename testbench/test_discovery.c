@@ -158,24 +158,10 @@ static void test_discovery_long_domain(void)
  * as an ABB. */
 static void test_discovery_sim_config_space(void)
 {
-	const char *env = getenv("ABB_DEVICE");
 	char path[64], bdf[32];
 	int fd, rc;
 
-	/* the simulator only: ask before opening $ABB_DEVICE, which may be a
-	 * board that is not there (ABB_DEVICE=vfio on a machine without one) */
-	if (env && *env && strcmp(env, "sim") && strncmp(env, "sim:", 4)) {
-		printf("\n    skipped %s: simulation-only test, ABB_DEVICE is \"%s\"\n", __func__,
-		       env);
-		return;
-	}
 	CU_ASSERT_EQUAL_FATAL(tb_open(NULL), 0);
-	if (!tb_is_sim()) {
-		printf("\n    skipped %s: simulation-only test, backend is \"%s\"\n", __func__,
-		       abb_backend(tb_dev));
-		tb_close();
-		return;
-	}
 	snprintf(path, sizeof(path), "/tmp/abb-tb-cfg-XXXXXX");
 	fd = mkstemp(path);
 	CU_ASSERT_FATAL(fd >= 0);
@@ -664,7 +650,7 @@ static CU_TestInfo discovery_tests[] = {
 	{ "test_discovery_counts_boards", test_discovery_counts_boards },
 	{ "test_discovery_bad_input", test_discovery_bad_input },
 	{ "test_discovery_long_domain", test_discovery_long_domain },
-	{ "test_discovery_sim_config_space", test_discovery_sim_config_space },
+	TB_SIM_TEST(test_discovery_sim_config_space),
 	{ "test_discovery_sysfs_no_abb", test_discovery_sysfs_no_abb },
 	{ "test_discovery_sysfs_one_abb", test_discovery_sysfs_one_abb },
 	{ "test_discovery_sysfs_several_abbs", test_discovery_sysfs_several_abbs },

@@ -208,7 +208,7 @@ static void test_dma_integrity_4m(void)
 	}
 	msz = mem_size();
 	if (msz < (4u << 20)) {
-		printf("\n    skipped: BAR1 is %zu bytes, less than 4 MiB\n", msz);
+		tb_skip("BAR1 is %zu bytes, less than 4 MiB", msz);
 		return;
 	}
 	roundtrip(0, 4u << 20, 0, 0, 51);
@@ -285,7 +285,6 @@ static void test_dma_integrity_scatter(void)
 	unsigned np;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("iova=scatter"), 0);
 
 	d0 = tb_reg(ABB_REG_DIAG_DESC);
@@ -377,7 +376,6 @@ static void test_dma_integrity_evsrc_drain_exact(void)
 	size_t i;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	for (i = 0; i < sizeof(want_min) / sizeof(want_min[0]); i++) {
 		uint32_t level = 0, *h;
 		abb_dmabuf *b = NULL;
@@ -548,7 +546,6 @@ static void test_dma_integrity_link_configs(void)
 	size_t i;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	for (i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++) {
 		int rc = tb_reopen(cfg[i]);
 
@@ -578,7 +575,6 @@ static void test_dma_integrity_fifo_write_reordered(void)
 	size_t i;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("reorder=1,seed=7"), 0);
 	for (i = 0; i < sizeof(n) / sizeof(n[0]); i++)
 		fifo_write(0x9004, n[i], (uint32_t)(1200 + i));
@@ -764,7 +760,7 @@ static void test_dma_integrity_random(void)
 
 static CU_TestInfo dma_integrity_tests[] = {
 	{ "test_dma_integrity_small_sizes", test_dma_integrity_small_sizes },
-	{ "test_dma_integrity_evsrc_drain_exact", test_dma_integrity_evsrc_drain_exact },
+	TB_SIM_TEST(test_dma_integrity_evsrc_drain_exact),
 	{ "test_dma_integrity_page_sizes", test_dma_integrity_page_sizes },
 	{ "test_dma_integrity_64k", test_dma_integrity_64k },
 	{ "test_dma_integrity_1m", test_dma_integrity_1m },
@@ -772,12 +768,12 @@ static CU_TestInfo dma_integrity_tests[] = {
 	{ "test_dma_integrity_unaligned_host", test_dma_integrity_unaligned_host },
 	{ "test_dma_integrity_buffer_offsets", test_dma_integrity_buffer_offsets },
 	{ "test_dma_integrity_board_unaligned", test_dma_integrity_board_unaligned },
-	{ "test_dma_integrity_scatter", test_dma_integrity_scatter },
+	TB_SIM_TEST(test_dma_integrity_scatter),
 	{ "test_dma_integrity_fifo_read", test_dma_integrity_fifo_read },
 	{ "test_dma_integrity_fifo_write", test_dma_integrity_fifo_write },
 	{ "test_dma_integrity_buffers_sharing_a_page", test_dma_integrity_buffers_sharing_a_page },
-	{ "test_dma_integrity_link_configs", test_dma_integrity_link_configs },
-	{ "test_dma_integrity_fifo_write_reordered", test_dma_integrity_fifo_write_reordered },
+	TB_SIM_TEST(test_dma_integrity_link_configs),
+	TB_SIM_TEST(test_dma_integrity_fifo_write_reordered),
 	{ "test_dma_integrity_pio_write_dma_read", test_dma_integrity_pio_write_dma_read },
 	{ "test_dma_integrity_dma_write_pio_read", test_dma_integrity_dma_write_pio_read },
 	{ "test_dma_integrity_pio_large", test_dma_integrity_pio_large },

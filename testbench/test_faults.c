@@ -195,7 +195,6 @@ static void test_faults_ur(void)
 	struct abb_sim_inject_spec s = spec(ABB_SIM_INJ_UR, ABB_SIM_DIR_DOWN, ABB_SIM_TLP_CPL, 2);
 	int id;
 
-	TB_REQUIRE_SIM();
 	expect_eio(faulty_write(&s, 8192, 0, &id), ABB_GER_CPL_ERR, "UR/CA status");
 	CU_ASSERT(log_has("FAULT UR", "status UR"));
 	check_guards(8192);
@@ -209,7 +208,6 @@ static void test_faults_ca(void)
 	struct abb_sim_inject_spec s = spec(ABB_SIM_INJ_CA, ABB_SIM_DIR_DOWN, ABB_SIM_TLP_CPL, 1);
 	int id;
 
-	TB_REQUIRE_SIM();
 	s.tag = 3;
 	expect_eio(faulty_write(&s, 16384, ABB_DMA_IRQ, &id), ABB_GER_CPL_ERR, "UR/CA status");
 	CU_ASSERT(log_has("FAULT CA", "tag=03"));
@@ -225,7 +223,6 @@ static void test_faults_poison(void)
 	uint8_t b[64];
 	int id;
 
-	TB_REQUIRE_SIM();
 	expect_eio(faulty_write(&s, 4096, 0, &id), ABB_GER_POISONED | ABB_GER_CPL_ERR, "poisoned completion");
 	CU_ASSERT(log_has("FAULT POISON", " EP"));
 	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, BOARD_AT, b, sizeof b), 0);
@@ -240,7 +237,6 @@ static void test_faults_drop(void)
 	struct abb_sim_inject_spec s = spec(ABB_SIM_INJ_DROP, ABB_SIM_DIR_DOWN, ABB_SIM_TLP_CPL, 3);
 	int id;
 
-	TB_REQUIRE_SIM();
 	expect_eio(faulty_write(&s, 8192, 0, &id), ABB_GER_CPL_TIMEOUT | ABB_GER_CPL_ERR,
 		   "completion timeout");
 	CU_ASSERT(log_has("FAULT DROP", "dropped"));
@@ -273,7 +269,6 @@ static void test_faults_drop_wait_limit(void)
 	const char *e;
 	int id, rc;
 
-	TB_REQUIRE_SIM();
 	reopen_limit("1");
 	rc = faulty_write(&s, 8192, ABB_DMA_IRQ, &id);
 	e = abb_last_error();
@@ -298,7 +293,6 @@ static void test_faults_delay(void)
 	uint64_t t0 = 0, t1 = 0;
 	int id;
 
-	TB_REQUIRE_SIM();
 	s.ns = 2000;
 	expect_eio(faulty_write(&s, 4096, 0, &id), ABB_GER_CPL_TAG, "unexpected completion");
 	CU_ASSERT(log_has("FAULT DELAY", "held back 2000 ns"));
@@ -335,7 +329,6 @@ static void cpl_fault_fails_write(unsigned kind, unsigned nth, uint32_t ger, con
 /* A duplicated completion: the copy does not continue the read (CPL_TAG). */
 static void test_faults_dup(void)
 {
-	TB_REQUIRE_SIM();
 	cpl_fault_fails_write(ABB_SIM_INJ_DUP, 1, ABB_GER_CPL_TAG, "unexpected completion",
 			      "FAULT DUP", "sent twice");
 }
@@ -343,7 +336,6 @@ static void test_faults_dup(void)
 /* An unexpected completion (a tag with no read outstanding). */
 static void test_faults_unexpected(void)
 {
-	TB_REQUIRE_SIM();
 	cpl_fault_fails_write(ABB_SIM_INJ_UNEXPECTED, 2, ABB_GER_CPL_TAG, "unexpected completion",
 			      "FAULT UNEXPECTED", "outstanding");
 }
@@ -359,7 +351,6 @@ static void test_faults_unknown_tag(void)
 	static uint8_t b[32768];
 	int id;
 
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL(abb_dmabuf_unmap(map), 0);
 	map = NULL;
 	CU_ASSERT_FATAL(tb_reopen("mrrs=128") == 0);
@@ -385,7 +376,6 @@ static void test_faults_dup_fetch(void)
 	struct abb_sim_inject_spec s = spec(ABB_SIM_INJ_DUP, ABB_SIM_DIR_DOWN, ABB_SIM_TLP_CPL, 1);
 	int id;
 
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL(abb_dmabuf_unmap(map), 0);
 	map = NULL;
 	CU_ASSERT_FATAL(tb_reopen("iova=scatter") == 0);
@@ -406,7 +396,6 @@ static void test_faults_dup_fetch(void)
  * completion of the tag does not continue it; completion timeout). */
 static void test_faults_malformed(void)
 {
-	TB_REQUIRE_SIM();
 	cpl_fault_fails_write(ABB_SIM_INJ_MALFORMED, 1, ABB_GER_BAD_TLP | ABB_GER_CPL_ERR,
 			      "malformed TLP", "FAULT MALFORMED", "short");
 }
@@ -422,7 +411,6 @@ static void test_faults_truncated(void)
 	uint8_t data[128], b[128];
 	int id;
 
-	TB_REQUIRE_SIM();
 	board_prefill(sizeof data);
 	CU_ASSERT_EQUAL(abb_sim_tlp_log(tb_dev, logpath), 0);
 	tb_fill(data, sizeof data, next_rnd());
@@ -459,7 +447,6 @@ static void test_faults_starve(void)
 		uint64_t t0 = 0, t1 = 0;
 		int id;
 
-		TB_REQUIRE_SIM();
 		s.ns = 20000;
 		CU_ASSERT_EQUAL(abb_time_ns(tb_dev, &t0), 0);
 		CU_ASSERT_EQUAL(faulty_write(&s, sizeof b, 0, &id), 0);
@@ -483,7 +470,6 @@ static void test_faults_link_down(void)
 	uint32_t v = 0;
 	int id, rc;
 
-	TB_REQUIRE_SIM();
 	s.ns = 30000;
 	rc = faulty_write(&s, 16384, 0, &id);
 	if (rc != -ENOLINK)
@@ -517,7 +503,6 @@ static void test_faults_pio_up(void)
 	uint32_t v = 0;
 	int id;
 
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL(abb_sim_tlp_log(tb_dev, logpath), 0);
 	id = abb_sim_inject(tb_dev, &s);
 	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), -EIO);
@@ -550,7 +535,6 @@ static void test_faults_by_address(void)
 
 	char other[80];
 
-	TB_REQUIRE_SIM();
 	snprintf(other, sizeof other, "%s.2", logpath);
 	CU_ASSERT_EQUAL(abb_sim_tlp_log(tb_dev, logpath), 0);
 	CU_ASSERT_EQUAL(abb_dma_write(tb_dev, map, 0, BOARD_AT, 4096, 0), 0);
@@ -582,7 +566,6 @@ static void test_faults_by_probability(void)
 {
 	unsigned got[2] = {0, 0}, pattern[2] = {0, 0};
 
-	TB_REQUIRE_SIM();
 	for (int run = 0; run < 2; run++) {
 		struct abb_sim_inject_spec s = spec(ABB_SIM_INJ_UR, ABB_SIM_DIR_DOWN, ABB_SIM_TLP_CPL, 0);
 		int id;
@@ -623,7 +606,6 @@ static void test_faults_dma_read_posted(void)
 	static uint8_t want[8192];
 	static const unsigned kinds[2] = {ABB_SIM_INJ_DROP, ABB_SIM_INJ_POISON};
 
-	TB_REQUIRE_SIM();
 	for (int k = 0; k < 2; k++) {
 		struct abb_sim_inject_spec s = spec(kinds[k], ABB_SIM_DIR_UP, ABB_SIM_TLP_MWR, 2);
 		size_t lost = 0;
@@ -663,7 +645,6 @@ static void test_faults_descriptor_fetch(void)
 					ABB_GER_CPL_TIMEOUT | ABB_GER_CPL_ERR};
 	static uint8_t b[4096];
 
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL(abb_dmabuf_unmap(map), 0);
 	map = NULL;
 	CU_ASSERT_FATAL(tb_reopen("iova=scatter") == 0);
@@ -711,25 +692,25 @@ static void test_faults_bad_spec(void)
 
 static CU_TestInfo faults_tests[] = {
 	{ "test_faults_bad_spec", test_faults_bad_spec },
-	{ "test_faults_ur", test_faults_ur },
-	{ "test_faults_ca", test_faults_ca },
-	{ "test_faults_poison", test_faults_poison },
-	{ "test_faults_drop", test_faults_drop },
-	{ "test_faults_drop_wait_limit", test_faults_drop_wait_limit },
-	{ "test_faults_delay", test_faults_delay },
-	{ "test_faults_dup", test_faults_dup },
-	{ "test_faults_unexpected", test_faults_unexpected },
-	{ "test_faults_unknown_tag", test_faults_unknown_tag },
-	{ "test_faults_dup_fetch", test_faults_dup_fetch },
-	{ "test_faults_malformed", test_faults_malformed },
-	{ "test_faults_truncated", test_faults_truncated },
-	{ "test_faults_starve", test_faults_starve },
-	{ "test_faults_link_down", test_faults_link_down },
-	{ "test_faults_pio_up", test_faults_pio_up },
-	{ "test_faults_descriptor_fetch", test_faults_descriptor_fetch },
-	{ "test_faults_dma_read_posted", test_faults_dma_read_posted },
-	{ "test_faults_by_address", test_faults_by_address },
-	{ "test_faults_by_probability", test_faults_by_probability },
+	TB_SIM_TEST(test_faults_ur),
+	TB_SIM_TEST(test_faults_ca),
+	TB_SIM_TEST(test_faults_poison),
+	TB_SIM_TEST(test_faults_drop),
+	TB_SIM_TEST(test_faults_drop_wait_limit),
+	TB_SIM_TEST(test_faults_delay),
+	TB_SIM_TEST(test_faults_dup),
+	TB_SIM_TEST(test_faults_unexpected),
+	TB_SIM_TEST(test_faults_unknown_tag),
+	TB_SIM_TEST(test_faults_dup_fetch),
+	TB_SIM_TEST(test_faults_malformed),
+	TB_SIM_TEST(test_faults_truncated),
+	TB_SIM_TEST(test_faults_starve),
+	TB_SIM_TEST(test_faults_link_down),
+	TB_SIM_TEST(test_faults_pio_up),
+	TB_SIM_TEST(test_faults_descriptor_fetch),
+	TB_SIM_TEST(test_faults_dma_read_posted),
+	TB_SIM_TEST(test_faults_by_address),
+	TB_SIM_TEST(test_faults_by_probability),
 	CU_TEST_INFO_NULL,
 };
 

@@ -180,7 +180,6 @@ static void test_intx_generator_latency_exact(void)
 	unsigned mhz = 0, clk_ns, i;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_RESET);
 	tb_reg_set(ABB_REG_IER, ABB_ISR_IGEN);
 	for (i = 0; i < 6; i++) {
@@ -220,7 +219,6 @@ static void test_intx_generator_latency_exact(void)
 static void test_intx_config_space(void)
 {
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL(cfg(CFG_INT_PIN, 1), 1);
 	CU_ASSERT_EQUAL(find_cap(CAP_ID_MSI), 0);
 	CU_ASSERT_NOT_EQUAL(find_cap(0x10), 0); /* PCI Express */
@@ -237,7 +235,6 @@ static void test_intx_generator_assert_deassert(void)
 	struct log_count c;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_RESET);
 	tb_reg_set(ABB_REG_IER, ABB_ISR_IGEN);
 	log_start();
@@ -285,7 +282,6 @@ static void test_intx_interrupt_disable(void)
 	struct log_count c;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_RESET);
 	tb_reg_set(ABB_REG_IER, ABB_ISR_IGEN);
 	cmd = cfg(CFG_CMD, 2);
@@ -331,7 +327,6 @@ static void test_intx_dma_read(void)
 	struct log_count c;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	hb = tb_alloc_pages(len); /* after the skips: no leak on the model */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(hb);
 	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, hb, len, &hm), 0);
@@ -366,7 +361,6 @@ static void test_intx_msi_only_with_msi(void)
 	struct log_count c;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("msi=1"), 0);
 	msi = find_cap(CAP_ID_MSI);
 	CU_ASSERT_NOT_EQUAL(msi, 0);
@@ -479,7 +473,6 @@ static void done_and_isr(int strict)
 static void test_strict_isr_write_ignored(void)
 {
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	for (int strict = 0; strict < 2; strict++) {
 		CU_ASSERT_EQUAL_FATAL(reopen_mode(strict), 0);
 		isr_write(strict);
@@ -490,7 +483,6 @@ static void test_strict_isr_write_ignored(void)
 static void test_strict_ger_write_ignored(void)
 {
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	for (int strict = 0; strict < 2; strict++) {
 		CU_ASSERT_EQUAL_FATAL(reopen_mode(strict), 0);
 		ger_write(strict);
@@ -501,7 +493,6 @@ static void test_strict_ger_write_ignored(void)
 static void test_strict_done_survives_start(void)
 {
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	for (int strict = 0; strict < 2; strict++) {
 		CU_ASSERT_EQUAL_FATAL(reopen_mode(strict), 0);
 		done_and_isr(strict);
@@ -515,7 +506,6 @@ static void test_strict_option_checked(void)
 	abb_dev *d = NULL;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	tb_close();
 	CU_ASSERT_EQUAL(abb_open(&d, "sim:strict=2"), -EINVAL);
 	CU_ASSERT_EQUAL(abb_open(&d, "sim:msi=2"), -EINVAL);
@@ -541,7 +531,6 @@ static void test_iommu_map_at_permissions(void)
 	struct abb_sim_fault f[4];
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	/* after the skips: no leak on the model */
 	m = tb_alloc_pages(3 * pg), pat = malloc(pg), back = malloc(pg);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
@@ -550,7 +539,7 @@ static void test_iommu_map_at_permissions(void)
 	/* the simulator libabb loaded */
 	lib = dlopen("libabbsim.so", RTLD_NOW | RTLD_NOLOAD);
 	if (!lib) {
-		printf("\n    skipped: libabbsim.so is not loaded under that name (%s)\n", dlerror());
+		tb_skip("libabbsim.so is not loaded under that name (%s)", dlerror());
 		free(m), free(pat), free(back);
 		return;
 	}
@@ -621,17 +610,17 @@ static void test_iommu_map_at_permissions(void)
 }
 
 static CU_TestInfo tests[] = {
-	{"test_intx_config_space", test_intx_config_space},
-	{"test_intx_generator_assert_deassert", test_intx_generator_assert_deassert},
-	{"test_intx_generator_latency_exact", test_intx_generator_latency_exact},
-	{"test_intx_interrupt_disable", test_intx_interrupt_disable},
-	{"test_intx_dma_read", test_intx_dma_read},
-	{"test_intx_msi_only_with_msi", test_intx_msi_only_with_msi},
-	{"test_strict_isr_write_ignored", test_strict_isr_write_ignored},
-	{"test_strict_ger_write_ignored", test_strict_ger_write_ignored},
-	{"test_strict_done_survives_start", test_strict_done_survives_start},
-	{"test_strict_option_checked", test_strict_option_checked},
-	{"test_iommu_map_at_permissions", test_iommu_map_at_permissions},
+	TB_SIM_TEST(test_intx_config_space),
+	TB_SIM_TEST(test_intx_generator_assert_deassert),
+	TB_SIM_TEST(test_intx_generator_latency_exact),
+	TB_SIM_TEST(test_intx_interrupt_disable),
+	TB_SIM_TEST(test_intx_dma_read),
+	TB_SIM_TEST(test_intx_msi_only_with_msi),
+	TB_SIM_TEST(test_strict_isr_write_ignored),
+	TB_SIM_TEST(test_strict_ger_write_ignored),
+	TB_SIM_TEST(test_strict_done_survives_start),
+	TB_SIM_TEST(test_strict_option_checked),
+	TB_SIM_TEST(test_iommu_map_at_permissions),
 	CU_TEST_INFO_NULL,
 };
 

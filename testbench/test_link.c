@@ -31,7 +31,6 @@ static void test_link_defaults_read_back(void)
 	struct abb_sim_link l;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("gen=1,lanes=4,mps=128,mrrs=512,rcb=64,cpl=rcb,"
 					"credits=default"), 0);
 	CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &l), 0);
@@ -59,7 +58,6 @@ static void test_link_options_read_back(void)
 	uint32_t v = 0;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	/* credit items as options of their own after credits=, and with ':' */
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("lanes=12,mps=4096,mrrs=128,rcb=128,cpl=mps,"
 					"credits=ph=3,up.pd=300,down.nph=2:cpld=0,up.cplh=5"), 0);
@@ -114,7 +112,6 @@ static void test_link_bad_options(void)
 	size_t i;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		abb_dev *d = NULL;
 		char uri[200];
@@ -189,7 +186,6 @@ static void test_link_completion_sizes(void)
 	unsigned n16, n64, other;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	/* default: every completion ends at an RCB (64-byte) boundary */
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=256,mrrs=512,rcb=64,cpl=rcb"), 0);
 	cpl_sizes(&n16, &n64, &other);
@@ -287,7 +283,6 @@ static void test_link_tiny_credits(void)
 	struct abb_sim_link l;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=128,rcb=64,cpl=rcb,credits=default"), 0);
 	fc_transfers("default credits", &def);
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=128,rcb=64,cpl=rcb," TINY_CREDITS), 0);
@@ -313,8 +308,6 @@ static void test_link_enotsup_off_sim(void)
 	uint32_t v;
 
 	TB_REQUIRE_DEV();
-	if (tb_is_sim())
-		return;
 	CU_ASSERT_EQUAL(abb_sim_link_params(tb_dev, &l), -ENOTSUP);
 	CU_ASSERT_EQUAL(abb_sim_protocol_errors(tb_dev, NULL, 0), -ENOTSUP);
 	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0, 4, &v), -ENOTSUP);
@@ -337,7 +330,6 @@ static void test_link_reserved_mps_mrrs_clamped(void)
 	int fd;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	host = tb_alloc_pages(XFER); /* after the checks: a skipped test leaks nothing */
 	back = tb_alloc_pages(XFER);
 	CU_ASSERT_FATAL(host && back);
@@ -404,13 +396,13 @@ static void test_link_reserved_mps_mrrs_clamped(void)
 }
 
 static CU_TestInfo link_tests[] = {
-	{ "test_link_enotsup_off_sim", test_link_enotsup_off_sim },
-	{ "test_link_defaults_read_back", test_link_defaults_read_back },
-	{ "test_link_options_read_back", test_link_options_read_back },
-	{ "test_link_bad_options", test_link_bad_options },
-	{ "test_link_completion_sizes", test_link_completion_sizes },
-	{ "test_link_tiny_credits", test_link_tiny_credits },
-	{ "test_link_reserved_mps_mrrs_clamped", test_link_reserved_mps_mrrs_clamped },
+	TB_NOSIM_TEST(test_link_enotsup_off_sim),
+	TB_SIM_TEST(test_link_defaults_read_back),
+	TB_SIM_TEST(test_link_options_read_back),
+	TB_SIM_TEST(test_link_bad_options),
+	TB_SIM_TEST(test_link_completion_sizes),
+	TB_SIM_TEST(test_link_tiny_credits),
+	TB_SIM_TEST(test_link_reserved_mps_mrrs_clamped),
 	CU_TEST_INFO_NULL,
 };
 

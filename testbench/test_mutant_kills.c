@@ -40,7 +40,6 @@ static void test_mk_reset_cuts_rx_stream(void)
 	uint32_t v;
 	int k, rc;
 
-	TB_REQUIRE_SIM();
 	host = tb_alloc_pages(4 * MK_LEN);
 	want = malloc(MK_LEN);
 	CU_ASSERT_FATAL(host && want);
@@ -114,10 +113,9 @@ static void test_mk_bar0_burst_write_dropped(void)
 	uint32_t words[4] = {0x5, 0xffffffffu, 0x12345678u, 0x9abcdef0u};
 	uint32_t ier = 0, ger = 0, v = 0;
 
-	TB_REQUIRE_SIM();
 	lib = dlopen("libabbsim.so", RTLD_NOW | RTLD_NOLOAD);
 	if (!lib) {
-		printf("\n    skipped: libabbsim.so is not loaded under that name (%s)\n", dlerror());
+		tb_skip("libabbsim.so is not loaded under that name (%s)", dlerror());
 		return;
 	}
 	mmio_write = (mmio_write_fn)(uintptr_t)dlsym(lib, "abbsim_mmio_write");
@@ -192,7 +190,6 @@ static void test_mk_reset_during_prefetched_chain(void)
 	uint32_t sta = 0;
 	int k, i, rc;
 
-	TB_REQUIRE_SIM();
 	mk_chain_open(&c, 7u);
 	for (k = 0; k < MK_RESET_POINTS; k++) {
 		CU_ASSERT_EQUAL_FATAL(abb_dma_read_start(tb_dev, c.buf, 0, MK_BOARD, c.len, 0), 0);
@@ -242,7 +239,6 @@ static void test_mk_cycle_counter_rate(void)
 	struct abb_sim_link lp;
 	uint64_t c0, c1, t0 = 0, t1 = 0, want;
 
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &lp), 0);
 	CU_ASSERT_FATAL(lp.clk_mhz > 0);
 	c0 = mk_cycles();
@@ -280,7 +276,6 @@ static void test_mk_short_descriptor_completion(void)
 	uint32_t ger;
 	int id, rc;
 
-	TB_REQUIRE_SIM();
 	mk_chain_open(&c, 11u);
 	/* a clean chain first: the fetch registers hold a valid descriptor */
 	memset(c.host, 0, c.len);
@@ -312,11 +307,11 @@ static void test_mk_short_descriptor_completion(void)
 }
 
 static CU_TestInfo mutant_kills_tests[] = {
-	{"test_mk_reset_cuts_rx_stream", test_mk_reset_cuts_rx_stream},
-	{"test_mk_bar0_burst_write_dropped", test_mk_bar0_burst_write_dropped},
-	{"test_mk_reset_during_prefetched_chain", test_mk_reset_during_prefetched_chain},
-	{"test_mk_cycle_counter_rate", test_mk_cycle_counter_rate},
-	{"test_mk_short_descriptor_completion", test_mk_short_descriptor_completion},
+	TB_SIM_TEST(test_mk_reset_cuts_rx_stream),
+	TB_SIM_TEST(test_mk_bar0_burst_write_dropped),
+	TB_SIM_TEST(test_mk_reset_during_prefetched_chain),
+	TB_SIM_TEST(test_mk_cycle_counter_rate),
+	TB_SIM_TEST(test_mk_short_descriptor_completion),
 	CU_TEST_INFO_NULL,
 };
 

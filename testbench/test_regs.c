@@ -504,7 +504,6 @@ static void test_regs_fifo_loopback(void)
 	int i;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	CU_ASSERT_EQUAL(tb_reg(ABB_REG_RXF_CSR) & 0xFFFFu, 0);
 	CU_ASSERT_EQUAL(tb_reg(ABB_REG_RXF_DATA), 0); /* empty reads 0 */
 	free0 = tb_reg(ABB_REG_TXF_CSR) & 0xFFFFu;
@@ -523,7 +522,6 @@ static void test_regs_fifo_loopback(void)
 static void test_regs_model_constants(void)
 {
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	tb_reg_set(ABB_REG_ICAP, 0xFFFFFFFFu);
 	CU_ASSERT_EQUAL(tb_reg(ABB_REG_ICAP), 0);
 	CU_ASSERT_EQUAL(tb_reg(ABB_REG_DIAG_ID), 0x4D424241u);
@@ -542,8 +540,8 @@ static CU_TestInfo regs_tests[] = {
 	{ "test_regs_igen_reset_disarms", test_regs_igen_reset_disarms },
 	{ "test_regs_ier_bits_independent", test_regs_ier_bits_independent },
 	{ "test_regs_channel_read_back", test_regs_channel_read_back },
-	{ "test_regs_fifo_loopback", test_regs_fifo_loopback },
-	{ "test_regs_model_constants", test_regs_model_constants },
+	TB_SIM_TEST(test_regs_fifo_loopback),
+	TB_SIM_TEST(test_regs_model_constants),
 	CU_TEST_INFO_NULL,
 };
 

@@ -44,7 +44,6 @@ static void test_rtlclk_igen_latency(void)
 	long long c125, c250;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	c125 = igen_cycles("clk_mhz=125,hosttime=0", lat);
 	c250 = igen_cycles("clk_mhz=250,hosttime=0", lat);
 	printf("\n    interrupt generator, 1 ms: %lld cycles at 125 MHz, %lld at 250 MHz ", c125, c250);
@@ -56,7 +55,7 @@ static void test_rtlclk_igen_latency(void)
 }
 
 static CU_TestInfo rtlclk_tests[] = {
-	{ "test_rtlclk_igen_latency", test_rtlclk_igen_latency },
+	TB_SIM_TEST(test_rtlclk_igen_latency),
 	CU_TEST_INFO_NULL,
 };
 

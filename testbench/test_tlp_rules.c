@@ -182,7 +182,6 @@ static void test_tlp_rules_link_configs(void)
 	int fd;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	h = tb_alloc_pages(HBUF); /* after the checks: a skipped test leaks nothing */
 	CU_ASSERT_FATAL(h != NULL);
 	for (i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++) {
@@ -241,7 +240,6 @@ static void test_tlp_rules_diag_counters(void)
 	int fd;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	h = tb_alloc_pages(HBUF); /* after the checks: a skipped test leaks nothing */
 	CU_ASSERT_FATAL(h != NULL);
 	for (i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++) {
@@ -294,7 +292,6 @@ static void test_tlp_rules_log_reproducible(void)
 	int k, fd, same = 0;
 
 	TB_REQUIRE_DEV();
-	TB_REQUIRE_SIM();
 	h = tb_alloc_pages(HBUF); /* after the checks: a skipped test leaks nothing */
 	CU_ASSERT_FATAL(h != NULL);
 	for (k = 0; k < 2; k++) {
@@ -342,9 +339,9 @@ static void test_tlp_rules_log_reproducible(void)
 }
 
 static CU_TestInfo tlp_rules_tests[] = {
-	{ "test_tlp_rules_link_configs", test_tlp_rules_link_configs },
-	{ "test_tlp_rules_log_reproducible", test_tlp_rules_log_reproducible },
-	{ "test_tlp_rules_diag_counters", test_tlp_rules_diag_counters },
+	TB_SIM_TEST(test_tlp_rules_link_configs),
+	TB_SIM_TEST(test_tlp_rules_log_reproducible),
+	TB_SIM_TEST(test_tlp_rules_diag_counters),
 	CU_TEST_INFO_NULL,
 };
 

@@ -28,17 +28,6 @@
 static uint64_t first_cycles[64];
 static int first_ok[64];
 
-/* 1 when $ABB_DEVICE selects the simulator (the vectors are its output). */
-static int on_sim(const char *fn)
-{
-	const char *d = getenv("ABB_DEVICE");
-
-	if (!d || !*d || (strncmp(d, "sim", 3) == 0 && (d[3] == '\0' || d[3] == ':')))
-		return 1;
-	printf("\n    skipped %s: simulation-only test, ABB_DEVICE is \"%s\"\n", fn, d);
-	return 0;
-}
-
 /* The whole file, malloc'ed and NUL terminated; NULL if unreadable. */
 static char *slurp(const char *path)
 {
@@ -94,8 +83,6 @@ static void test_vectors_match_golden(void)
 	char golden[4096], name[300], fresh[4096], err[1024];
 	unsigned bad = 0;
 
-	if (!on_sim(__func__))
-		return;
 	CU_ASSERT_FATAL(tb_nvectors <= sizeof(first_ok) / sizeof(first_ok[0]));
 	CU_ASSERT_FATAL(tb_dev == NULL); /* the runs open the simulator themselves */
 	if ((mkdir(TB_BUILD_DIR, 0777) && errno != EEXIST) || (mkdir(NEW_DIR, 0777) && errno != EEXIST))
@@ -128,8 +115,6 @@ static void test_vectors_repeatable(void)
 	char first[4096], again[4096], err[1024];
 	unsigned bad = 0;
 
-	if (!on_sim(__func__))
-		return;
 	CU_ASSERT_FATAL(tb_dev == NULL);
 	for (size_t i = 0; i < tb_nvectors; i++) {
 		const struct tb_vector *v = &tb_vectors[i];
@@ -156,8 +141,8 @@ static void test_vectors_repeatable(void)
 }
 
 static CU_TestInfo vectors_tests[] = {
-	{ "test_vectors_match_golden", test_vectors_match_golden },
-	{ "test_vectors_repeatable", test_vectors_repeatable },
+	TB_SIM_TEST(test_vectors_match_golden),
+	TB_SIM_TEST(test_vectors_repeatable),
 	CU_TEST_INFO_NULL,
 };
 

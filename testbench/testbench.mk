@@ -12,14 +12,17 @@
 #   make vectors                      regenerate the golden TLP vectors (vectors/tlp/)
 #   make vfio-coverage                gcov line coverage of host/lib/backend_vfio.c by the
 #                                     bench on the emulated VFIO kernel (build/cov/)
+#   make hosttime-cost [ROUNDS=5]     what host-time coupling charges a device call on this
+#                                     machine (a figure, not a test: bench_hosttime.c)
 #
 # Builds $(B)/abb_tests from testbench/*.c against libabb ($(B)/libabb.so,
 # built by host/host.mk) and CUnit. The program exits non-zero when a test
 # fails, so `make test` fails too.
 
-# vectors_run.c and regress.c are programs of their own (the vector
-# generator, the constrained-random regression)
-TB_SRCS    := $(filter-out testbench/vectors_run.c testbench/regress.c,$(wildcard testbench/*.c))
+# vectors_run.c, regress.c and bench_hosttime.c are programs of their own
+# (the vector generator, the constrained-random regression, a benchmark)
+TB_PROGS   := testbench/vectors_run.c testbench/regress.c testbench/bench_hosttime.c
+TB_SRCS    := $(filter-out $(TB_PROGS),$(wildcard testbench/*.c))
 TB_OBJS    := $(patsubst testbench/%.c,$(B)/testbench/%.o,$(TB_SRCS))
 TB_BIN     := $(B)/abb_tests
 # host/lib for abb_vfio.h (the discovery entry point, exported by libabb)
@@ -40,9 +43,9 @@ SHARD      ?=
 JUNIT_DIR  ?=
 TB_SHARD_SFX := $(if $(SHARD),-$(subst /,_,$(SHARD)))
 
-.PHONY: test tests vectors regress vfio-coverage
+.PHONY: test tests vectors regress vfio-coverage hosttime-cost
 
-all: $(TB_BIN) $(B)/vectors_run $(B)/abb_regress
+all: $(TB_BIN) $(B)/vectors_run $(B)/abb_regress $(B)/abb_bench_hosttime
 tests: $(TB_BIN)
 
 $(B)/testbench/%.o: testbench/%.c
@@ -75,6 +78,15 @@ regress:
 	@$(MAKE) --no-print-directory $(B)/abb_regress $(B)/sim/libabbsim.so
 	timeout $(TB_TIMEOUT) $(B)/abb_regress N='$(N)' SEED='$(SEED)' CASE='$(CASE)' \
 	  SHARD='$(SHARD)' PER='$(PER)' JUNIT='$(JUNIT)' V='$(V)'
+
+# What host-time coupling costs a call here (the figure the determinism
+# suite no longer asserts: a wall-clock cost of the machine)
+ROUNDS ?= 5
+$(B)/abb_bench_hosttime: $(B)/testbench/bench_hosttime.o $(B)/libabb.so
+	$(CC) $(CFLAGS) -o $@ $(B)/testbench/bench_hosttime.o $(TB_LDFLAGS) -labb
+
+hosttime-cost: $(B)/abb_bench_hosttime $(B)/sim/libabbsim.so
+	$(B)/abb_bench_hosttime $(ROUNDS)
 
 vectors: $(B)/vectors_run $(B)/sim/libabbsim.so
 	$(B)/vectors_run $(abspath vectors)/tlp
@@ -141,4 +153,5 @@ vfio-coverage: $(B)/sim/libabbsim.so
 	@echo "vfio-coverage: lines not run (line number: source), from $(TB_COV_B)/backend_vfio.c.gcov:"
 	@grep -n '#####' $(TB_COV_B)/backend_vfio.c.gcov | sed 's/^[0-9]*: *#####: *//' || true
 
--include $(TB_OBJS:.o=.d) $(B)/testbench/vectors_run.d $(B)/testbench/regress.d
+-include $(TB_OBJS:.o=.d) $(B)/testbench/vectors_run.d $(B)/testbench/regress.d \
+  $(B)/testbench/bench_hosttime.d
