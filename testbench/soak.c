@@ -465,6 +465,7 @@ static void consume(struct soak *s)
 		if (!ok || atomic_load(&s->failed))
 			break;
 	}
+	s->events = ev.cnt;
 	if (rc && rc != -EPIPE)
 		fail(s, "readout: no buffer for %lld s after buffer %" PRIu64 " (%s)",
 		     WAIT_NS / 1000000000ll, got, abb_strerror(rc));
@@ -473,7 +474,6 @@ static void consume(struct soak *s)
 	if (got != s->n)
 		fail(s, "readout: end of stream after %" PRIu64 " buffers, want %" PRIu64, got,
 		     s->n);
-	s->events = ev.cnt;
 	s->rd_wall_s = since_s(s);
 }
 
@@ -596,7 +596,7 @@ static double growth_pct(const struct soak *s)
 }
 
 static void print_table(const struct soak *s, const struct abb_daq_stats *sr,
-			const struct abb_daq_stats *sw)
+			const struct abb_daq_stats *sw, int stopped)
 {
 	printf("\nsoak %s: readout and writer at the same time, %u bytes per DMA (readout "
 	       "buffers %u with the header), %d thread(s) per module, writer over %u board slots\n",
@@ -616,11 +616,12 @@ static void print_table(const struct soak *s, const struct abb_daq_stats *sr,
 	printf("  %-22s %16s %16" PRIu64 "\n", "read back in full", "-", s->wr_checked_full);
 	printf("  %-22s %16.1f\n", "run wall time s", s->at100.wall_s);
 	printf("  %-22s %13ld kB (at %.1f s)\n", "RSS at 10 %", s->at10.rss_kb, s->at10.wall_s);
-	printf("  %-22s %13ld kB\n", "RSS at 100 %", s->at100.rss_kb);
+	printf("  %-22s %13ld kB\n", stopped ? "RSS at the stop" : "RSS at 100 %",
+	       s->at100.rss_kb);
 	printf("  %-22s %+14.3f %% (fails at +%.0f %% or more)\n", "RSS growth", growth_pct(s),
 	       RSS_LIMIT_PCT);
 	printf("  %-22s %16ld\n", "fds at 10 %", s->at10.fds);
-	printf("  %-22s %16ld\n", "fds at 100 %", s->at100.fds);
+	printf("  %-22s %16ld\n", stopped ? "fds at the stop" : "fds at 100 %", s->at100.fds);
 }
 
 /* One pass of n buffers each way: both modules from creation to their
@@ -695,7 +696,7 @@ static void pass(struct soak *s, uint64_t n, int measured)
 			print_progress(s, 100, &s->at100);
 		if (!s->have10)
 			fail(s, "no sample at 10 %% of the run");
-		print_table(s, &sr, &sw);
+		print_table(s, &sr, &sw, atomic_load(&s->failed));
 		if (s->have10 && growth_pct(s) >= RSS_LIMIT_PCT)
 			fail(s, "resident memory grew by %.3f %% between 10 %% and 100 %% of the "
 			     "run (%ld kB -> %ld kB), the limit is %.0f %%", growth_pct(s),
