@@ -4,7 +4,8 @@
  * open file descriptors compared between 10 % and 100 % of the run.
  *
  *   build/abb_soak [--device URI] [--buffers N] [--size BYTES] [--threads 1|2]
- *   make soak [SOAK_MODEL_BUFFERS=10000000] [SOAK_SIM_BUFFERS=100000] [SOAK_BUFSIZE=...]
+ *                  [--inject leak|fd|readout|writer]
+ *   make soak [SOAK_MODEL_BUFFERS=10000000] [SOAK_SIM_BUFFERS=100000] [SOAK_BUFSIZE=4096]
  *
  * Readout: a regular readout module (Threads, FIFO mode) of the model's
  * front-end event source; this program's main thread consumes its output
@@ -22,12 +23,20 @@
  * in order, none lost or repeated), all of it for every CHECK_ALL_EVERY-th
  * buffer, and every slot in full at the end.
  *
- * A monitor thread prints a line at every 10 % of the run (the slower
- * module's progress) and takes the first sample of VmRSS (/proc/self/status)
- * and of the open descriptors (/proc/self/fd) at 10 %; the second is taken
- * when both modules have finished, before anything is torn down. The run
- * fails when RSS grew by 1 % or more, or the descriptor count changed, or
- * any check failed. Exit status: 0 pass, 1 fail, 2 usage.
+ * Memory: a warm-up pass (WARMUP_BUFFERS, the same code from module
+ * creation to end of stream) comes first, then every page of the mapped
+ * files is made resident (map_file_pages) and the samplers run once in
+ * their threads, so that pages touched for the first time late in the run
+ * (code through fault-around, a thread's first printf) are not taken for
+ * growth: what can grow between the samples is what the program and the
+ * libraries allocate. A monitor thread prints a line at every 10 % of the
+ * soak pass (the slower module's progress) and takes the first sample of
+ * VmRSS (/proc/self/status) and of the open descriptors (/proc/self/fd) at
+ * 10 %; the second is taken when both modules have finished, before
+ * anything is torn down. The run fails when RSS grew by 1 % or more, the
+ * descriptor count changed, or any check failed. Exit status: 0 pass,
+ * 1 fail, 2 usage. --inject puts one fault into the soak pass, to see the
+ * check that must find it fail.
  */
 #define _GNU_SOURCE
 #include <CUnit/CUnit.h> /* test_daq.h declares the suites' registration */
