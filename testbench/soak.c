@@ -29,7 +29,7 @@
  * their threads, so that pages touched for the first time late in the run
  * (code through fault-around, a thread's first printf) are not taken for
  * growth: what can grow between the samples is what the program and the
- * libraries allocate. A monitor thread prints a line at every 10 % of the
+ * libraries allocate. The main thread prints a line at every 10 % of the
  * soak pass (the slower module's progress) and takes the first sample of
  * VmRSS (/proc/self/status) and of the open descriptors (/proc/self/fd) at
  * 10 %; the second is taken when both modules have finished, before
@@ -107,7 +107,7 @@ struct soak {
 	atomic_uint_fast64_t rd_checked; /* readout buffers the consumer checked */
 	atomic_uint_fast64_t wr_pushed;  /* writer buffers the producer handed on */
 	atomic_int failed;
-	atomic_int finished;           /* both modules done: the monitor ends */
+	unsigned next_mark;            /* the next progress line, % */
 	pthread_mutex_t lock;
 	char why[512];                 /* the first failure */
 
@@ -261,42 +261,29 @@ static void print_progress(const struct soak *s, unsigned pct, const struct samp
 	fflush(stdout);
 }
 
-/* Every 10 % of the slower module a progress line; the first sample at
- * 10 %. Polls every 2 ms (cheap: two counters). */
-static void *monitor(void *arg)
+/* Called by the main thread after every readout buffer it checked and
+ * while it waits for the writer: a progress line at every 10 % of the
+ * slower module, the first sample at 10 %. Cheap until a mark is near. */
+static void progress(struct soak *s)
 {
-	struct soak *s = arg;
-	unsigned next = 10;
+	struct abb_daq_stats st;
+	uint64_t rd = atomic_load(&s->rd_checked), slow;
 	struct sample x;
 
-	/* the sampling and the printing once before the 10 % sample: the
-	 * thread's first fopen, opendir and printf of a double take memory
-	 * (its malloc arena, its stack) that would count as growth after it */
+	if (!s->measured || s->next_mark >= 100 || rd * 100 < (uint64_t)s->next_mark * s->n)
+		return;
+	abb_daq_module_stats(s->w, &st);
+	slow = rd < st.buffers ? rd : st.buffers;
+	if (slow * 100 < (uint64_t)s->next_mark * s->n)
+		return;
 	take_sample(s, &x);
-	printf("soak %s: warm-up of %" PRIu64 " buffers each way passed in %.2f s; the soak pass "
-	       "reports every 10 %% of the slower module\n", s->o.device, s->warm_n, s->warm_s);
-	fflush(stdout);
-	while (!atomic_load(&s->finished) && !atomic_load(&s->failed) && next < 100) {
-		struct abb_daq_stats st;
-		uint64_t rd = atomic_load(&s->rd_checked), wr, slow;
-
-		abb_daq_module_stats(s->w, &st);
-		wr = st.buffers;
-		slow = rd < wr ? rd : wr;
-		if (slow * 100 >= (uint64_t)next * s->n) {
-			take_sample(s, &x);
-			if (next == 10) {
-				s->at10 = x;
-				s->have10 = 1;
-			}
-			print_progress(s, next, &x);
-			while (next < 100 && slow * 100 >= (uint64_t)next * s->n)
-				next += 10;
-			continue;
-		}
-		daq_sleep_us(2000);
+	if (s->next_mark == 10) {
+		s->at10 = x;
+		s->have10 = 1;
 	}
-	return NULL;
+	print_progress(s, s->next_mark, &x);
+	while (s->next_mark < 100 && slow * 100 >= (uint64_t)s->next_mark * s->n)
+		s->next_mark += 10;
 }
 
 /* ---- writer: pattern, producer, read-back --------------------------------- */
@@ -471,6 +458,7 @@ static void consume(struct soak *s)
 		abb_daq_buf_release(b);
 		if (ok)
 			atomic_store(&s->rd_checked, got);
+		progress(s);
 		if (!ok || atomic_load(&s->failed))
 			break;
 	}
@@ -640,14 +628,14 @@ static void print_table(const struct soak *s, const struct abb_daq_stats *sr,
 static void pass(struct soak *s, uint64_t n, int measured)
 {
 	struct abb_daq_stats sr, sw;
-	pthread_t th_prod, th_mon;
-	int have_prod = 0, have_mon = 0, rc;
+	pthread_t th_prod;
+	int have_prod = 0, rc;
 
 	s->n = n;
 	s->measured = measured;
 	atomic_store(&s->rd_checked, 0);
 	atomic_store(&s->wr_pushed, 0);
-	atomic_store(&s->finished, 0);
+	s->next_mark = 10;
 	s->have10 = 0;
 	s->events = s->wr_checked_full = 0;
 	s->rd_wall_s = s->wr_wall_s = 0;
@@ -655,8 +643,18 @@ static void pass(struct soak *s, uint64_t n, int measured)
 		destroy_modules(s);
 		return;
 	}
-	if (measured)
-		take_sample(s, &s->at100); /* this thread's first sample: as the monitor's */
+	if (measured) {
+		struct sample x;
+
+		/* the sampling and a printf of a double once before the 10 %
+		 * sample: their first use takes memory (a stdio buffer, the
+		 * DIR of opendir, stack) that would count as growth */
+		take_sample(s, &x);
+		printf("soak %s: warm-up of %" PRIu64 " buffers each way passed in %.2f s; the "
+		       "soak pass reports every 10 %% of the slower module\n", s->o.device,
+		       s->warm_n, s->warm_s);
+		fflush(stdout);
+	}
 	s->t0 = wall_ns();
 	rc = abb_daq_module_start(s->r);
 	if (!rc)
@@ -665,18 +663,24 @@ static void pass(struct soak *s, uint64_t n, int measured)
 		fail(s, "module start: %s: %s", abb_strerror(rc), abb_last_error());
 	} else {
 		have_prod = pthread_create(&th_prod, NULL, producer, s) == 0;
-		have_mon = measured && pthread_create(&th_mon, NULL, monitor, s) == 0;
-		if (!have_prod || (measured && !have_mon))
-			fail(s, "cannot start the producer or the monitor thread");
+		if (!have_prod)
+			fail(s, "cannot start the producer thread");
 	}
 	if (!atomic_load(&s->failed))
 		consume(s);
 	if (have_prod && !atomic_load(&s->failed)) {
-		if (abb_daq_module_wait(s->w, WAIT_NS / 1000000) != 0)
-			fail(s, "writer: not finished %lld s after the readout",
-			     WAIT_NS / 1000000000ll);
-		else
-			s->wr_wall_s = since_s(s);
+		/* the writer's last buffers; progress lines go on */
+		uint64_t end = wall_ns() + WAIT_NS;
+
+		while (abb_daq_module_wait(s->w, 1) != 0 && !atomic_load(&s->failed)) {
+			progress(s);
+			if (wall_ns() > end) {
+				fail(s, "writer: not finished %lld s after the readout",
+				     WAIT_NS / 1000000000ll);
+				break;
+			}
+		}
+		s->wr_wall_s = since_s(s);
 	}
 	if (atomic_load(&s->failed)) {
 		/* ends the producer's and the consumer's waits */
@@ -687,9 +691,6 @@ static void pass(struct soak *s, uint64_t n, int measured)
 		pthread_join(th_prod, NULL);
 	if (!atomic_load(&s->failed) && abb_daq_module_wait(s->r, WAIT_NS / 1000000) != 0)
 		fail(s, "readout: its threads did not end after end of stream");
-	atomic_store(&s->finished, 1);
-	if (have_mon)
-		pthread_join(th_mon, NULL);
 
 	if (measured)
 		take_sample(s, &s->at100);
