@@ -104,8 +104,7 @@ struct soak {
 	uint64_t warm_n;               /* buffers of the warm-up pass */
 	double warm_s;                 /* its wall time */
 
-	atomic_uint_fast64_t rd_checked; /* readout buffers the consumer checked */
-	atomic_uint_fast64_t wr_pushed;  /* writer buffers the producer handed on */
+	uint64_t rd_checked;           /* readout buffers the main thread checked */
 	atomic_int failed;
 	unsigned next_mark;            /* the next progress line, % */
 	pthread_mutex_t lock;
@@ -233,7 +232,7 @@ static void take_sample(struct soak *s, struct sample *x)
 	read_rss(x);
 	x->fds = open_fds();
 	x->wall_s = since_s(s);
-	x->rd = atomic_load(&s->rd_checked);
+	x->rd = s->rd_checked;
 	x->wr = 0;
 	if (s->w) {
 		struct abb_daq_stats st;
@@ -267,7 +266,7 @@ static void print_progress(const struct soak *s, unsigned pct, const struct samp
 static void progress(struct soak *s)
 {
 	struct abb_daq_stats st;
-	uint64_t rd = atomic_load(&s->rd_checked), slow;
+	uint64_t rd = s->rd_checked, slow;
 	struct sample x;
 
 	if (!s->measured || s->next_mark >= 100 || rd * 100 < (uint64_t)s->next_mark * s->n)
@@ -403,7 +402,6 @@ static void *producer(void *arg)
 			fail(s, "writer: buffer %" PRIu64 " not taken: %s", n, abb_strerror(rc));
 			break;
 		}
-		atomic_store(&s->wr_pushed, n + 1);
 	}
 	abb_daq_queue_close(in); /* end of stream for the writer */
 	return NULL;
@@ -457,7 +455,7 @@ static void consume(struct soak *s)
 		got++;
 		abb_daq_buf_release(b);
 		if (ok)
-			atomic_store(&s->rd_checked, got);
+			s->rd_checked = got;
 		progress(s);
 		if (!ok || atomic_load(&s->failed))
 			break;
@@ -633,8 +631,7 @@ static void pass(struct soak *s, uint64_t n, int measured)
 
 	s->n = n;
 	s->measured = measured;
-	atomic_store(&s->rd_checked, 0);
-	atomic_store(&s->wr_pushed, 0);
+	s->rd_checked = 0;
 	s->next_mark = 10;
 	s->have10 = 0;
 	s->events = s->wr_checked_full = 0;
