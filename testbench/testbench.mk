@@ -9,6 +9,8 @@
 #                                     configuration of the regression (n shards = one run)
 #   make test JUNIT_DIR=dir           also JUnit XML: dir/abb_tests[-k_n].xml, dir/regress[-k_n].xml
 #   make regress N=10000 SEED=1       the constrained-random regression alone (see below)
+#   make soak                         the DAQ soak run: readout and writer at once, 10^7
+#                                     buffers on the model, 10^5 on the simulator (see below)
 #   make vectors                      regenerate the golden TLP vectors (vectors/tlp/)
 #   make vfio-coverage                gcov line coverage of host/lib/backend_vfio.c by the
 #                                     bench on the emulated VFIO kernel (build/cov/)
@@ -19,9 +21,11 @@
 # built by host/host.mk) and CUnit. The program exits non-zero when a test
 # fails, so `make test` fails too.
 
-# vectors_run.c, regress.c and bench_hosttime.c are programs of their own
-# (the vector generator, the constrained-random regression, a benchmark)
-TB_PROGS   := testbench/vectors_run.c testbench/regress.c testbench/bench_hosttime.c
+# vectors_run.c, regress.c, bench_hosttime.c and soak.c are programs of
+# their own (the vector generator, the constrained-random regression, a
+# benchmark, the DAQ soak run)
+TB_PROGS   := testbench/vectors_run.c testbench/regress.c testbench/bench_hosttime.c \
+              testbench/soak.c
 TB_SRCS    := $(filter-out $(TB_PROGS),$(wildcard testbench/*.c))
 TB_OBJS    := $(patsubst testbench/%.c,$(B)/testbench/%.o,$(TB_SRCS))
 TB_BIN     := $(B)/abb_tests
@@ -43,9 +47,9 @@ SHARD      ?=
 JUNIT_DIR  ?=
 TB_SHARD_SFX := $(if $(SHARD),-$(subst /,_,$(SHARD)))
 
-.PHONY: test tests vectors regress vfio-coverage hosttime-cost
+.PHONY: test tests vectors regress soak vfio-coverage hosttime-cost
 
-all: $(TB_BIN) $(B)/vectors_run $(B)/abb_regress $(B)/abb_bench_hosttime
+all: $(TB_BIN) $(B)/vectors_run $(B)/abb_regress $(B)/abb_bench_hosttime $(B)/abb_soak
 tests: $(TB_BIN)
 
 $(B)/testbench/%.o: testbench/%.c
@@ -87,6 +91,32 @@ $(B)/abb_bench_hosttime: $(B)/testbench/bench_hosttime.o $(B)/libabb.so
 
 hosttime-cost: $(B)/abb_bench_hosttime $(B)/sim/libabbsim.so
 	$(B)/abb_bench_hosttime $(ROUNDS)
+
+# The DAQ soak run (testbench/soak.c): a readout and a writer module at
+# once, every buffer checked, RSS and open descriptors compared between 10 %
+# and 100 % of the run; the reference model first, then the simulator (both
+# run, the target fails if either failed). Not part of `make test`.
+#   make soak [SOAK_MODEL_BUFFERS=n] [SOAK_SIM_BUFFERS=n] [SOAK_BUFSIZE=bytes per DMA]
+#             [SOAK_THREADS=1|2] [SOAK_TIMEOUT=s per run]
+SOAK_MODEL_BUFFERS ?= 10000000
+SOAK_SIM_BUFFERS   ?= 100000
+SOAK_BUFSIZE       ?= 4096
+SOAK_THREADS       ?= 2
+SOAK_TIMEOUT       ?= 3600
+$(B)/abb_soak: $(B)/testbench/soak.o $(B)/testbench/test_daq_common.o $(B)/libabb.so
+	$(CC) $(CFLAGS) -o $@ $(B)/testbench/soak.o $(B)/testbench/test_daq_common.o \
+	  $(TB_LDFLAGS) -labb -pthread
+
+soak:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory $(B)/abb_soak $(B)/sim/libabbsim.so
+	@rc=0; \
+	for run in 'model $(SOAK_MODEL_BUFFERS)' 'sim $(SOAK_SIM_BUFFERS)'; do \
+	  set -- $$run; \
+	  echo "timeout $(SOAK_TIMEOUT) $(B)/abb_soak --device $$1 --buffers $$2 --size $(SOAK_BUFSIZE) --threads $(SOAK_THREADS)"; \
+	  timeout $(SOAK_TIMEOUT) $(B)/abb_soak --device $$1 --buffers $$2 --size '$(SOAK_BUFSIZE)' \
+	    --threads '$(SOAK_THREADS)' || { echo "soak: $$1 run failed (exit $$?)"; rc=1; }; \
+	done; exit $$rc
 
 vectors: $(B)/vectors_run $(B)/sim/libabbsim.so
 	$(B)/vectors_run $(abspath vectors)/tlp
@@ -154,4 +184,5 @@ vfio-coverage: $(B)/sim/libabbsim.so
 	@grep -n '#####' $(TB_COV_B)/backend_vfio.c.gcov | sed 's/^[0-9]*: *#####: *//' || true
 
 -include $(TB_OBJS:.o=.d) $(B)/testbench/vectors_run.d $(B)/testbench/regress.d \
-  $(B)/testbench/bench_hosttime.d
+  $(B)/testbench/bench_hosttime.d \
+  $(B)/testbench/soak.d
