@@ -13,19 +13,33 @@
 # --coverage). The bench runs on it: every suite of abb_tests on the
 # simulator (COV_SIM_SUITES: all but the DAQ readout/writer and protocol suites), every
 # suite again on the reference model (ABB_DEVICE=model), the vfio backend's
-# suites on the emulated VFIO kernel (--vfio-emu TB_COV_SUITES, as `make
-# vfio-coverage`), and the regression (COV_REGRESS_N transfers). Coverage is written only after all
+# suites on the emulated VFIO kernel (--vfio-emu COV_EMU_SUITES: TB_COV_SUITES,
+# as `make vfio-coverage`), and the regression (COV_REGRESS_N transfers). Coverage is written only after all
 # of it passed: the simulator leaves one file per process in $(COV_B)/raw,
 # merged into $(COV_B)/coverage.dat and reported only then; on a failure
 # the raw data is deleted and the target fails.
 #
-# Reports (testbench/covreport.py for the RTL, gcovr or gcov for libabb):
-#   $(COV_B)/coverage.txt      per-file RTL line and toggle, functional points
-#                              hit/total, libabb line per file, what is not covered
-#   $(COV_B)/annotated/        verilator_coverage --annotate (RTL sources, counts)
-#   $(COV_B)/libabb.txt        gcovr's per-file table with the missed lines
+# Reports (lcov 1.16, Debian's lcov, installed by `make coverage-deps`):
+#   $(COV_B)/html/index.html   genhtml's report, what to browse: per directory and
+#                              file, each source with its counts; rtl-model/*.sv
+#                              the RTL's lines (verilator_coverage --write-info;
+#                              Verilator 5.006 writes no branch records),
+#                              rtl-model/abb_cover.sv the functional points (one
+#                              line per `cover property`), host/lib and host/daq
+#                              libabb's lines, functions and branches (gcov)
+#   $(COV_B)/{rtl,functional,libabb}.info  the tracefiles, coverage.info all three
+#   $(COV_B)/coverage.txt      the printed summary, toggle per file, and what is
+#                              not covered as text (for grep)
+# testbench/covreport.py does what no tool does here: it splits Verilator's
+# coverage.dat into the line and the functional points with the instances
+# merged (the inputs of --write-info), and prints the summary: the figures
+# of `lcov --summary` and the RTL toggle figure (lcov has no toggle kind).
 # Targets (checked, printed as PASS/MISS; the target fails only on a bench failure):
 # RTL line >= 95 %, every functional point hit, libabb line >= 90 %.
+#
+#   make coverage COV_SUITES='regs dma_integrity'  a short run: these suites only, on the
+#                                     simulator, the model and the emulated VFIO kernel
+#                                     (with COV_REGRESS_N=10: minutes, for work on the report)
 
 COV_B          := $(B)/coverage
 COV_REGRESS_N  ?= 1000
@@ -39,7 +53,18 @@ COV_SIM_SUITES ?= regs dma_integrity blocking bad_input determinism discovery tl
 # build on a loaded machine can miss)
 COV_MODEL_SUITES ?= regs dma_integrity blocking protocol bad_input determinism discovery tlp_rules \
                     cfgspace link vectors intx daq_readout daq_writer robust scoreboard vfio cover_paths
-COV_DEB_PKGS   := gcovr python3
+# COV_SUITES: one list for the three runs (simulator, model, emulated VFIO kernel)
+COV_EMU_SUITES ?= $(TB_COV_SUITES)
+ifdef COV_SUITES
+COV_SIM_SUITES   := $(COV_SUITES)
+COV_MODEL_SUITES := $(COV_SUITES)
+COV_EMU_SUITES   := $(COV_SUITES)
+endif
+COV_DEB_PKGS   := lcov python3
+# lcov with branch records (gcov's branches of libabb); the Perl warnings of
+# Debian's lcov 1.16 ("Subroutine ... redefined") are not lcov's messages
+COV_LCOV       := lcov -q --rc lcov_branch_coverage=1
+COV_QUIET      := { grep -v 'Subroutine .* redefined at' || true; }
 # What the bench below runs (not `all`: the mprace layer's programs link
 # with its own flags, without --coverage, and are not part of libabb)
 # abb_tool, abb_bench, abb_bench_daq: the discovery suite runs them from the
@@ -74,8 +99,7 @@ coverage:
 	@mkdir -p $(COV_B); echo "$(COV_VERILATE)" | cmp -s - $(COV_B)/.verilate-vars || \
 	  { rm -f $(COV_B)/sim/obj_dir/.verilated; echo "$(COV_VERILATE)" > $(COV_B)/.verilate-vars; }
 	@$(MAKE) --no-print-directory $(COV_MAKE_VARS) $(COV_BINS)
-	@rm -rf $(COV_B)/raw $(COV_B)/annotated $(COV_B)/coverage.dat $(COV_B)/coverage.txt \
-	  $(COV_B)/libabb.txt $(COV_B)/libabb.gcov.txt
+	@rm -rf $(COV_B)/raw $(COV_B)/html $(COV_B)/*.info $(COV_B)/*.dat $(COV_B)/coverage.txt
 	@mkdir -p $(COV_B)/raw
 	@find $(COV_B) -name '*.gcda' -delete
 	@echo "coverage: the bench on the coverage build (logs in $(COV_B)/*.log)"
@@ -92,21 +116,22 @@ coverage:
 	    { echo "coverage: daq_units failed once (its 20 ms back-pressure window): again"; \
 	      ABB_DEVICE=model $(COV_B)/abb_tests daq_units > $(COV_B)/tests-daq-units.log 2>&1; } || \
 	    fail "abb_tests daq_units (model)" tests-daq-units.log; \
-	  ABB_DEVICE= timeout $(COV_TIMEOUT) $(COV_B)/abb_tests --vfio-emu $(TB_COV_SUITES) > $(COV_B)/tests-vfio-emu.log 2>&1 || \
+	  ABB_DEVICE= timeout $(COV_TIMEOUT) $(COV_B)/abb_tests --vfio-emu $(COV_EMU_SUITES) > $(COV_B)/tests-vfio-emu.log 2>&1 || \
 	    fail "abb_tests --vfio-emu" tests-vfio-emu.log; \
 	  sed -n "/^Run Summary/,\$$p" $(COV_B)/tests-vfio-emu.log | grep -E "^ +tests |^abb_tests" || true; \
 	  timeout $(COV_TIMEOUT) $(COV_B)/abb_regress N=$(COV_REGRESS_N) SEED=$(SEED) > $(COV_B)/regress.log 2>&1 || fail regress regress.log; \
 	  tail -n 1 $(COV_B)/regress.log
 	verilator_coverage --write $(COV_B)/coverage.dat $(COV_B)/raw/*.dat
-	@verilator_coverage --annotate $(COV_B)/annotated $(COV_B)/coverage.dat > /dev/null
-	@if command -v gcovr >/dev/null; then \
-	  gcovr -r . --gcov-ignore-parse-errors --filter 'host/lib/' --filter 'host/daq/' --txt $(COV_B)/libabb.txt $(COV_B)/host >/dev/null; \
-	else \
-	  for f in $(COV_B)/host/lib/*.gcno $(COV_B)/host/daq/*.gcno; do \
-	    (cd $$(dirname $$f) && gcov -n -o . $$(basename $${f%.gcno}).o 2>/dev/null); done > $(COV_B)/libabb.gcov.txt; \
-	fi
-	@# which libabb report exists is known only now (make expands a recipe before running it)
-	if [ -f $(COV_B)/libabb.txt ]; then lib="--gcovr $(COV_B)/libabb.txt"; \
-	else lib="--gcov $(COV_B)/libabb.gcov.txt"; fi; \
-	python3 testbench/covreport.py --dat $(COV_B)/coverage.dat --rtl-dir $(RTL_DIR) $$lib \
-	  --out $(COV_B)/coverage.txt
+	@# lcov's tracefiles: the RTL's lines and the functional points (verilator_coverage,
+	@# instances merged by covreport.py split), libabb's lines and branches (gcov via lcov)
+	python3 testbench/covreport.py split --dat $(COV_B)/coverage.dat --out-dir $(COV_B)
+	verilator_coverage --write-info $(COV_B)/rtl.info $(COV_B)/rtl-line.dat
+	verilator_coverage --write-info $(COV_B)/functional.info $(COV_B)/functional.dat
+	@set -o pipefail; $(COV_LCOV) --capture --directory $(COV_B)/host --base-directory . -o $(COV_B)/gcov.info 2>&1 | $(COV_QUIET)
+	@set -o pipefail; $(COV_LCOV) --extract $(COV_B)/gcov.info '$(CURDIR)/host/lib/*' '$(CURDIR)/host/daq/*' \
+	  -o $(COV_B)/libabb.info 2>&1 | $(COV_QUIET)
+	@set -o pipefail; $(COV_LCOV) -a $(COV_B)/rtl.info -a $(COV_B)/functional.info -a $(COV_B)/libabb.info \
+	  -o $(COV_B)/coverage.info 2>&1 | $(COV_QUIET)
+	@set -o pipefail; genhtml -q --branch-coverage --legend --title 'ABB: RTL, functional points, libabb' \
+	  -o $(COV_B)/html $(COV_B)/coverage.info 2>&1 | $(COV_QUIET)
+	@python3 testbench/covreport.py summary --dat $(COV_B)/coverage.dat --info-dir $(COV_B) --out $(COV_B)/coverage.txt
