@@ -23,7 +23,9 @@ lcov). This script does the two jobs around it that no tool does here:
         COV/rtl.info, functional.info and libabb.info, and the toggle
         figure (lcov has no toggle coverage: Verilator's toggle points,
         counted from coverage.dat, a bit's point covered when any instance
-        toggled it); checks the targets RTL line >= 95 %, every functional
+        toggled it); the RTL branch figure from lcov when the tracefile has
+        branch records, else (Verilator 5.006 writes none) from Verilator's
+        if/else points in coverage.dat; checks the targets RTL line >= 95 %, every functional
         point hit, libabb line >= 90 % (PASS/MISS: the figures are reported,
         not enforced). --out gets the same plus what is not covered as text
         (uncovered lines and functional points from the tracefiles,
@@ -168,13 +170,20 @@ def summary(args):
     fig = {n: lcov_summary(p) for n, p in info.items()}
 
     togg = collections.defaultdict(dict)    # file -> (signal bit, line) -> count (max over instances)
+    branch = {}                             # (file, line, column, if/else) -> count (max over instances)
     for key, fields, count in read_points(args.dat):
         fname = os.path.basename(fields.get("f", "?"))
-        if kind(fields) == "v_toggle" and fname != args.cover_file:
+        if fname == args.cover_file:
+            continue
+        if kind(fields) == "v_toggle":
             k = (fields.get("o", ""), fields.get("l", ""))
             togg[fname][k] = max(togg[fname].get(k, 0), count)
+        elif kind(fields) == "v_branch":
+            k = (fname, fields.get("l", ""), fields.get("n", ""), fields.get("o", ""))
+            branch[k] = max(branch.get(k, 0), count)
     t_hit = sum(1 for f in togg for c in togg[f].values() if c > 0)
     t_tot = sum(len(togg[f]) for f in togg)
+    b_fig = (sum(1 for c in branch.values() if c > 0), len(branch))
 
     rtl_line = pct(*fig["rtl"]["lines"])
     lib_line = pct(*fig["libabb"]["lines"])
@@ -184,8 +193,12 @@ def summary(args):
     w("Coverage (lcov --summary of %s/{rtl,functional,libabb}.info; HTML: %s)"
       % (args.info_dir, os.path.join(args.info_dir, "html", "index.html")))
     rtl_br = fig["rtl"]["branches"]
-    w("  RTL line:          %-22s branch %s" % (frac(fig["rtl"]["lines"]), frac(rtl_br) if rtl_br[1] else
-                                                 "- (no branch records from this verilator_coverage)"))
+    if rtl_br[1]:
+        w("  RTL line:          %-22s branch %s" % (frac(fig["rtl"]["lines"]), frac(rtl_br)))
+    else:
+        # Verilator 5.006's --write-info has no BRDA records: its if/else points instead
+        w("  RTL line:          %-22s branch %s (if/else points, coverage.dat)"
+          % (frac(fig["rtl"]["lines"]), frac(b_fig)))
     w("  RTL toggle:        %s (coverage.dat; lcov has no toggle coverage)" % frac((t_hit, t_tot)))
     w("  functional points: %d/%d hit (rtl-model/%s)" % (u_hit, u_tot, args.cover_file))
     w("  libabb line:       %-22s branch %s" % (frac(fig["libabb"]["lines"]), frac(fig["libabb"]["branches"])))
