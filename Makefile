@@ -10,7 +10,7 @@
 #   make regmap   regenerate the register-map outputs from rtl-model/abb_regs.def
 #   make wave     a traced run on the simulator: build/wave.fst + build/wave.gtkw
 #                 (TEST=suite/test, DMA=N-M, FROM= TO=, ON_ERROR=K: sim/wave.mk)
-#   make coverage RTL line/toggle/functional and libabb line coverage (build/coverage)
+#   make coverage RTL and libabb coverage: lcov HTML report in build/coverage/html, summary printed
 #   make mutate   N=60 SEED=1: seeded RTL mutants through the bench, kill rate
 #   make mutate-demo  three broken RTL lines, one caught by each checker (scoreboard, assertion, vectors)
 #   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools,

@@ -27,7 +27,8 @@ lcov). This script does the two jobs around it that no tool does here:
         branch records, else (Verilator 5.006 writes none) from Verilator's
         if/else points in coverage.dat; checks the targets RTL line >= 95 %, every functional
         point hit, libabb line >= 90 % (PASS/MISS: the figures are reported,
-        not enforced). --out gets the same plus what is not covered as text
+        not enforced). --out gets the same plus lcov's per-file table
+        (lcov --list of COV/coverage.info) and what is not covered as text
         (uncovered lines and functional points from the tracefiles,
         untoggled signals per file) for grep; the HTML shows the same.
 """
@@ -212,6 +213,13 @@ def summary(args):
     if not args.out:
         return 0
 
+    w("")
+    w("Per file (lcov --list of coverage.info)")
+    both = os.path.join(args.info_dir, "coverage.info")
+    if os.path.exists(both):
+        lst = subprocess.run(["lcov", "--list", both, "--rc", "lcov_branch_coverage=1"],
+                             capture_output=True, text=True, check=True).stdout
+        out.extend(ln for ln in lst.splitlines() if not ln.startswith("Reading"))
     w("")
     w("RTL toggle per file (bits and directions as Verilator counts them)")
     for fname in sorted(togg):
