@@ -31,12 +31,14 @@
 #   $(COV_B)/coverage.txt      the printed summary, toggle per file, and what is
 #                              not covered as text (for grep)
 # testbench/covreport.py does what no tool does here: it splits Verilator's
-# coverage.dat into the line and the functional points with the instances
-# merged (the inputs of --write-info), and prints the summary: the figures
-# of `lcov --summary` and the RTL toggle figure (lcov has no toggle kind).
+# coverage.dat into the RTL's line points and the functional points (the
+# inputs of --write-info), and prints the summary: the figures of `lcov
+# --summary`, the RTL toggle figure (lcov has no toggle kind) and the RTL
+# if/else points (5.006's --write-info writes no branch records).
 # Targets (checked, printed as PASS/MISS; the target fails only on a bench failure):
 # RTL line >= 95 %, every functional point hit, libabb line >= 90 %.
 #
+#   make coverage-check               the report's own check on a small sample (in `make lint`)
 #   make coverage COV_SUITES='regs dma_integrity'  a short run: these suites only, on the
 #                                     simulator, the model and the emulated VFIO kernel
 #                                     (with COV_REGRESS_N=10: minutes, for work on the report)
@@ -88,9 +90,18 @@ COV_MAKE_VARS  := B=$(COV_B) CFLAGS='-O0 -g --coverage -fprofile-update=atomic -
                   $(COV_VERILATE) SIM_CXXEXTRA=-DVM_COVERAGE=1 \
                   SIM_VOPT='OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1 VM_PARALLEL_BUILDS=1 -j2'
 
-.PHONY: coverage coverage-deps
+.PHONY: coverage coverage-deps coverage-check
 coverage-deps:
 	@$(MAKE) --no-print-directory deps DEB_PKGS='$(COV_DEB_PKGS)'
+
+# The report's own check, seconds (part of `make lint`): a small coverage.dat
+# of two instances through covreport.py split, verilator_coverage
+# --write-info and lcov --summary, the figures compared with the right ones.
+lint: coverage-check
+coverage-check:
+	@if command -v lcov >/dev/null && command -v verilator_coverage >/dev/null && command -v python3 >/dev/null; then \
+	  rm -rf $(B)/coverage-check; python3 testbench/covreport.py check --dir $(B)/coverage-check; \
+	else echo "coverage-check: skipped (needs lcov, verilator_coverage, python3: make coverage-deps)"; fi
 
 coverage:
 	@$(MAKE) --no-print-directory deps
@@ -123,7 +134,7 @@ coverage:
 	  tail -n 1 $(COV_B)/regress.log
 	verilator_coverage --write $(COV_B)/coverage.dat $(COV_B)/raw/*.dat
 	@# lcov's tracefiles: the RTL's lines and the functional points (verilator_coverage,
-	@# instances merged by covreport.py split), libabb's lines and branches (gcov via lcov)
+	@# split by kind by covreport.py), libabb's lines and branches (gcov via lcov)
 	python3 testbench/covreport.py split --dat $(COV_B)/coverage.dat --out-dir $(COV_B)
 	verilator_coverage --write-info $(COV_B)/rtl.info $(COV_B)/rtl-line.dat
 	verilator_coverage --write-info $(COV_B)/functional.info $(COV_B)/functional.dat

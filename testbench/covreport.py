@@ -12,11 +12,11 @@ lcov). This script does the two jobs around it that no tool does here:
         COV/functional.dat  the functional points (v_user: the `cover
                             property` lines of rtl-model/abb_cover.sv,
                             one line each)
-        In both the instance is dropped (its name and the parameter suffix
-        of its module), so verilator_coverage sums a point over the
-        instances of its module: a point is covered when any instance hit
-        it (--write-info would otherwise list one branch per instance on
-        every line of abb_dma_ctl, one module for the two channels).
+        verilator_coverage --write-info (5.006) writes one DA record per
+        line, its count the smallest over the line's columns of the counts
+        summed over the instances: a line is covered when each of its points
+        was hit by some instance (the two channels of abb_dma_ctl, two
+        parameterisations of one module, count as one).
 
     covreport.py summary --dat COV/coverage.dat --info-dir COV [--out COV/coverage.txt]
         prints the figures CI reads, taken from `lcov --summary` of
@@ -25,8 +25,8 @@ lcov). This script does the two jobs around it that no tool does here:
         counted from coverage.dat, a bit's point covered when any instance
         toggled it); the RTL branch figure from lcov when the tracefile has
         branch records, else (Verilator 5.006 writes none) from Verilator's
-        if/else points in coverage.dat; checks the targets RTL line >= 95 %, every functional
-        point hit, libabb line >= 90 % (PASS/MISS: the figures are reported,
+        if/else points in coverage.dat; checks the targets RTL line >= 95 %,
+        every functional point hit, libabb line >= 90 % (PASS/MISS: the figures are reported,
         not enforced). --out gets the same plus lcov's per-file table
         (lcov --list of COV/coverage.info) and what is not covered as text
         (uncovered lines and functional points from the tracefiles,
@@ -61,20 +61,6 @@ def read_points(path):
     return points
 
 
-def merged_key(key):
-    """A point's key without its instance: the field h dropped, the page's
-    module name without Verilator's parameter suffix (abb_dma_ctl__Fz2_C40000:
-    the two channels are two parameterisations of one module)."""
-    parts = []
-    for p in key.split("\x01"):
-        if p.startswith("h\x02"):
-            continue
-        if p.startswith("page\x02"):
-            p = re.sub(r"__[^/]*$", "", p)
-        parts.append(p)
-    return "\x01".join(parts)
-
-
 def kind(fields):
     return fields.get("page", "").split("/")[0]
 
@@ -94,7 +80,7 @@ def split(args):
         with open(os.path.join(args.out_dir, name), "w", encoding="latin-1") as f:
             f.write("# SystemC::Coverage-3\n")
             for key, count in pts:
-                f.write("C '%s' %d\n" % (merged_key(key), count))
+                f.write("C '%s' %d\n" % (key, count))
     return 0
 
 
@@ -166,15 +152,17 @@ def frac(hit_total):
     return "%d/%d %5.1f %%" % (hit_total[0], hit_total[1], pct(*hit_total))
 
 
-def summary(args):
-    info = {n: os.path.join(args.info_dir, n + ".info") for n in ("rtl", "functional", "libabb")}
+def figures(dat, info_dir, cover_file):
+    """The summary's figures: lcov's of the three tracefiles in info_dir, and
+    from Verilator's dat the RTL toggle and if/else points (hit, total)."""
+    info = {n: os.path.join(info_dir, n + ".info") for n in ("rtl", "functional", "libabb")}
     fig = {n: lcov_summary(p) for n, p in info.items()}
 
     togg = collections.defaultdict(dict)    # file -> (signal bit, line) -> count (max over instances)
     branch = {}                             # (file, line, column, if/else) -> count (max over instances)
-    for key, fields, count in read_points(args.dat):
+    for key, fields, count in read_points(dat):
         fname = os.path.basename(fields.get("f", "?"))
-        if fname == args.cover_file:
+        if fname == cover_file:
             continue
         if kind(fields) == "v_toggle":
             k = (fields.get("o", ""), fields.get("l", ""))
@@ -182,9 +170,15 @@ def summary(args):
         elif kind(fields) == "v_branch":
             k = (fname, fields.get("l", ""), fields.get("n", ""), fields.get("o", ""))
             branch[k] = max(branch.get(k, 0), count)
-    t_hit = sum(1 for f in togg for c in togg[f].values() if c > 0)
-    t_tot = sum(len(togg[f]) for f in togg)
-    b_fig = (sum(1 for c in branch.values() if c > 0), len(branch))
+    fig["toggle"] = (sum(1 for f in togg for c in togg[f].values() if c > 0), sum(len(togg[f]) for f in togg))
+    fig["if_else"] = (sum(1 for c in branch.values() if c > 0), len(branch))
+    return info, fig, togg
+
+
+def summary(args):
+    info, fig, togg = figures(args.dat, args.info_dir, args.cover_file)
+    t_hit, t_tot = fig["toggle"]
+    b_fig = fig["if_else"]
 
     rtl_line = pct(*fig["rtl"]["lines"])
     lib_line = pct(*fig["libabb"]["lines"])
@@ -246,10 +240,68 @@ def summary(args):
     return 0
 
 
+def check(args):
+    """The report's own check (`make coverage-check`): a small coverage.dat
+    of two instances through split, verilator_coverage --write-info and
+    lcov --summary, the figures compared with what they must be."""
+    d = os.path.abspath(args.dir)
+    os.makedirs(d, exist_ok=True)
+    rtl, cov = os.path.join(d, "abb_x.sv"), os.path.join(d, args.cover_file)
+    for path in (rtl, cov):
+        with open(path, "w") as f:
+            f.write("".join("// line %d\n" % i for i in range(1, 41)))
+
+    def point(f, line, col, page, o, hier, count, lines=None):
+        keys = [("f", f), ("l", str(line)), ("n", str(col)), ("page", page), ("o", o)]
+        keys += [("S", lines)] if lines else []
+        keys += [("h", hier)]
+        return "C '%s' %d\n" % ("".join("\x01%s\x02%s" % kv for kv in keys), count)
+
+    pts = [
+        # a block of lines 10-12, hit by the second instance only (two parameterisations)
+        point(rtl, 10, 5, "v_line/abb_x__A1", "block", "top.u0", 0, "10-12"),
+        point(rtl, 10, 5, "v_line/abb_x__A2", "block", "top.u1", 7, "10-12"),
+        # if (lines 20-21) taken, its else (line 22) never
+        point(rtl, 20, 5, "v_branch/abb_x__A1", "if", "top.u0", 3, "20-21"),
+        point(rtl, 22, 5, "v_branch/abb_x__A1", "else", "top.u0", 0),
+        point(rtl, 22, 5, "v_branch/abb_x__A2", "else", "top.u1", 0),
+        point(rtl, 3, 1, "v_toggle/abb_x__A1", "sig[0]", "top.u0", 1),
+        point(rtl, 3, 1, "v_toggle/abb_x__A1", "sig[1]", "top.u0", 0),
+        # a property over lines 5-6 fired by one instance, one never; the
+        # checkers' own line point is not the RTL's
+        point(cov, 5, 3, "v_user/abb_x_cov", "prop_a", "top.u0.u_cov", 2, "5-6"),
+        point(cov, 5, 3, "v_user/abb_x_cov", "prop_a", "top.u1.u_cov", 0, "5-6"),
+        point(cov, 8, 3, "v_user/abb_x_cov", "prop_b", "top.u0.u_cov", 0),
+        point(cov, 30, 3, "v_line/abb_x_cov", "block", "top.u0.u_cov", 0, "30-31"),
+    ]
+    dat = os.path.join(d, "coverage.dat")
+    with open(dat, "w", encoding="latin-1") as f:
+        f.write("# SystemC::Coverage-3\n" + "".join(pts))
+    split(argparse.Namespace(dat=dat, out_dir=d, cover_file=args.cover_file))
+    for name, src in (("rtl", "rtl-line"), ("functional", "functional")):
+        subprocess.run(["verilator_coverage", "--write-info", os.path.join(d, name + ".info"),
+                        os.path.join(d, src + ".dat")], check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(d, "libabb.info"), "w") as f:   # lcov's own format, as lcov --capture writes it
+        f.write("TN:\nSF:%s\nDA:1,1\nDA:2,0\nBRDA:1,0,0,1\nBRDA:1,0,1,-\nend_of_record\n" % rtl)
+    _, fig, _ = figures(dat, d, args.cover_file)
+    want = {"rtl": (5, 6), "functional": (1, 2), "libabb": (1, 2), "toggle": (1, 2),
+            "if_else": (1, 2), "libabb branches": (1, 2)}
+    got = {"rtl": fig["rtl"]["lines"], "functional": fig["functional"]["lines"],
+           "libabb": fig["libabb"]["lines"], "toggle": fig["toggle"], "if_else": fig["if_else"],
+           "libabb branches": fig["libabb"]["branches"]}
+    bad = ["%s %d/%d, expected %d/%d" % (k, got[k][0], got[k][1], want[k][0], want[k][1])
+           for k in want if got[k] != want[k]]
+    if bad:
+        print("coverage-check: FAILED: %s (data in %s)" % ("; ".join(bad), d), file=sys.stderr)
+        return 1
+    print("coverage-check: the report's figures of a two-instance sample are right (%s)" % d)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description="the coverage data around lcov for `make coverage`")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    sp = sub.add_parser("split", help="Verilator's points by kind, instances merged, for --write-info")
+    sp = sub.add_parser("split", help="Verilator's line and functional points for --write-info")
     sp.add_argument("--dat", required=True)
     sp.add_argument("--out-dir", required=True)
     sp.add_argument("--cover-file", default="abb_cover.sv")
@@ -258,8 +310,11 @@ def main():
     sm.add_argument("--info-dir", required=True)
     sm.add_argument("--out")
     sm.add_argument("--cover-file", default="abb_cover.sv")
+    sc = sub.add_parser("check", help="the report's own check on a small sample (make coverage-check)")
+    sc.add_argument("--dir", required=True)
+    sc.add_argument("--cover-file", default="abb_cover.sv")
     args = ap.parse_args()
-    return split(args) if args.cmd == "split" else summary(args)
+    return {"split": split, "summary": summary, "check": check}[args.cmd](args)
 
 
 if __name__ == "__main__":
