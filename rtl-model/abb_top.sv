@@ -164,28 +164,32 @@ module abb_top #(
 
   // ---- registers -------------------------------------------------------------
   logic        c2h_we, h2c_we, soft_reset, ig_busy;
-  logic [5:0]  ch_waddr, c2h_raddr, h2c_raddr;
+  logic [abb_reg_pkg::CH_ADDR_WIDTH-1:0] ch_waddr, c2h_raddr, h2c_raddr;
   logic [31:0] c2h_rdata, h2c_rdata;
   logic        c2h_busy, h2c_busy, c2h_start, h2c_start, c2h_irq, h2c_irq;
   logic        c2h_reset, h2c_reset;
   logic        c2h_desc_err, h2c_desc_err, c2h_cpl_err, h2c_cpl_err;
   logic        c2h_bm_err, h2c_bm_err, c2h_tag_err, h2c_tag_err, mv_tag_err;
   logic        c2h_fetch, h2c_fetch, c2h_tlp, h2c_req;
-  logic [4:0]  tag_limit;
+  logic [abb_reg_pkg::MRD_CR_TAG_LIMIT_WIDTH-1:0] tag_limit;
   logic        c2h_tmo, h2c_tmo, mv_tmo, c2h_poison, h2c_poison, mv_poison;
-  logic [6:0]  ger_set;
-  assign ger_set = {c2h_poison | h2c_poison | mv_poison,
-                    c2h_tmo | h2c_tmo | mv_tmo,
-                    c2h_tag_err | h2c_tag_err | mv_tag_err | cpl_unknown,
-                    bad_tlp | pio_ur,
-                    c2h_bm_err | h2c_bm_err,
-                    c2h_desc_err | h2c_desc_err,
-                    c2h_cpl_err | h2c_cpl_err};
+  logic [abb_reg_pkg::REG_GER_WIDTH-1:0] ger_set;   // GER causes, at their GER bits
+  always_comb begin
+    ger_set = '0;
+    ger_set[abb_reg_pkg::GER_POISONED_SHIFT]    = c2h_poison | h2c_poison | mv_poison;
+    ger_set[abb_reg_pkg::GER_CPL_TIMEOUT_SHIFT] = c2h_tmo | h2c_tmo | mv_tmo;
+    ger_set[abb_reg_pkg::GER_CPL_TAG_SHIFT]     = c2h_tag_err | h2c_tag_err | mv_tag_err | cpl_unknown;
+    ger_set[abb_reg_pkg::GER_BAD_TLP_SHIFT]     = bad_tlp | pio_ur;
+    ger_set[abb_reg_pkg::GER_BUS_MASTER_SHIFT]  = c2h_bm_err | h2c_bm_err;
+    ger_set[abb_reg_pkg::GER_DESC_ERR_SHIFT]    = c2h_desc_err | h2c_desc_err;
+    ger_set[abb_reg_pkg::GER_CPL_ERR_SHIFT]     = c2h_cpl_err | h2c_cpl_err;
+  end
 
   // ---- front-end event source -------------------------------------------------
   logic        evs_enable, evs_clear, evs_busy, shared_engine;
-  logic [15:0] evs_src, evs_gap;
-  logic [11:0] evs_size;
+  logic [abb_reg_pkg::EVS_SRC_ID_WIDTH-1:0]     evs_src;
+  logic [abb_reg_pkg::EVS_GAP_CYCLES_WIDTH-1:0] evs_gap;
+  logic [abb_reg_pkg::EVS_SIZE_DWS_WIDTH-1:0]   evs_size;
   logic [31:0] evs_addr, evs_events, evs_level, evs_stalls;
   logic [63:0] evs_data;
   logic [1:0]  evs_rd_dw;
