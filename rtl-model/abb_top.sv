@@ -19,29 +19,13 @@ module abb_top #(
                                      // 50 us..50 ms); GER.CPL_TIMEOUT
 ) (
   input  logic        clk_i,
-  input  logic        rst_ni,
-  input  logic        cfg_bus_master_en_i,
-  input  logic [2:0]  cfg_max_payload_i,
-  input  logic [2:0]  cfg_max_read_req_i,
-  input  logic [15:0] cfg_req_id_i,
-  input  logic        cfg_msi_en_i,
-  input  logic [4:0]  cfg_mem_bits_i,
-  input  logic        strict_i,
-  input  logic        rx_valid_i,
-  output logic        rx_ready_o,
-  input  logic        rx_sop_i,
-  input  logic        rx_eop_i,
-  input  logic [63:0] rx_data_i,
-  input  logic        rx_bar_i,
-  output logic        tx_valid_o,
-  input  logic        tx_ready_i,
-  input  logic [5:0]  tx_buf_av_i,
-  output logic        tx_sop_o,
-  output logic        tx_eop_o,
-  output logic [63:0] tx_data_o,
-  output logic        irq_o,
-  output logic        idle_o,
-  input  logic [31:0] skip_cycles_i
+  input  logic        rst_ni
+  // the other ports: abb_top_ports.svh (one list, shared with sim/abb_sim_top.sv)
+`define ABB_TOP_IN(t, n)  , input  t n
+`define ABB_TOP_OUT(t, n) , output t n
+`include "abb_top_ports.svh"
+`undef ABB_TOP_IN
+`undef ABB_TOP_OUT
 );
 
   localparam int AddrBits = MemBitsMax - 2;  // board-memory word-index width
