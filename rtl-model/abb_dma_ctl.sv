@@ -125,7 +125,8 @@ module abb_dma_ctl
 
   logic last, bda_ok;
   assign last   = (ctrl_q & abb_reg_pkg::CTRL_LAST) != 0;
-  assign bda_ok = (bdal_q[4:0] == 5'd0);
+  // next_bda aligned to the descriptor's size: its read never crosses 4 KiB
+  assign bda_ok = (bdal_q & (abb_reg_pkg::DESC_BYTES - 32'd1)) == 32'd0;
 
   logic wr_ctrl, is_reset_code;
   assign wr_ctrl       = we_i && (waddr_i == abb_reg_pkg::CH_CTRL);
@@ -398,7 +399,8 @@ module abb_dma_ctl
       `ABB_CHECK($onehot0(chk_ev), "abb_dma_ctl: start and error at once")
       // descriptor fetch: one 32-byte read, 32-byte aligned (never crosses 4 KiB)
       if (tx_valid_o && tx_ready_i && fst_q == FHdr0)
-        `ABB_CHECK(bdal_q[4:0] == 5'd0, "abb_dma_ctl: descriptor read not 32-byte aligned")
+        `ABB_CHECK((bdal_q & (abb_reg_pkg::DESC_BYTES - 32'd1)) == 32'd0,
+                   "abb_dma_ctl: descriptor read not 32-byte aligned")
       `ABB_CHECK(!fetch_o || fdw_q + {2'b00, cpl_dw_i} >= 4'd8, "abb_dma_ctl: descriptor taken before 8 DWs")
       `ABB_CHECK(!mv_abort_o || state_q == StDrain, "abb_dma_ctl: mover aborted outside a drain")
       if (state_q == StCheck || state_q == StRun || state_q == StNext)
