@@ -46,7 +46,7 @@
 //             each TLP kind sent (MRd 3/4-DW, MWr 3/4-DW, CplD, Cpl, none other)
 
 /* verilator lint_off DECLFILENAME */
-/* verilator lint_off UNUSEDSIGNAL */
+/* verilator lint_off UNUSEDSIGNAL */  // a bound port takes the observed signal whole; a point looks at some of its bits
 
 module abb_dma_ctl_cov (
   input logic        clk_i,
@@ -143,7 +143,7 @@ module abb_h2c_mover_cov #(
   input logic [1:0]         state_q,   // StIdle 0, StIssue 1, StReq1 2, StWait 3
   input logic [10:0]        chunk,
   input logic [10:0]        mrrs_dw_i,
-  input logic [4:0]         tag_limit_i,
+  input logic [abb_reg_pkg::MRD_CR_TAG_LIMIT_WIDTH-1:0] tag_limit_i,
   input logic [63:0]        ha_q,
   input logic [29:0]        rem_q,
   input logic               req_o,
@@ -192,7 +192,7 @@ module abb_h2c_mover_cov #(
   tag_wait: cover property (@(posedge clk_i) rst_ni && state_q == 2'd1 && !free_any && rem_q != 30'd0 &&
                             !abort_i && !err_q);
   tag_limit: cover property (@(posedge clk_i) rst_ni && state_q == 2'd1 && !free_any && inc_q &&
-                             tag_limit_i != 5'd0 && 6'(tag_limit_i) < 6'(NumTags));
+                             tag_limit_i != '0 && 6'(tag_limit_i) < 6'(NumTags));
   interleave: cover property (@(posedge clk_i) rst_ni && cpl_ok && last_open_q && cpl_tag_i != last_tag_q);
   cpl_error: cover property (@(posedge clk_i) rst_ni && cpl_mine && cpl_status_i != 3'b000);
   abort_out: cover property (@(posedge clk_i) rst_ni && abort_i && out_q != '0);
@@ -295,8 +295,8 @@ module abb_regs_cov (
   input logic        we_i,
   input logic [15:0] waddr_i,
   input logic        ig_armed_q,
-  input logic [2:0]  isr_q,
-  input logic [2:0]  isr_d,
+  input logic [abb_reg_pkg::REG_ISR_WIDTH-1:0] isr_q,
+  input logic [abb_reg_pkg::REG_ISR_WIDTH-1:0] isr_d,
   input logic        soft_reset_o,
   input logic        txf_push,
   input logic        irq_o,
@@ -345,7 +345,7 @@ module abb_top_cov (
   input logic        c2h_hold,
   input logic        h2c_hold,
   input logic        cpl_unknown,
-  input logic [6:0]  ger_set,
+  input logic [abb_reg_pkg::REG_GER_WIDTH-1:0] ger_set,
   input logic        tx_valid_o,
   input logic        tx_ready_i,
   input logic        tx_sop_o,
@@ -363,13 +363,13 @@ module abb_top_cov (
   c2h_held:      cover property (@(posedge clk_i) rst_ni && c2h_hold && c2h_busy);
   h2c_held:      cover property (@(posedge clk_i) rst_ni && h2c_hold && h2c_busy);
   cpl_unknown_tag: cover property (@(posedge clk_i) rst_ni && cpl_unknown);
-  ger_cpl:   cover property (@(posedge clk_i) rst_ni && ger_set[0]);
-  ger_desc:  cover property (@(posedge clk_i) rst_ni && ger_set[1]);
-  ger_bm:    cover property (@(posedge clk_i) rst_ni && ger_set[2]);
-  ger_tlp:   cover property (@(posedge clk_i) rst_ni && ger_set[3]);
-  ger_tag:   cover property (@(posedge clk_i) rst_ni && ger_set[4]);
-  ger_timeout: cover property (@(posedge clk_i) rst_ni && ger_set[5]);
-  ger_poison:  cover property (@(posedge clk_i) rst_ni && ger_set[6]);
+  ger_cpl:   cover property (@(posedge clk_i) rst_ni && ger_set[abb_reg_pkg::GER_CPL_ERR_SHIFT]);
+  ger_desc:  cover property (@(posedge clk_i) rst_ni && ger_set[abb_reg_pkg::GER_DESC_ERR_SHIFT]);
+  ger_bm:    cover property (@(posedge clk_i) rst_ni && ger_set[abb_reg_pkg::GER_BUS_MASTER_SHIFT]);
+  ger_tlp:   cover property (@(posedge clk_i) rst_ni && ger_set[abb_reg_pkg::GER_BAD_TLP_SHIFT]);
+  ger_tag:   cover property (@(posedge clk_i) rst_ni && ger_set[abb_reg_pkg::GER_CPL_TAG_SHIFT]);
+  ger_timeout: cover property (@(posedge clk_i) rst_ni && ger_set[abb_reg_pkg::GER_CPL_TIMEOUT_SHIFT]);
+  ger_poison:  cover property (@(posedge clk_i) rst_ni && ger_set[abb_reg_pkg::GER_POISONED_SHIFT]);
   tx_mrd3:   cover property (@(posedge clk_i) sent && fmt == 3'b000 && typ == 5'b00000);
   tx_mrd4:   cover property (@(posedge clk_i) sent && fmt == 3'b001 && typ == 5'b00000);
   tx_mwr3:   cover property (@(posedge clk_i) sent && fmt == 3'b010 && typ == 5'b00000);

@@ -36,9 +36,9 @@ module abb_dma_ctl
   input  logic        hold_i,          // shared engine: the other channel runs
   // register block access (offset inside the block, bytes)
   input  logic        we_i,
-  input  logic [5:0]  waddr_i,
+  input  logic [abb_reg_pkg::CH_ADDR_WIDTH-1:0] waddr_i,
   input  logic [31:0] wdata_i,
-  input  logic [5:0]  raddr_i,
+  input  logic [abb_reg_pkg::CH_ADDR_WIDTH-1:0] raddr_i,
   output logic [31:0] rdata_o,
   // descriptor fetch: TX source
   output logic        tx_valid_o,
@@ -125,11 +125,13 @@ module abb_dma_ctl
 
   logic last, bda_ok;
   assign last   = (ctrl_q & abb_reg_pkg::CTRL_LAST) != 0;
-  assign bda_ok = (bdal_q[4:0] == 5'd0);
+  // next_bda aligned to the descriptor's size: its read never crosses 4 KiB
+  assign bda_ok = (bdal_q & (abb_reg_pkg::DESC_BYTES - 32'd1)) == 32'd0;
 
   logic wr_ctrl, is_reset_code;
-  assign wr_ctrl       = we_i && (waddr_i == abb_reg_pkg::CH_CTRL[5:0]);
-  assign is_reset_code = (wdata_i[3:0] == abb_reg_pkg::CTRL_RESET_CODE[3:0]);
+  assign wr_ctrl       = we_i && (waddr_i == abb_reg_pkg::CH_CTRL);
+  assign is_reset_code = (wdata_i[abb_reg_pkg::CTRL_RESET_SHIFT +: abb_reg_pkg::CTRL_RESET_WIDTH] ==
+                          abb_reg_pkg::CTRL_RESET_CODE[abb_reg_pkg::CTRL_RESET_WIDTH-1:0]);
 
   assign mv_pa_o  = pa_eff;
   assign mv_ha_o  = {hah_q, hal_q};
@@ -152,15 +154,18 @@ module abb_dma_ctl
   always_comb begin
     rdata_o = 32'h0;
     unique case (raddr_i)
-      abb_reg_pkg::CH_PAH[5:0]:  rdata_o = pah_q;
-      abb_reg_pkg::CH_PAL[5:0]:  rdata_o = pal_q;
-      abb_reg_pkg::CH_HAH[5:0]:  rdata_o = hah_q;
-      abb_reg_pkg::CH_HAL[5:0]:  rdata_o = hal_q;
-      abb_reg_pkg::CH_BDAH[5:0]: rdata_o = bdah_q;
-      abb_reg_pkg::CH_BDAL[5:0]: rdata_o = bdal_q;
-      abb_reg_pkg::CH_LENG[5:0]: rdata_o = leng_q;
-      abb_reg_pkg::CH_CTRL[5:0]: rdata_o = ctrl_q;
-      abb_reg_pkg::CH_STA[5:0]:  rdata_o = {30'h0, sta_q};
+      abb_reg_pkg::CH_PAH:  rdata_o = pah_q;
+      abb_reg_pkg::CH_PAL:  rdata_o = pal_q;
+      abb_reg_pkg::CH_HAH:  rdata_o = hah_q;
+      abb_reg_pkg::CH_HAL:  rdata_o = hal_q;
+      abb_reg_pkg::CH_BDAH: rdata_o = bdah_q;
+      abb_reg_pkg::CH_BDAL: rdata_o = bdal_q;
+      abb_reg_pkg::CH_LENG: rdata_o = leng_q;
+      abb_reg_pkg::CH_CTRL: rdata_o = ctrl_q;
+      abb_reg_pkg::CH_STA: begin
+        rdata_o[abb_reg_pkg::STA_DONE_SHIFT] = sta_q[0];
+        rdata_o[abb_reg_pkg::STA_BUSY_SHIFT] = sta_q[1];
+      end
       default:      rdata_o = 32'h0;
     endcase
   end
@@ -199,14 +204,14 @@ module abb_dma_ctl
     // host writes to the block (only CTRL's RESET code acts while busy)
     if (we_i && state_q == StIdle) begin
       unique case (waddr_i)
-        abb_reg_pkg::CH_PAH[5:0]:  pah_d  = wdata_i;
-        abb_reg_pkg::CH_PAL[5:0]:  pal_d  = wdata_i;
-        abb_reg_pkg::CH_HAH[5:0]:  hah_d  = wdata_i;
-        abb_reg_pkg::CH_HAL[5:0]:  hal_d  = wdata_i;
-        abb_reg_pkg::CH_BDAH[5:0]: bdah_d = wdata_i;
-        abb_reg_pkg::CH_BDAL[5:0]: bdal_d = wdata_i;
-        abb_reg_pkg::CH_LENG[5:0]: leng_d = wdata_i;
-        abb_reg_pkg::CH_CTRL[5:0]: ctrl_d = wdata_i;
+        abb_reg_pkg::CH_PAH:  pah_d  = wdata_i;
+        abb_reg_pkg::CH_PAL:  pal_d  = wdata_i;
+        abb_reg_pkg::CH_HAH:  hah_d  = wdata_i;
+        abb_reg_pkg::CH_HAL:  hal_d  = wdata_i;
+        abb_reg_pkg::CH_BDAH: bdah_d = wdata_i;
+        abb_reg_pkg::CH_BDAL: bdal_d = wdata_i;
+        abb_reg_pkg::CH_LENG: leng_d = wdata_i;
+        abb_reg_pkg::CH_CTRL: ctrl_d = wdata_i;
         default: ;
       endcase
     end
@@ -267,11 +272,12 @@ module abb_dma_ctl
       end
       StNext: begin
         if (fst_q == FDone) begin
-          // the prefetched descriptor becomes the current one
-          pah_d  = nxt_q[0 +: 32];    pal_d  = nxt_q[32 +: 32];
-          hah_d  = nxt_q[64 +: 32];   hal_d  = nxt_q[96 +: 32];
-          bdah_d = nxt_q[128 +: 32];  bdal_d = nxt_q[160 +: 32];
-          leng_d = nxt_q[192 +: 32];  ctrl_d = nxt_q[224 +: 32];
+          // the prefetched descriptor becomes the current one (its words
+          // are in the order of the channel block: DW k at offset 4 k)
+          pah_d  = nxt_q[8 * abb_reg_pkg::CH_PAH +: 32];   pal_d  = nxt_q[8 * abb_reg_pkg::CH_PAL +: 32];
+          hah_d  = nxt_q[8 * abb_reg_pkg::CH_HAH +: 32];   hal_d  = nxt_q[8 * abb_reg_pkg::CH_HAL +: 32];
+          bdah_d = nxt_q[8 * abb_reg_pkg::CH_BDAH +: 32];  bdal_d = nxt_q[8 * abb_reg_pkg::CH_BDAL +: 32];
+          leng_d = nxt_q[8 * abb_reg_pkg::CH_LENG +: 32];  ctrl_d = nxt_q[8 * abb_reg_pkg::CH_CTRL +: 32];
           fst_d   = FIdle;
           state_d = StCheck;
         end else if (fst_q == FErr) begin
@@ -393,7 +399,8 @@ module abb_dma_ctl
       `ABB_CHECK($onehot0(chk_ev), "abb_dma_ctl: start and error at once")
       // descriptor fetch: one 32-byte read, 32-byte aligned (never crosses 4 KiB)
       if (tx_valid_o && tx_ready_i && fst_q == FHdr0)
-        `ABB_CHECK(bdal_q[4:0] == 5'd0, "abb_dma_ctl: descriptor read not 32-byte aligned")
+        `ABB_CHECK((bdal_q & (abb_reg_pkg::DESC_BYTES - 32'd1)) == 32'd0,
+                   "abb_dma_ctl: descriptor read not 32-byte aligned")
       `ABB_CHECK(!fetch_o || fdw_q + {2'b00, cpl_dw_i} >= 4'd8, "abb_dma_ctl: descriptor taken before 8 DWs")
       `ABB_CHECK(!mv_abort_o || state_q == StDrain, "abb_dma_ctl: mover aborted outside a drain")
       if (state_q == StCheck || state_q == StRun || state_q == StNext)

@@ -20,9 +20,9 @@ module abb_evsrc #(
   input  logic        rst_ni,
   input  logic        enable_i,
   input  logic        clear_i,      // pulse: empty the FIFO, restart the counter
-  input  logic [15:0] src_id_i,
-  input  logic [11:0] size_i,       // payload DWs (rounded up to even)
-  input  logic [15:0] gap_i,        // idle cycles between events
+  input  logic [abb_reg_pkg::EVS_SRC_ID_WIDTH-1:0]     src_id_i,
+  input  logic [abb_reg_pkg::EVS_SIZE_DWS_WIDTH-1:0]   size_i,  // payload DWs (rounded up to even)
+  input  logic [abb_reg_pkg::EVS_GAP_CYCLES_WIDTH-1:0] gap_i,   // idle cycles between events
   // reader (the upstream mover)
   input  logic [1:0]  rd_dw_i,      // DWs taken this cycle (0, 1, 2)
   output logic [63:0] rd_data_o,    // the next two DWs (lane 0 first)
@@ -41,7 +41,7 @@ module abb_evsrc #(
   logic               half_q, half_d;     // upper DW of the head word is the next DW
   logic [31:0]        cnt_q, cnt_d;       // event counter
   logic [11:0]        pos_q, pos_d;       // DW position inside the current event
-  logic [15:0]        gap_q, gap_d;       // idle cycles left
+  logic [abb_reg_pkg::EVS_GAP_CYCLES_WIDTH-1:0] gap_q, gap_d;  // idle cycles left
   logic [31:0]        stall_q, stall_d;
 
   assign used = wr_q - rd_q;
@@ -52,12 +52,13 @@ module abb_evsrc #(
   logic [12:0] total;
   assign total = 13'd4 + {1'b0, size_i} + {12'h0, size_i[0]};
 
-  function automatic logic [31:0] ev_dw(input logic [31:0] cnt, input logic [15:0] src,
+  function automatic logic [31:0] ev_dw(input logic [31:0] cnt,
+                                        input logic [abb_reg_pkg::EVS_SRC_ID_WIDTH-1:0] src,
                                         input logic [12:0] tot, input logic [11:0] pos);
     if (pos == 12'd0)      ev_dw = abb_reg_pkg::EVS_MAGIC |
                                    ((32'(tot) << abb_reg_pkg::EVS_HDR_DWS_SHIFT) & abb_reg_pkg::EVS_HDR_DWS);
     else if (pos == 12'd1) ev_dw = cnt;
-    else if (pos == 12'd2) ev_dw = {16'h0, src};
+    else if (pos == 12'd2) ev_dw = 32'(src);
     else if (pos == 12'd3) ev_dw = ~cnt;
     else                   ev_dw = (((cnt << abb_reg_pkg::EVS_DATA_CNT_SHIFT) & abb_reg_pkg::EVS_DATA_CNT) |
                                     (((32'(pos) - 32'd4) << abb_reg_pkg::EVS_DATA_IDX_SHIFT) &
@@ -68,12 +69,12 @@ module abb_evsrc #(
   logic [63:0] word;
   assign word = {ev_dw(cnt_q, src_id_i, total, pos_q + 12'd1),
                  ev_dw(cnt_q, src_id_i, total, pos_q)};
-  assign push = enable_i && !full && gap_q == 16'd0 && !clear_i;
+  assign push = enable_i && !full && gap_q == '0 && !clear_i;
 
   always_comb begin
     wr_d = wr_q;  rd_d = rd_q;  half_d = half_q;
     cnt_d = cnt_q;  pos_d = pos_q;  gap_d = gap_q;  stall_d = stall_q;
-    if (enable_i && gap_q != 16'd0) gap_d = gap_q - 16'd1;
+    if (enable_i && gap_q != '0) gap_d = gap_q - 1'b1;
     if (enable_i && full) stall_d = stall_q + 32'd1;
     if (push) begin
       wr_d = wr_q + 1'b1;

@@ -44,7 +44,7 @@ module abb_h2c_mover #(
   input  logic                rst_ni,
   input  logic [15:0]         cfg_req_id_i,
   input  logic [10:0]         mrrs_dw_i,    // max read request in DWs
-  input  logic [4:0]          tag_limit_i,  // MRD_CR: 0 = NumTags
+  input  logic [abb_reg_pkg::MRD_CR_TAG_LIMIT_WIDTH-1:0] tag_limit_i,  // MRD_CR: 0 = NumTags
   input  logic [AddrBits-1:0] mem_mask_i,
   // command from abb_dma_ctl
   input  logic                start_i,
@@ -127,7 +127,7 @@ module abb_h2c_mover #(
   // must reach the port in stream order, and completions of different tags
   // may arrive in any order
   assign limit = !inc_q ? 6'd1 :
-                 (tag_limit_i == 5'd0 || 6'(tag_limit_i) > 6'(NumTags)) ? 6'(NumTags)
+                 (tag_limit_i == '0 || 6'(tag_limit_i) > 6'(NumTags)) ? 6'(NumTags)
                                                                        : 6'(tag_limit_i);
   // Written as bit operations rather than a loop over the tags (simulation
   // speed: Verilator unrolls such a loop into NumTags compares every cycle):

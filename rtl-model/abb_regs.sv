@@ -31,9 +31,9 @@ module abb_regs
   // channel register blocks
   output logic        c2h_we_o,
   output logic        h2c_we_o,
-  output logic [5:0]  ch_waddr_o,
-  output logic [5:0]  c2h_raddr_o,
-  output logic [5:0]  h2c_raddr_o,
+  output logic [abb_reg_pkg::CH_ADDR_WIDTH-1:0] ch_waddr_o,
+  output logic [abb_reg_pkg::CH_ADDR_WIDTH-1:0] c2h_raddr_o,
+  output logic [abb_reg_pkg::CH_ADDR_WIDTH-1:0] h2c_raddr_o,
   input  logic [31:0] c2h_rdata_i,
   input  logic [31:0] h2c_rdata_i,
   // events
@@ -45,7 +45,7 @@ module abb_regs
   input  logic        h2c_irq_i,
   input  logic        c2h_reset_i,    // pulse: the channel's CTRL got the RESET code
   input  logic        h2c_reset_i,
-  input  logic [6:0]  err_i,          // GER causes, bit order of GER
+  input  logic [abb_reg_pkg::REG_GER_WIDTH-1:0] err_i,  // GER causes, bit order of GER
   input  logic        cnt_c2h_tlp_i,
   input  logic        cnt_h2c_req_i,
   input  logic        cnt_cpl_i,
@@ -53,9 +53,9 @@ module abb_regs
   // front-end event source (abb_evsrc)
   output logic        evs_enable_o,
   output logic        evs_clear_o,    // pulse
-  output logic [15:0] evs_src_o,
-  output logic [11:0] evs_size_o,
-  output logic [15:0] evs_gap_o,
+  output logic [abb_reg_pkg::EVS_SRC_ID_WIDTH-1:0]     evs_src_o,
+  output logic [abb_reg_pkg::EVS_SIZE_DWS_WIDTH-1:0]   evs_size_o,
+  output logic [abb_reg_pkg::EVS_GAP_CYCLES_WIDTH-1:0] evs_gap_o,
   output logic [31:0] evs_addr_o,
   input  logic [31:0] evs_events_i,
   input  logic [31:0] evs_level_i,
@@ -64,19 +64,22 @@ module abb_regs
   output logic        shared_engine_o, // GCR.SHARED_ENGINE
   output logic        irq_o,          // level: |(ISR & IER)
   output logic        soft_reset_o,   // pulse: GCR SOFT_RESET
-  output logic [4:0]  tag_limit_o,    // MRD_CR.TAG_LIMIT
+  output logic [abb_reg_pkg::MRD_CR_TAG_LIMIT_WIDTH-1:0] tag_limit_o,  // MRD_CR.TAG_LIMIT
   output logic        busy_o          // interrupt generator armed
 );
 
   localparam int FifoDepth = 2 ** FifoBits;
-  // reset value of GCR (bit 0, SOFT_RESET, is not stored)
+  localparam int ChAw = abb_reg_pkg::CH_ADDR_WIDTH;
+  // reset value of GCR (SOFT_RESET is not stored: its bit stays 0)
   localparam logic [31:0] GcrReset = 32'(SharedEngine) << abb_reg_pkg::GCR_SHARED_ENGINE_SHIFT;
 
-  logic [2:0]  isr_q, isr_d;
-  logic [2:0]  ier_q, ier_d;
+  // ISR, IER and GER store their fields only (bits [REG_x_WIDTH-1:0]); the
+  // other registers store the whole word written
+  logic [abb_reg_pkg::REG_ISR_WIDTH-1:0] isr_q, isr_d;
+  logic [abb_reg_pkg::REG_IER_WIDTH-1:0] ier_q, ier_d;
   logic        lvl_q;                  // irq_o of the last cycle (DIAG_MSI counts rising edges)
-  logic [6:0]  ger_q, ger_d;
-  logic [31:1] gcr_q, gcr_d;
+  logic [abb_reg_pkg::REG_GER_WIDTH-1:0] ger_q, ger_d;
+  logic [31:0] gcr_q, gcr_d;
   logic [31:0] mrd_cr_q, mrd_cr_d, tx_cr_q, tx_cr_d;
   logic        ig_armed_q, ig_armed_d;
   logic [31:0] ig_lat_q, ig_lat_d, ig_left_q, ig_left_d;
@@ -86,8 +89,9 @@ module abb_regs
   logic [31:0] n_c2h_q, n_c2h_d, n_req_q, n_req_d, n_cpl_q, n_cpl_d, n_desc_q, n_desc_d;
   logic [31:0] n_msi_q, n_msi_d;
   logic        evs_en_q, evs_en_d;
-  logic [15:0] evs_src_q, evs_src_d, evs_gap_q, evs_gap_d;
-  logic [11:0] evs_size_q, evs_size_d;
+  logic [abb_reg_pkg::EVS_SRC_ID_WIDTH-1:0]     evs_src_q, evs_src_d;
+  logic [abb_reg_pkg::EVS_GAP_CYCLES_WIDTH-1:0] evs_gap_q, evs_gap_d;
+  logic [abb_reg_pkg::EVS_SIZE_DWS_WIDTH-1:0]   evs_size_q, evs_size_d;
   logic [31:0] evs_addr_q, evs_addr_d;
   logic [31:0]         fifo_q [FifoDepth];
   logic [FifoBits:0]   f_wr_q, f_wr_d, f_rd_q, f_rd_d;
@@ -105,9 +109,9 @@ module abb_regs
   assign r_h2c = (raddr_i >= abb_reg_pkg::BLK_H2C) && (raddr_i <= abb_reg_pkg::BLK_H2C + 16'(abb_reg_pkg::CH_STA));
   assign c2h_we_o    = we_i && w_c2h;
   assign h2c_we_o    = we_i && w_h2c;
-  assign ch_waddr_o  = w_c2h ? 6'(waddr_i - abb_reg_pkg::BLK_C2H) : 6'(waddr_i - abb_reg_pkg::BLK_H2C);
-  assign c2h_raddr_o = 6'(raddr_i - abb_reg_pkg::BLK_C2H);
-  assign h2c_raddr_o = 6'(raddr_i - abb_reg_pkg::BLK_H2C);
+  assign ch_waddr_o  = w_c2h ? ChAw'(waddr_i - abb_reg_pkg::BLK_C2H) : ChAw'(waddr_i - abb_reg_pkg::BLK_H2C);
+  assign c2h_raddr_o = ChAw'(raddr_i - abb_reg_pkg::BLK_C2H);
+  assign h2c_raddr_o = ChAw'(raddr_i - abb_reg_pkg::BLK_H2C);
 
   // GSR and DIAG_PARAM, packed by the field positions of the package
   logic [31:0] gsr, diag_param;
@@ -137,24 +141,24 @@ module abb_regs
     end else begin
       unique case (raddr_i)
         abb_reg_pkg::REG_VERSION:       rdata_o = abb_reg_pkg::VERSION_ID;
-        abb_reg_pkg::REG_ISR:           rdata_o = {29'h0, isr_q};
-        abb_reg_pkg::REG_IER:           rdata_o = {29'h0, ier_q};
-        abb_reg_pkg::REG_GER:           rdata_o = {25'h0, ger_q};
+        abb_reg_pkg::REG_ISR:           rdata_o = 32'(isr_q);
+        abb_reg_pkg::REG_IER:           rdata_o = 32'(ier_q);
+        abb_reg_pkg::REG_GER:           rdata_o = 32'(ger_q);
         abb_reg_pkg::REG_GSR:           rdata_o = gsr;
-        abb_reg_pkg::REG_GCR:           rdata_o = {gcr_q, 1'b0};
+        abb_reg_pkg::REG_GCR:           rdata_o = gcr_q;
         abb_reg_pkg::REG_MRD_CR:        rdata_o = mrd_cr_q;
         abb_reg_pkg::REG_TX_CR:         rdata_o = tx_cr_q;
-        abb_reg_pkg::REG_IGEN_CTRL:     rdata_o = {31'h0, ig_armed_q};
+        abb_reg_pkg::REG_IGEN_CTRL:     rdata_o[abb_reg_pkg::IGEN_CTRL_ARMED_SHIFT] = ig_armed_q;
         abb_reg_pkg::REG_IGEN_LAT:      rdata_o = ig_lat_q;
         abb_reg_pkg::REG_IGEN_ASSERT:   rdata_o = ig_asrt_q;
         abb_reg_pkg::REG_IGEN_DEASSERT: rdata_o = ig_dsrt_q;
         abb_reg_pkg::REG_TXF_CSR:       rdata_o = 32'(FifoDepth) - 32'(f_used);
         abb_reg_pkg::REG_RXF_DATA:      rdata_o = (f_used != '0) ? fifo_q[f_rd_q[FifoBits-1:0]] : 32'h0;
         abb_reg_pkg::REG_RXF_CSR:       rdata_o = 32'(f_used);
-        abb_reg_pkg::REG_EVS_CTRL:      rdata_o = {31'h0, evs_en_q};
-        abb_reg_pkg::REG_EVS_SRC:       rdata_o = {16'h0, evs_src_q};
-        abb_reg_pkg::REG_EVS_SIZE:      rdata_o = {20'h0, evs_size_q};
-        abb_reg_pkg::REG_EVS_GAP:       rdata_o = {16'h0, evs_gap_q};
+        abb_reg_pkg::REG_EVS_CTRL:      rdata_o[abb_reg_pkg::EVS_CTRL_ENABLE_SHIFT] = evs_en_q;
+        abb_reg_pkg::REG_EVS_SRC:       rdata_o[abb_reg_pkg::EVS_SRC_ID_SHIFT +: abb_reg_pkg::EVS_SRC_ID_WIDTH] = evs_src_q;
+        abb_reg_pkg::REG_EVS_SIZE:      rdata_o[abb_reg_pkg::EVS_SIZE_DWS_SHIFT +: abb_reg_pkg::EVS_SIZE_DWS_WIDTH] = evs_size_q;
+        abb_reg_pkg::REG_EVS_GAP:       rdata_o[abb_reg_pkg::EVS_GAP_CYCLES_SHIFT +: abb_reg_pkg::EVS_GAP_CYCLES_WIDTH] = evs_gap_q;
         abb_reg_pkg::REG_EVS_ADDR:      rdata_o = evs_addr_q;
         abb_reg_pkg::REG_EVS_EVENTS:    rdata_o = evs_events_i;
         abb_reg_pkg::REG_EVS_LEVEL:     rdata_o = evs_level_i;
@@ -175,7 +179,7 @@ module abb_regs
 
   // the interrupt line: a level, high while any enabled source is pending;
   // the hard IP turns it into INTx messages or MSI writes (TLP-STREAM.md)
-  assign irq_o = (isr_q & ier_q) != 3'b000;
+  assign irq_o = (isr_q & ier_q) != '0;
   assign soft_reset_o = we_i && waddr_i == abb_reg_pkg::REG_GCR && (wdata_i & abb_reg_pkg::GCR_SOFT_RESET) != 0;
   assign tag_limit_o  = mrd_cr_q[abb_reg_pkg::MRD_CR_TAG_LIMIT_SHIFT +: abb_reg_pkg::MRD_CR_TAG_LIMIT_WIDTH];
   assign busy_o       = ig_armed_q;
@@ -229,10 +233,10 @@ module abb_regs
     if (we_i) begin
       unique case (waddr_i)
         // ISR and GER: write 1 to clear (model); strict: writes ignored
-        abb_reg_pkg::REG_ISR:    if (!strict_i) isr_d = isr_d & ~wdata_i[2:0];
-        abb_reg_pkg::REG_IER:    ier_d = wdata_i[2:0];
-        abb_reg_pkg::REG_GER:    if (!strict_i) ger_d = ger_d & ~wdata_i[6:0];
-        abb_reg_pkg::REG_GCR:    gcr_d = wdata_i[31:1];
+        abb_reg_pkg::REG_ISR:    if (!strict_i) isr_d = isr_d & ~wdata_i[abb_reg_pkg::REG_ISR_WIDTH-1:0];
+        abb_reg_pkg::REG_IER:    ier_d = wdata_i[abb_reg_pkg::REG_IER_WIDTH-1:0];
+        abb_reg_pkg::REG_GER:    if (!strict_i) ger_d = ger_d & ~wdata_i[abb_reg_pkg::REG_GER_WIDTH-1:0];
+        abb_reg_pkg::REG_GCR:    gcr_d = wdata_i & ~abb_reg_pkg::GCR_SOFT_RESET;
         abb_reg_pkg::REG_MRD_CR: mrd_cr_d = wdata_i;
         abb_reg_pkg::REG_TX_CR:  tx_cr_d = wdata_i;
         abb_reg_pkg::REG_IGEN_LAT: ig_lat_d = wdata_i;
@@ -264,8 +268,8 @@ module abb_regs
     if (re_i && raddr_i == abb_reg_pkg::REG_DIAG_CYC_LO) cyc_hi_d = cyc_q[63:32];
 
     if (soft_reset_o) begin
-      isr_d = 3'b000;
-      ger_d = 7'h00;
+      isr_d = '0;
+      ger_d = '0;
       ig_armed_d = 1'b0;
       ig_asrt_d  = 32'd0;
       ig_dsrt_d  = 32'd0;
@@ -275,9 +279,9 @@ module abb_regs
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       isr_q <= '0;  ier_q <= '0;  lvl_q <= 1'b0;  ger_q <= '0;
-      gcr_q <= GcrReset[31:1];
+      gcr_q <= GcrReset;
       evs_en_q <= 1'b0;  evs_src_q <= '0;  evs_gap_q <= '0;
-      evs_size_q <= abb_reg_pkg::REG_EVS_SIZE_RESET[11:0];
+      evs_size_q <= abb_reg_pkg::REG_EVS_SIZE_RESET[abb_reg_pkg::EVS_SIZE_DWS_SHIFT +: abb_reg_pkg::EVS_SIZE_DWS_WIDTH];
       evs_addr_q <= abb_reg_pkg::REG_EVS_ADDR_RESET;
       mrd_cr_q <= '0;  tx_cr_q <= '0;
       ig_armed_q <= 1'b0;  ig_lat_q <= '0;  ig_left_q <= '0;

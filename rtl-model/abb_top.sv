@@ -19,29 +19,13 @@ module abb_top #(
                                      // 50 us..50 ms); GER.CPL_TIMEOUT
 ) (
   input  logic        clk_i,
-  input  logic        rst_ni,
-  input  logic        cfg_bus_master_en_i,
-  input  logic [2:0]  cfg_max_payload_i,
-  input  logic [2:0]  cfg_max_read_req_i,
-  input  logic [15:0] cfg_req_id_i,
-  input  logic        cfg_msi_en_i,
-  input  logic [4:0]  cfg_mem_bits_i,
-  input  logic        strict_i,
-  input  logic        rx_valid_i,
-  output logic        rx_ready_o,
-  input  logic        rx_sop_i,
-  input  logic        rx_eop_i,
-  input  logic [63:0] rx_data_i,
-  input  logic        rx_bar_i,
-  output logic        tx_valid_o,
-  input  logic        tx_ready_i,
-  input  logic [5:0]  tx_buf_av_i,
-  output logic        tx_sop_o,
-  output logic        tx_eop_o,
-  output logic [63:0] tx_data_o,
-  output logic        irq_o,
-  output logic        idle_o,
-  input  logic [31:0] skip_cycles_i
+  input  logic        rst_ni
+  // the other ports: abb_top_ports.svh (one list, shared with sim/abb_sim_top.sv)
+`define ABB_TOP_IN(t, n)  , input  t n
+`define ABB_TOP_OUT(t, n) , output t n
+`include "abb_top_ports.svh"
+`undef ABB_TOP_IN
+`undef ABB_TOP_OUT
 );
 
   localparam int AddrBits = MemBitsMax - 2;  // board-memory word-index width
@@ -164,28 +148,32 @@ module abb_top #(
 
   // ---- registers -------------------------------------------------------------
   logic        c2h_we, h2c_we, soft_reset, ig_busy;
-  logic [5:0]  ch_waddr, c2h_raddr, h2c_raddr;
+  logic [abb_reg_pkg::CH_ADDR_WIDTH-1:0] ch_waddr, c2h_raddr, h2c_raddr;
   logic [31:0] c2h_rdata, h2c_rdata;
   logic        c2h_busy, h2c_busy, c2h_start, h2c_start, c2h_irq, h2c_irq;
   logic        c2h_reset, h2c_reset;
   logic        c2h_desc_err, h2c_desc_err, c2h_cpl_err, h2c_cpl_err;
   logic        c2h_bm_err, h2c_bm_err, c2h_tag_err, h2c_tag_err, mv_tag_err;
   logic        c2h_fetch, h2c_fetch, c2h_tlp, h2c_req;
-  logic [4:0]  tag_limit;
+  logic [abb_reg_pkg::MRD_CR_TAG_LIMIT_WIDTH-1:0] tag_limit;
   logic        c2h_tmo, h2c_tmo, mv_tmo, c2h_poison, h2c_poison, mv_poison;
-  logic [6:0]  ger_set;
-  assign ger_set = {c2h_poison | h2c_poison | mv_poison,
-                    c2h_tmo | h2c_tmo | mv_tmo,
-                    c2h_tag_err | h2c_tag_err | mv_tag_err | cpl_unknown,
-                    bad_tlp | pio_ur,
-                    c2h_bm_err | h2c_bm_err,
-                    c2h_desc_err | h2c_desc_err,
-                    c2h_cpl_err | h2c_cpl_err};
+  logic [abb_reg_pkg::REG_GER_WIDTH-1:0] ger_set;   // GER causes, at their GER bits
+  always_comb begin
+    ger_set = '0;
+    ger_set[abb_reg_pkg::GER_POISONED_SHIFT]    = c2h_poison | h2c_poison | mv_poison;
+    ger_set[abb_reg_pkg::GER_CPL_TIMEOUT_SHIFT] = c2h_tmo | h2c_tmo | mv_tmo;
+    ger_set[abb_reg_pkg::GER_CPL_TAG_SHIFT]     = c2h_tag_err | h2c_tag_err | mv_tag_err | cpl_unknown;
+    ger_set[abb_reg_pkg::GER_BAD_TLP_SHIFT]     = bad_tlp | pio_ur;
+    ger_set[abb_reg_pkg::GER_BUS_MASTER_SHIFT]  = c2h_bm_err | h2c_bm_err;
+    ger_set[abb_reg_pkg::GER_DESC_ERR_SHIFT]    = c2h_desc_err | h2c_desc_err;
+    ger_set[abb_reg_pkg::GER_CPL_ERR_SHIFT]     = c2h_cpl_err | h2c_cpl_err;
+  end
 
   // ---- front-end event source -------------------------------------------------
   logic        evs_enable, evs_clear, evs_busy, shared_engine;
-  logic [15:0] evs_src, evs_gap;
-  logic [11:0] evs_size;
+  logic [abb_reg_pkg::EVS_SRC_ID_WIDTH-1:0]     evs_src;
+  logic [abb_reg_pkg::EVS_GAP_CYCLES_WIDTH-1:0] evs_gap;
+  logic [abb_reg_pkg::EVS_SIZE_DWS_WIDTH-1:0]   evs_size;
   logic [31:0] evs_addr, evs_events, evs_level, evs_stalls;
   logic [63:0] evs_data;
   logic [1:0]  evs_rd_dw;

@@ -16,6 +16,9 @@ RTL_SRCS := $(RTL_DIR)/abb_reg_pkg.sv \
             $(RTL_DIR)/abb_tlp_chk.sv \
             $(RTL_DIR)/abb_top.sv
 RTL_TOP  := abb_top
+# Included by the sources (-I$(RTL_DIR)): the protocol assertions and
+# abb_top's port list (also read by sim/abb_sim_top.sv)
+RTL_HDRS := $(RTL_DIR)/abb_assert.svh $(RTL_DIR)/abb_top_ports.svh
 
 REGMAP_DEF  := $(RTL_DIR)/abb_regs.def
 REGMAP_OUTS := $(RTL_DIR)/abb_reg_pkg.sv host/include/abb/abb_regs.h \

@@ -3,7 +3,11 @@
 // configuration inputs held in registers that the cycle loop loads only when
 // one changed (smp_i: speed), plus trace-only inputs the platform drives
 // while a waveform is written (sim/trace.cpp) and decoded views of the TLP
-// header beats. Nothing but the sampled inputs feeds abb_top.
+// header beats. Nothing but the sampled inputs feeds abb_top. abb_top's
+// ports (but clk_i, rst_ni) come from its one list,
+// rtl-model/abb_top_ports.svh: this top's ports of the same name, the
+// sampled copy smp_<name> of each input and the connections are expanded
+// from it, so a port added to abb_top needs no line here.
 //
 // Sampled inputs (sim/model_inputs.h). Why: Verilator evaluates all logic
 // that depends combinationally on a top input in its "input combinational"
@@ -52,28 +56,12 @@ module abb_sim_top #(
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
-  input  logic        cfg_bus_master_en_i,
-  input  logic [2:0]  cfg_max_payload_i,
-  input  logic [2:0]  cfg_max_read_req_i,
-  input  logic [15:0] cfg_req_id_i,
-  input  logic        cfg_msi_en_i,
-  input  logic [4:0]  cfg_mem_bits_i,
-  input  logic        strict_i,
-  input  logic        rx_valid_i,
-  output logic        rx_ready_o,
-  input  logic        rx_sop_i,
-  input  logic        rx_eop_i,
-  input  logic [63:0] rx_data_i,
-  input  logic        rx_bar_i,
-  output logic        tx_valid_o,
-  input  logic        tx_ready_i,
-  input  logic [5:0]  tx_buf_av_i,
-  output logic        tx_sop_o,
-  output logic        tx_eop_o,
-  output logic [63:0] tx_data_o,
-  output logic        irq_o,
-  output logic        idle_o,
-  input  logic [31:0] skip_cycles_i,
+  // abb_top's other ports, the same names and types (rtl-model/abb_top_ports.svh)
+`define ABB_TOP_IN(t, n)  input  t n,
+`define ABB_TOP_OUT(t, n) output t n,
+`include "abb_top_ports.svh"
+`undef ABB_TOP_IN
+`undef ABB_TOP_OUT
   input  logic        smp_i,         // rising: load the inputs (sim/model_inputs.h)
   // trace only
   input  logic [63:0]         cycle_i,
@@ -87,46 +75,25 @@ module abb_sim_top #(
   input  logic [95:0]         down_credits_i   // host to board (16 bits each, ffff: no limit)
 );
 
-  logic        bm_q, msi_q, strict_q, rx_valid_q, rx_sop_q, rx_eop_q, rx_bar_q, tx_ready_q;
-  logic [2:0]  mps_q, mrrs_q;
-  logic [15:0] req_id_q;
-  logic [4:0]  mem_bits_q;
-  logic [63:0] rx_data_q;
-  logic [5:0]  tx_buf_av_q;
-  logic [31:0] skip_q;
-
-  always_ff @(posedge smp_i) begin
-    bm_q        <= cfg_bus_master_en_i;
-    mps_q       <= cfg_max_payload_i;
-    mrrs_q      <= cfg_max_read_req_i;
-    req_id_q    <= cfg_req_id_i;
-    msi_q       <= cfg_msi_en_i;
-    mem_bits_q  <= cfg_mem_bits_i;
-    strict_q    <= strict_i;
-    rx_valid_q  <= rx_valid_i;
-    rx_sop_q    <= rx_sop_i;
-    rx_eop_q    <= rx_eop_i;
-    rx_data_q   <= rx_data_i;
-    rx_bar_q    <= rx_bar_i;
-    tx_ready_q  <= tx_ready_i;
-    tx_buf_av_q <= tx_buf_av_i;
-    skip_q      <= skip_cycles_i;
-  end
+  // the sampled inputs: smp_<name> holds abb_top's input <name>, loaded at
+  // the rising edge of smp_i; abb_top's outputs are this top's outputs
+`define ABB_TOP_IN(t, n)  t smp_``n; always_ff @(posedge smp_i) smp_``n <= n;
+`define ABB_TOP_OUT(t, n)
+`include "abb_top_ports.svh"
+`undef ABB_TOP_IN
+`undef ABB_TOP_OUT
 
   abb_top #(
     .MemBitsMax(MemBitsMax), .NumTags(NumTags), .ClkNs(ClkNs),
     .SharedEngine(SharedEngine), .TxPostedMinAv(TxPostedMinAv),
     .CplTimeoutCycles(CplTimeoutCycles)
   ) u_abb (
-    .clk_i, .rst_ni,
-    .cfg_bus_master_en_i(bm_q), .cfg_max_payload_i(mps_q), .cfg_max_read_req_i(mrrs_q),
-    .cfg_req_id_i(req_id_q), .cfg_msi_en_i(msi_q), .cfg_mem_bits_i(mem_bits_q),
-    .strict_i(strict_q),
-    .rx_valid_i(rx_valid_q), .rx_ready_o, .rx_sop_i(rx_sop_q), .rx_eop_i(rx_eop_q),
-    .rx_data_i(rx_data_q), .rx_bar_i(rx_bar_q),
-    .tx_valid_o, .tx_ready_i(tx_ready_q), .tx_buf_av_i(tx_buf_av_q),
-    .tx_sop_o, .tx_eop_o, .tx_data_o, .irq_o, .idle_o,
-    .skip_cycles_i(skip_q)
+    .clk_i, .rst_ni
+`define ABB_TOP_IN(t, n)  , .n(smp_``n)
+`define ABB_TOP_OUT(t, n) , .n
+`include "abb_top_ports.svh"
+`undef ABB_TOP_IN
+`undef ABB_TOP_OUT
   );
 
   // DW0[31:24]: reserved bit, Fmt, Type
@@ -170,11 +137,11 @@ module abb_sim_top #(
   // the header beat of the TLP on the stream: live at start of packet,
   // held for its other beats, NoTlp between TLPs
   always_ff @(posedge clk_i) begin
-    if (tx_valid_o && tx_ready_q && tx_sop_o) tx_hdr_q <= req_hdr_t'(tx_data_o);
-    if (rx_valid_q && rx_ready_o && rx_sop_q) rx_hdr_q <= req_hdr_t'(rx_data_q);
+    if (tx_valid_o && smp_tx_ready_i && tx_sop_o) tx_hdr_q <= req_hdr_t'(tx_data_o);
+    if (smp_rx_valid_i && rx_ready_o && smp_rx_sop_i) rx_hdr_q <= req_hdr_t'(smp_rx_data_i);
   end
   assign tx_hdr = !tx_valid_o ? req_hdr_t'(NoHdr) : tx_sop_o ? req_hdr_t'(tx_data_o) : tx_hdr_q;
-  assign rx_hdr = !rx_valid_q ? req_hdr_t'(NoHdr) : rx_sop_q ? req_hdr_t'(rx_data_q) : rx_hdr_q;
+  assign rx_hdr = !smp_rx_valid_i ? req_hdr_t'(NoHdr) : smp_rx_sop_i ? req_hdr_t'(smp_rx_data_i) : rx_hdr_q;
   assign tx_cpl = cpl_hdr_t'(tx_hdr);
   assign rx_cpl = cpl_hdr_t'(rx_hdr);
 

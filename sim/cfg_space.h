@@ -58,7 +58,6 @@ public:
 	/* Device Control MPS / MRRS encodings (0 = 128 B .. 5 = 4096 B). */
 	unsigned mps_code() const { return (rd16(CfgCapExp + 8) >> 5) & 7; }
 	unsigned mrrs_code() const { return (rd16(CfgCapExp + 8) >> 12) & 7; }
-	bool msi_present() const { return msi_cap_; }
 	bool msi_enabled() const { return msi_cap_ && (rd16(CfgCapMsi + 2) & 1); }
 	uint64_t msi_addr() const
 	{

@@ -123,7 +123,7 @@ sim: $(SIM_LIB)
 # Each step is one target (`make -j` never races); the generated makefile
 # compiles the model's C++ into DIR/CLASS__ALL.a.
 define sim_model
-$(1)/.verilated: $$(RTL_SRCS) $$(SIM_VWRAP) $$(RTL_DIR)/abb_assert.svh $(4) sim/sim.mk
+$(1)/.verilated: $$(RTL_SRCS) $$(SIM_VWRAP) $$(RTL_HDRS) $(4) sim/sim.mk
 	@mkdir -p $(1)
 	$$(VERILATOR) $$(SIM_VFLAGS) $(3) --prefix $(2) --Mdir $(1) $$(RTL_SRCS) $(4)
 	@touch $$@

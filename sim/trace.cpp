@@ -473,7 +473,7 @@ void Tracer::write_gtkw(const std::string &fst, const std::vector<Mark> &marks, 
 	sig("28", T, "rst_ni");
 	sig("22", U, "u_regs.isr_q[2:0]");
 	sig("22", U, "u_regs.ier_q[2:0]");
-	sig("22", U, "u_regs.ger_q[4:0]");
+	sig("22", U, "u_regs.ger_q[6:0]");
 	end("registers");
 	grp("C2H channel (1, DMA read)");
 	sig(E, U, "u_c2h_ctl.state_q[2:0]");

@@ -97,9 +97,6 @@ public:
 	/* Named marker at time now_ps (absolute). */
 	void mark(const std::string &name, uint64_t now_ps);
 
-	/* Statistics of the last file or dump. */
-	uint64_t dumped_edges() const { return dumped_; }
-
 	struct In; /* the inputs of one edge (the recorder's ring) */
 
 private:

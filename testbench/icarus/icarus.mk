@@ -25,7 +25,7 @@ $(ICARUS_B)/rtl/%.sv: $(RTL_DIR)/%.sv
 	@mkdir -p $(@D)
 	sed 's/\<always_comb\>/always @*/' $< > $@
 
-$(ICARUS_VVP): $(ICARUS_RTL) $(RTL_DIR)/abb_assert.svh testbench/icarus/replay_tb.sv
+$(ICARUS_VVP): $(ICARUS_RTL) $(RTL_HDRS) testbench/icarus/replay_tb.sv
 	@mkdir -p $(ICARUS_B)
 	iverilog -g2012 -I $(RTL_DIR) -DABB_ASSERT -o $@ -s replay_tb $(ICARUS_RTL) \
 	  testbench/icarus/replay_tb.sv > $(ICARUS_B)/iverilog.log 2>&1 || \

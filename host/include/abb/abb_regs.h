@@ -4,8 +4,9 @@
 
 /*
  * Names: ABB_REG_x (BAR0 offset), ABB_REG_x_RESET, ABB_REG_x_FIELDS (defined
- * bits), ABB_BLK_x (channel block base), ABB_CH_x (offset inside a block),
- * ABB_r_f (field mask), ABB_r_f_SHIFT, ABB_r_f_WIDTH.
+ * bits), ABB_REG_x_WIDTH (the fields lie in bits [WIDTH-1:0]), ABB_BLK_x
+ * (channel block base), ABB_CH_x (offset inside a block, ABB_CH_ADDR_WIDTH
+ * bits), ABB_r_f (field mask), ABB_r_f_SHIFT, ABB_r_f_WIDTH.
  * Evidence: ..._BOARD is 1 when the fact is known from the original 2008
  * stack (board), 0 when this project defines it (model; host code must
  * work without it). ABB_BEH_r_b_BOARD: the same for an access behaviour.
@@ -32,6 +33,7 @@
 #define ABB_REG_VERSION 0x0000u
 #define ABB_REG_VERSION_RESET 0x00020003u
 #define ABB_REG_VERSION_FIELDS 0xffffffffu
+#define ABB_REG_VERSION_WIDTH 32u
 #define ABB_REG_VERSION_BOARD 1
 /* VERSION.DESIGN_ID [31:0]: Design identification value (VERSION_ID) (board:abb_map.h) */
 #define ABB_VERSION_DESIGN_ID 0xffffffffu
@@ -42,6 +44,7 @@
 #define ABB_REG_ISR 0x0008u
 #define ABB_REG_ISR_RESET 0x00000000u
 #define ABB_REG_ISR_FIELDS 0x00000007u
+#define ABB_REG_ISR_WIDTH 3u
 #define ABB_REG_ISR_BOARD 1
 /* ISR.C2H [0]: Upstream channel 1 (board to host) (board:DMAEngineWG.cpp) */
 #define ABB_ISR_C2H 0x00000001u
@@ -72,6 +75,7 @@
 #define ABB_REG_IER 0x0010u
 #define ABB_REG_IER_RESET 0x00000000u
 #define ABB_REG_IER_FIELDS 0x00000007u
+#define ABB_REG_IER_WIDTH 3u
 #define ABB_REG_IER_BOARD 1
 /* IER.C2H [0]: Upstream channel 1 (INTE_CH1) (board:DMAEngineWG.cpp) */
 #define ABB_IER_C2H 0x00000001u
@@ -98,6 +102,7 @@
 #define ABB_REG_GER 0x0018u
 #define ABB_REG_GER_RESET 0x00000000u
 #define ABB_REG_GER_FIELDS 0x0000007fu
+#define ABB_REG_GER_WIDTH 7u
 #define ABB_REG_GER_BOARD 1
 /* GER.CPL_ERR [0]: A DMA read request failed: a completion with status UR or CA, poisoned data (also POISONED) or no completion in time (also CPL_TIMEOUT); the channel ends with an error (model) */
 #define ABB_GER_CPL_ERR 0x00000001u
@@ -142,6 +147,7 @@
 #define ABB_REG_GSR 0x0020u
 #define ABB_REG_GSR_RESET 0x00000000u
 #define ABB_REG_GSR_FIELDS 0x00030773u
+#define ABB_REG_GSR_WIDTH 18u
 #define ABB_REG_GSR_BOARD 1
 /* GSR.BME [0]: Bus mastering enabled (model) */
 #define ABB_GSR_BME 0x00000001u
@@ -177,6 +183,7 @@
 #define ABB_REG_GCR 0x0028u
 #define ABB_REG_GCR_RESET 0x00000000u
 #define ABB_REG_GCR_FIELDS 0x00000003u
+#define ABB_REG_GCR_WIDTH 2u
 #define ABB_REG_GCR_BOARD 1
 /* GCR.SOFT_RESET [0]: Self-clearing; resets both channels, ISR, GER and the interrupt generator (model) */
 #define ABB_GCR_SOFT_RESET 0x00000001u
@@ -194,6 +201,8 @@
 /* Downstream channel 0 (host to board, DMA write): PAH PAL HAH HAL BDAH BDAL LENG CTRL STA (board:abb_map.h) */
 #define ABB_BLK_H2C 0x0050u
 #define ABB_BLK_H2C_BOARD 1
+/* Address bits of an offset inside a channel block */
+#define ABB_CH_ADDR_WIDTH 6u
 /* Peripheral (board) address, high word (rw, board:abb_map.h+DMADescriptorWG.h) */
 #define ABB_CH_PAH 0x0u
 #define ABB_CH_PAH_BOARD 1
@@ -340,6 +349,7 @@
 #define ABB_REG_MRD_CR 0x0074u
 #define ABB_REG_MRD_CR_RESET 0x00000000u
 #define ABB_REG_MRD_CR_FIELDS 0x0000001fu
+#define ABB_REG_MRD_CR_WIDTH 5u
 #define ABB_REG_MRD_CR_BOARD 1
 /* MRD_CR.TAG_LIMIT [4:0]: Limit of outstanding DMA-write read tags, 0 = all the engine has (model) */
 #define ABB_MRD_CR_TAG_LIMIT 0x0000001fu
@@ -350,6 +360,7 @@
 #define ABB_REG_TX_CR 0x0078u
 #define ABB_REG_TX_CR_RESET 0x00000000u
 #define ABB_REG_TX_CR_FIELDS 0xffffffffu
+#define ABB_REG_TX_CR_WIDTH 32u
 #define ABB_REG_TX_CR_BOARD 1
 /* TX_CR.VALUE [31:0]: Stored, no effect (model) */
 #define ABB_TX_CR_VALUE 0xffffffffu
@@ -360,6 +371,7 @@
 #define ABB_REG_ICAP 0x007cu
 #define ABB_REG_ICAP_RESET 0x00000000u
 #define ABB_REG_ICAP_FIELDS 0xffffffffu
+#define ABB_REG_ICAP_WIDTH 32u
 #define ABB_REG_ICAP_BOARD 1
 /* ICAP.VALUE [31:0]: Reads 0, writes ignored (no reconfiguration in the model) (model) */
 #define ABB_ICAP_VALUE 0xffffffffu
@@ -370,6 +382,7 @@
 #define ABB_REG_IGEN_CTRL 0x0080u
 #define ABB_REG_IGEN_CTRL_RESET 0x00000000u
 #define ABB_REG_IGEN_CTRL_FIELDS 0x000000ffu
+#define ABB_REG_IGEN_CTRL_WIDTH 8u
 #define ABB_REG_IGEN_CTRL_BOARD 1
 /* IGEN_CTRL.WORD [7:0]: Control word written: IGEN_RESET, IGEN_ACK or (model) IGEN_ARM (board:InterruptGenerator.cpp) */
 #define ABB_IGEN_CTRL_WORD 0x000000ffu
@@ -391,6 +404,7 @@
 #define ABB_REG_IGEN_LAT 0x0084u
 #define ABB_REG_IGEN_LAT_RESET 0x00000000u
 #define ABB_REG_IGEN_LAT_FIELDS 0xffffffffu
+#define ABB_REG_IGEN_LAT_WIDTH 32u
 #define ABB_REG_IGEN_LAT_BOARD 1
 /* IGEN_LAT.UNITS [31:0]: Latency in 4 ns units (board:InterruptGenerator.h) */
 #define ABB_IGEN_LAT_UNITS 0xffffffffu
@@ -401,6 +415,7 @@
 #define ABB_REG_IGEN_ASSERT 0x0088u
 #define ABB_REG_IGEN_ASSERT_RESET 0x00000000u
 #define ABB_REG_IGEN_ASSERT_FIELDS 0xffffffffu
+#define ABB_REG_IGEN_ASSERT_WIDTH 32u
 #define ABB_REG_IGEN_ASSERT_BOARD 1
 /* IGEN_ASSERT.COUNT [31:0]: Interrupts asserted since RESET (board:InterruptGenerator.cpp) */
 #define ABB_IGEN_ASSERT_COUNT 0xffffffffu
@@ -411,6 +426,7 @@
 #define ABB_REG_IGEN_DEASSERT 0x008cu
 #define ABB_REG_IGEN_DEASSERT_RESET 0x00000000u
 #define ABB_REG_IGEN_DEASSERT_FIELDS 0xffffffffu
+#define ABB_REG_IGEN_DEASSERT_WIDTH 32u
 #define ABB_REG_IGEN_DEASSERT_BOARD 1
 /* IGEN_DEASSERT.COUNT [31:0]: Interrupts deasserted (acknowledged) since RESET (board:InterruptGenerator.cpp) */
 #define ABB_IGEN_DEASSERT_COUNT 0xffffffffu
@@ -430,6 +446,7 @@
 #define ABB_REG_TXF_DATA 0x4010u
 #define ABB_REG_TXF_DATA_RESET 0x00000000u
 #define ABB_REG_TXF_DATA_FIELDS 0xffffffffu
+#define ABB_REG_TXF_DATA_WIDTH 32u
 #define ABB_REG_TXF_DATA_BOARD 1
 /* TXF_DATA.DATA [31:0]: Word pushed into the TX FIFO; model: the optical link is looped back into the RX FIFO (board:abb_map.h) */
 #define ABB_TXF_DATA_DATA 0xffffffffu
@@ -440,6 +457,7 @@
 #define ABB_REG_TXF_CSR 0x4018u
 #define ABB_REG_TXF_CSR_RESET 0x00000010u
 #define ABB_REG_TXF_CSR_FIELDS 0x0000ffffu
+#define ABB_REG_TXF_CSR_WIDTH 16u
 #define ABB_REG_TXF_CSR_BOARD 1
 /* TXF_CSR.FREE [15:0]: Free entries (model) */
 #define ABB_TXF_CSR_FREE 0x0000ffffu
@@ -450,6 +468,7 @@
 #define ABB_REG_RXF_DATA 0x4020u
 #define ABB_REG_RXF_DATA_RESET 0x00000000u
 #define ABB_REG_RXF_DATA_FIELDS 0xffffffffu
+#define ABB_REG_RXF_DATA_WIDTH 32u
 #define ABB_REG_RXF_DATA_BOARD 1
 /* RXF_DATA.DATA [31:0]: Word at the head of the RX FIFO (board:abb_map.h) */
 #define ABB_RXF_DATA_DATA 0xffffffffu
@@ -462,6 +481,7 @@
 #define ABB_REG_RXF_CSR 0x4028u
 #define ABB_REG_RXF_CSR_RESET 0x00000000u
 #define ABB_REG_RXF_CSR_FIELDS 0x0000ffffu
+#define ABB_REG_RXF_CSR_WIDTH 16u
 #define ABB_REG_RXF_CSR_BOARD 1
 /* RXF_CSR.USED [15:0]: Words held (model) */
 #define ABB_RXF_CSR_USED 0x0000ffffu
@@ -472,6 +492,7 @@
 #define ABB_REG_EVS_CTRL 0x0200u
 #define ABB_REG_EVS_CTRL_RESET 0x00000000u
 #define ABB_REG_EVS_CTRL_FIELDS 0x00000003u
+#define ABB_REG_EVS_CTRL_WIDTH 2u
 #define ABB_REG_EVS_CTRL_BOARD 0
 /* EVS_CTRL.ENABLE [0]: The event source writes events while set (model) */
 #define ABB_EVS_CTRL_ENABLE 0x00000001u
@@ -487,6 +508,7 @@
 #define ABB_REG_EVS_SRC 0x0204u
 #define ABB_REG_EVS_SRC_RESET 0x00000000u
 #define ABB_REG_EVS_SRC_FIELDS 0x0000ffffu
+#define ABB_REG_EVS_SRC_WIDTH 16u
 #define ABB_REG_EVS_SRC_BOARD 0
 /* EVS_SRC.ID [15:0]: Source id written into every event header (model) */
 #define ABB_EVS_SRC_ID 0x0000ffffu
@@ -497,6 +519,7 @@
 #define ABB_REG_EVS_SIZE 0x0208u
 #define ABB_REG_EVS_SIZE_RESET 0x0000003cu
 #define ABB_REG_EVS_SIZE_FIELDS 0x00000fffu
+#define ABB_REG_EVS_SIZE_WIDTH 12u
 #define ABB_REG_EVS_SIZE_BOARD 0
 /* EVS_SIZE.DWS [11:0]: Payload DWs per event (rounded up to even; 4 header DWs come on top) (model) */
 #define ABB_EVS_SIZE_DWS 0x00000fffu
@@ -507,6 +530,7 @@
 #define ABB_REG_EVS_GAP 0x020cu
 #define ABB_REG_EVS_GAP_RESET 0x00000000u
 #define ABB_REG_EVS_GAP_FIELDS 0x0000ffffu
+#define ABB_REG_EVS_GAP_WIDTH 16u
 #define ABB_REG_EVS_GAP_BOARD 0
 /* EVS_GAP.CYCLES [15:0]: Idle cycles between events (sets the event rate) (model) */
 #define ABB_EVS_GAP_CYCLES 0x0000ffffu
@@ -517,6 +541,7 @@
 #define ABB_REG_EVS_ADDR 0x0210u
 #define ABB_REG_EVS_ADDR_RESET 0xfffffffcu
 #define ABB_REG_EVS_ADDR_FIELDS 0xffffffffu
+#define ABB_REG_EVS_ADDR_WIDTH 32u
 #define ABB_REG_EVS_ADDR_BOARD 0
 /* EVS_ADDR.ADDR [31:0]: Board address at which a fixed-address DMA read drains the event FIFO (default: none) (model) */
 #define ABB_EVS_ADDR_ADDR 0xffffffffu
@@ -527,6 +552,7 @@
 #define ABB_REG_EVS_EVENTS 0x0214u
 #define ABB_REG_EVS_EVENTS_RESET 0x00000000u
 #define ABB_REG_EVS_EVENTS_FIELDS 0xffffffffu
+#define ABB_REG_EVS_EVENTS_WIDTH 32u
 #define ABB_REG_EVS_EVENTS_BOARD 0
 /* EVS_EVENTS.COUNT [31:0]: Event count (model) */
 #define ABB_EVS_EVENTS_COUNT 0xffffffffu
@@ -537,6 +563,7 @@
 #define ABB_REG_EVS_LEVEL 0x0218u
 #define ABB_REG_EVS_LEVEL_RESET 0x00000000u
 #define ABB_REG_EVS_LEVEL_FIELDS 0xffffffffu
+#define ABB_REG_EVS_LEVEL_WIDTH 32u
 #define ABB_REG_EVS_LEVEL_BOARD 0
 /* EVS_LEVEL.DWS [31:0]: DWs in the event FIFO (model) */
 #define ABB_EVS_LEVEL_DWS 0xffffffffu
@@ -547,6 +574,7 @@
 #define ABB_REG_EVS_STALLS 0x021cu
 #define ABB_REG_EVS_STALLS_RESET 0x00000000u
 #define ABB_REG_EVS_STALLS_FIELDS 0xffffffffu
+#define ABB_REG_EVS_STALLS_WIDTH 32u
 #define ABB_REG_EVS_STALLS_BOARD 0
 /* EVS_STALLS.CYCLES [31:0]: Cycles the source waited because the FIFO was full (back-pressure, nothing is dropped) (model) */
 #define ABB_EVS_STALLS_CYCLES 0xffffffffu
@@ -587,6 +615,7 @@
 #define ABB_REG_DIAG_ID 0x1000u
 #define ABB_REG_DIAG_ID_RESET 0x4d424241u
 #define ABB_REG_DIAG_ID_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_ID_WIDTH 32u
 #define ABB_REG_DIAG_ID_BOARD 0
 /* DIAG_ID.MAGIC [31:0]: "ABBM" (model) */
 #define ABB_DIAG_ID_MAGIC 0xffffffffu
@@ -597,6 +626,7 @@
 #define ABB_REG_DIAG_PARAM 0x1004u
 #define ABB_REG_DIAG_PARAM_RESET 0x00000000u
 #define ABB_REG_DIAG_PARAM_FIELDS 0x0000ffffu
+#define ABB_REG_DIAG_PARAM_WIDTH 16u
 #define ABB_REG_DIAG_PARAM_BOARD 0
 /* DIAG_PARAM.MEM_BITS [7:0]: Board memory address bits (model) */
 #define ABB_DIAG_PARAM_MEM_BITS 0x000000ffu
@@ -612,6 +642,7 @@
 #define ABB_REG_DIAG_CYC_LO 0x1008u
 #define ABB_REG_DIAG_CYC_LO_RESET 0x00000000u
 #define ABB_REG_DIAG_CYC_LO_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_CYC_LO_WIDTH 32u
 #define ABB_REG_DIAG_CYC_LO_BOARD 0
 /* DIAG_CYC_LO.COUNT [31:0]: Cycle count bits 31:0 (model) */
 #define ABB_DIAG_CYC_LO_COUNT 0xffffffffu
@@ -622,6 +653,7 @@
 #define ABB_REG_DIAG_CYC_HI 0x100cu
 #define ABB_REG_DIAG_CYC_HI_RESET 0x00000000u
 #define ABB_REG_DIAG_CYC_HI_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_CYC_HI_WIDTH 32u
 #define ABB_REG_DIAG_CYC_HI_BOARD 0
 /* DIAG_CYC_HI.COUNT [31:0]: Cycle count bits 63:32 (model) */
 #define ABB_DIAG_CYC_HI_COUNT 0xffffffffu
@@ -632,6 +664,7 @@
 #define ABB_REG_DIAG_C2H_TLP 0x1010u
 #define ABB_REG_DIAG_C2H_TLP_RESET 0x00000000u
 #define ABB_REG_DIAG_C2H_TLP_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_C2H_TLP_WIDTH 32u
 #define ABB_REG_DIAG_C2H_TLP_BOARD 0
 /* DIAG_C2H_TLP.COUNT [31:0]: Count (model) */
 #define ABB_DIAG_C2H_TLP_COUNT 0xffffffffu
@@ -642,6 +675,7 @@
 #define ABB_REG_DIAG_H2C_RDREQ 0x1014u
 #define ABB_REG_DIAG_H2C_RDREQ_RESET 0x00000000u
 #define ABB_REG_DIAG_H2C_RDREQ_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_H2C_RDREQ_WIDTH 32u
 #define ABB_REG_DIAG_H2C_RDREQ_BOARD 0
 /* DIAG_H2C_RDREQ.COUNT [31:0]: Count (model) */
 #define ABB_DIAG_H2C_RDREQ_COUNT 0xffffffffu
@@ -652,6 +686,7 @@
 #define ABB_REG_DIAG_CPL 0x1018u
 #define ABB_REG_DIAG_CPL_RESET 0x00000000u
 #define ABB_REG_DIAG_CPL_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_CPL_WIDTH 32u
 #define ABB_REG_DIAG_CPL_BOARD 0
 /* DIAG_CPL.COUNT [31:0]: Count (model) */
 #define ABB_DIAG_CPL_COUNT 0xffffffffu
@@ -662,6 +697,7 @@
 #define ABB_REG_DIAG_DESC 0x101cu
 #define ABB_REG_DIAG_DESC_RESET 0x00000000u
 #define ABB_REG_DIAG_DESC_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_DESC_WIDTH 32u
 #define ABB_REG_DIAG_DESC_BOARD 0
 /* DIAG_DESC.COUNT [31:0]: Count (model) */
 #define ABB_DIAG_DESC_COUNT 0xffffffffu
@@ -672,6 +708,7 @@
 #define ABB_REG_DIAG_MSI 0x1020u
 #define ABB_REG_DIAG_MSI_RESET 0x00000000u
 #define ABB_REG_DIAG_MSI_FIELDS 0xffffffffu
+#define ABB_REG_DIAG_MSI_WIDTH 32u
 #define ABB_REG_DIAG_MSI_BOARD 0
 /* DIAG_MSI.COUNT [31:0]: Count (model) */
 #define ABB_DIAG_MSI_COUNT 0xffffffffu
