@@ -40,7 +40,8 @@ module abb_evsrc #(
   logic [DepthBits:0] used;
   logic               half_q, half_d;     // upper DW of the head word is the next DW
   logic [31:0]        cnt_q, cnt_d;       // event counter
-  logic [11:0]        pos_q, pos_d;       // DW position inside the current event
+  logic [12:0]        pos_q, pos_d;       // DW position inside the current event (up to
+                                          // 4098: 13 bits, as total has)
   logic [abb_reg_pkg::EVS_GAP_CYCLES_WIDTH-1:0] gap_q, gap_d;  // idle cycles left
   logic [31:0]        stall_q, stall_d;
 
@@ -54,12 +55,12 @@ module abb_evsrc #(
 
   function automatic logic [31:0] ev_dw(input logic [31:0] cnt,
                                         input logic [abb_reg_pkg::EVS_SRC_ID_WIDTH-1:0] src,
-                                        input logic [12:0] tot, input logic [11:0] pos);
-    if (pos == 12'd0)      ev_dw = abb_reg_pkg::EVS_MAGIC |
+                                        input logic [12:0] tot, input logic [12:0] pos);
+    if (pos == 13'd0)      ev_dw = abb_reg_pkg::EVS_MAGIC |
                                    ((32'(tot) << abb_reg_pkg::EVS_HDR_DWS_SHIFT) & abb_reg_pkg::EVS_HDR_DWS);
-    else if (pos == 12'd1) ev_dw = cnt;
-    else if (pos == 12'd2) ev_dw = 32'(src);
-    else if (pos == 12'd3) ev_dw = ~cnt;
+    else if (pos == 13'd1) ev_dw = cnt;
+    else if (pos == 13'd2) ev_dw = 32'(src);
+    else if (pos == 13'd3) ev_dw = ~cnt;
     else                   ev_dw = (((cnt << abb_reg_pkg::EVS_DATA_CNT_SHIFT) & abb_reg_pkg::EVS_DATA_CNT) |
                                     (((32'(pos) - 32'd4) << abb_reg_pkg::EVS_DATA_IDX_SHIFT) &
                                      abb_reg_pkg::EVS_DATA_IDX)) ^
@@ -67,7 +68,7 @@ module abb_evsrc #(
   endfunction
 
   logic [63:0] word;
-  assign word = {ev_dw(cnt_q, src_id_i, total, pos_q + 12'd1),
+  assign word = {ev_dw(cnt_q, src_id_i, total, pos_q + 13'd1),
                  ev_dw(cnt_q, src_id_i, total, pos_q)};
   assign push = enable_i && !full && gap_q == '0 && !clear_i;
 
@@ -78,12 +79,12 @@ module abb_evsrc #(
     if (enable_i && full) stall_d = stall_q + 32'd1;
     if (push) begin
       wr_d = wr_q + 1'b1;
-      if ({1'b0, pos_q} + 13'd2 >= total) begin
-        pos_d = 12'd0;
+      if (pos_q + 13'd2 >= total) begin
+        pos_d = 13'd0;
         cnt_d = cnt_q + 32'd1;
         gap_d = gap_i;
       end else begin
-        pos_d = pos_q + 12'd2;
+        pos_d = pos_q + 13'd2;
       end
     end
     // reader: DWs leave from the head word; a word is freed when both are gone

@@ -50,9 +50,11 @@ static void fifo_params(struct abb_daq_params *p, uint32_t addr, int threads, si
 	p->queue_length = 4;
 }
 
-/* Reads nbuf buffers from the event source through a regular readout into
- * this thread, checking each; delay_us per buffer makes a slow consumer. */
-static void chain(int threads, uint64_t nbuf, size_t bufsize, unsigned delay_us)
+/* Reads nbuf buffers of events with payload DWs from the event source
+ * through a regular readout into this thread, checking each; delay_us per
+ * buffer makes a slow consumer. */
+static void chain_events(int threads, uint64_t nbuf, size_t bufsize, unsigned delay_us,
+			 unsigned payload)
 {
 	struct abb_daq_params p;
 	struct abb_daq_stats st;
@@ -64,8 +66,8 @@ static void chain(int threads, uint64_t nbuf, size_t bufsize, unsigned delay_us)
 	int ok = 1, rc;
 
 	TB_REQUIRE_DEV();
-	CU_ASSERT_EQUAL_FATAL(abb_daq_evs_start(dev, SRC_ID, EV_PAYLOAD, 0, &addr), 0);
-	evcheck_init(&ev, SRC_ID, EV_PAYLOAD);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_evs_start(dev, SRC_ID, payload, 0, &addr), 0);
+	evcheck_init(&ev, SRC_ID, payload);
 	fifo_params(&p, addr, threads, bufsize);
 	p.max_buffers = nbuf;
 	abb_daq_device_cleanup(dev); /* event counter from 0 */
@@ -116,6 +118,21 @@ static void chain(int threads, uint64_t nbuf, size_t bufsize, unsigned delay_us)
 		printf("\n    %s\n", ev.first);
 }
 
+
+static void chain(int threads, uint64_t nbuf, size_t bufsize, unsigned delay_us)
+{
+	chain_events(threads, nbuf, bufsize, delay_us, EV_PAYLOAD);
+}
+
+/* The largest events (EVS_SIZE 4092..4095: up to 4100 DWs with the header)
+ * arrive whole and counted: the event source's position counter once had
+ * 12 bits and wrapped inside such an event (a header again at DW 4096, the
+ * event counter never advanced). */
+static void test_daq_readout_largest_events(void)
+{
+	for (unsigned payload = 4092; payload <= 4095; payload++)
+		chain_events(2, 12, 8192 + ABB_DAQ_HEADER_BYTES, 0, payload);
+}
 static void test_daq_readout_chain_100k_two_threads(void)
 {
 	chain(2, daq_test_buffers(100000), 1024, 0);
@@ -290,6 +307,7 @@ static CU_TestInfo daq_readout_tests[] = {
 	{ "test_daq_readout_slow_consumer_throttles", test_daq_readout_slow_consumer_throttles },
 	{ "test_daq_readout_stop_at_any_moment", test_daq_readout_stop_at_any_moment },
 	{ "test_daq_readout_restart", test_daq_readout_restart },
+	{ "test_daq_readout_largest_events", test_daq_readout_largest_events },
 	CU_TEST_INFO_NULL,
 };
 
