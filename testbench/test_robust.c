@@ -30,6 +30,8 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -820,6 +822,144 @@ static void test_robust_option_table(void)
 	EXPECT_ERR(abb_sim_options(NULL, 0), -EINVAL);
 }
 
+/* ---- issue 17 findings 3/7/12 ----
+ *  3 PIO from other threads while abb_close runs       test_robust_pio_during_close
+ *  7 numbers with a leading zero are decimal            test_robust_leading_zero_decimal
+ * 12 (vfio: a device that is not an ABB: test_vfio.c, test_vfio_not_an_abb) */
+
+#define PIO_THREADS 4
+#define PIO_SLICE 256u /* bytes of BAR1 per thread */
+
+struct pio_ctx {
+	abb_dev *dev;
+	unsigned idx;
+	int closed;        /* set by the main thread when abb_close returned */
+	unsigned calls;    /* calls made (the main thread waits for some) */
+	unsigned bad_rc;   /* a result neither 0 nor -EINVAL */
+	unsigned bad_data; /* a call that returned 0 with wrong bytes */
+	unsigned no_msg;   /* -EINVAL without a message */
+	unsigned ok_after; /* a call after close that returned 0 */
+	unsigned einval;
+};
+
+/* rc of one PIO call: 0 or -EINVAL (with a message), never 0 after close. */
+static void pio_result(struct pio_ctx *c, int rc, int closed)
+{
+	if (rc == -EINVAL) {
+		c->einval++;
+		if (!*abb_last_error())
+			c->no_msg++;
+	} else if (rc != 0) {
+		c->bad_rc++;
+	} else if (closed) {
+		c->ok_after++;
+	}
+}
+
+/* Registers, board memory (its own slice, checked), device time and, on
+ * the simulator, its cycle counter, in a loop until the main thread has
+ * closed the device; then a few more calls, all refused. */
+static void *pio_worker(void *arg)
+{
+	struct pio_ctx *c = arg;
+	uint8_t out[PIO_SLICE], in[PIO_SLICE];
+	uint32_t off = c->idx * PIO_SLICE, v;
+	int sim = !strcmp(abb_backend(c->dev), "sim");
+	unsigned after = 0;
+
+	for (unsigned i = 0; after < 8; i++) {
+		int closed = __atomic_load_n(&c->closed, __ATOMIC_ACQUIRE), rc;
+		uint64_t t;
+
+		after += closed;
+		switch (i % 5) {
+		case 0:
+			v = 0;
+			rc = abb_reg_read(c->dev, ABB_REG_VERSION, &v);
+			if (rc == 0 && v != ABB_VERSION_ID)
+				c->bad_data++;
+			break;
+		case 1:
+			rc = abb_reg_write(c->dev, ABB_REG_IGEN_LAT, i);
+			break;
+		case 2:
+			tb_fill(out, sizeof out, i * 8 + c->idx);
+			rc = abb_mem_write(c->dev, off, out, sizeof out);
+			if (rc == 0) {
+				memset(in, 0, sizeof in);
+				rc = abb_mem_read(c->dev, off, in, sizeof in);
+				if (rc == 0 && memcmp(in, out, sizeof in))
+					c->bad_data++;
+			}
+			break;
+		case 3:
+			rc = abb_time_ns(c->dev, &t);
+			break;
+		default:
+			rc = sim ? abb_sim_cycles(c->dev, &t) : abb_reg_read(c->dev, ABB_REG_ISR, &v);
+			break;
+		}
+		pio_result(c, rc, closed);
+		__atomic_add_fetch(&c->calls, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* Finding 3: PIO is safe from any thread, also while another closes the
+ * device: each call returns 0 (right bytes) or -EINVAL with a message, none
+ * after abb_close returned succeeds, nothing crashes or hangs. Before the
+ * fix: SIGSEGV, glibc's mutex assertion, or a thread blocked for ever on
+ * the backend's destroyed lock. */
+static void test_robust_pio_during_close(void)
+{
+	unsigned rounds = tb_is_sim() ? 5 : 200, einval = 0;
+
+	TB_REQUIRE_DEV();
+	for (unsigned r = 0; r < rounds; r++) {
+		struct pio_ctx ctx[PIO_THREADS];
+		pthread_t th[PIO_THREADS];
+		unsigned started = 0;
+		abb_dev *d;
+
+		CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
+		d = tb_dev;
+		tb_dev = NULL; /* closed below, by this thread, while the others run */
+		for (unsigned i = 0; i < PIO_THREADS; i++) {
+			ctx[i] = (struct pio_ctx){ .dev = d, .idx = i };
+			if (pthread_create(&th[i], NULL, pio_worker, &ctx[i]) == 0)
+				started++;
+			else
+				break;
+		}
+		CU_ASSERT_EQUAL_FATAL(started, PIO_THREADS);
+		/* close in the middle of the traffic: every thread is in its loop */
+		for (unsigned i = 0; i < PIO_THREADS; i++)
+			while (__atomic_load_n(&ctx[i].calls, __ATOMIC_ACQUIRE) < 3 + r % 17)
+				sched_yield();
+		abb_close(d);
+		for (unsigned i = 0; i < PIO_THREADS; i++)
+			__atomic_store_n(&ctx[i].closed, 1, __ATOMIC_RELEASE);
+		for (unsigned i = 0; i < PIO_THREADS; i++) {
+			struct pio_ctx *c = &ctx[i];
+
+			pthread_join(th[i], NULL);
+			if (c->bad_rc || c->bad_data || c->no_msg || c->ok_after)
+				printf("\n    round %u thread %u: %u results neither 0 nor -EINVAL, %u "
+				       "with wrong bytes, %u -EINVAL without a message, %u calls "
+				       "after close succeeded\n", r, i, c->bad_rc, c->bad_data,
+				       c->no_msg, c->ok_after);
+			CU_ASSERT_EQUAL(c->bad_rc, 0);
+			CU_ASSERT_EQUAL(c->bad_data, 0);
+			CU_ASSERT_EQUAL(c->no_msg, 0);
+			CU_ASSERT_EQUAL(c->ok_after, 0);
+			einval += c->einval;
+		}
+	}
+	CU_ASSERT(einval >= rounds * PIO_THREADS * 8); /* the calls after close */
+	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
+	CU_ASSERT(robust_dma_ok());
+}
+
 static int robust_init(void)
 {
 	return tb_suite_open();
@@ -844,6 +984,7 @@ static CU_TestInfo robust_tests[] = {
 	{ "test_robust_bar0_size", test_robust_bar0_size },
 	{ "test_robust_sim_options", test_robust_sim_options },
 	{ "test_robust_option_table", test_robust_option_table },
+	{ "test_robust_pio_during_close", test_robust_pio_during_close },
 	CU_TEST_INFO_NULL,
 };
 
