@@ -960,6 +960,94 @@ static void test_robust_pio_during_close(void)
 	CU_ASSERT(robust_dma_ok());
 }
 
+/* The simulator opened with URI uri and variable var=val (var NULL: none):
+ * its link parameters in *out. Returns abb_open's rc. */
+static int sim_link_with(const char *var, const char *val, const char *uri,
+			 struct abb_sim_link *out)
+{
+	abb_dev *d = NULL;
+	int rc;
+
+	tb_close();
+	if (var)
+		setenv(var, val, 1);
+	rc = abb_open(&d, uri);
+	if (rc == 0) {
+		rc = abb_sim_link_params(d, out);
+		abb_close(d);
+	} else {
+		printf("\n    %s=%s %s: %s\n", var ? var : "", val ? val : "", uri, abb_last_error());
+	}
+	if (var)
+		unsetenv(var);
+	return rc;
+}
+
+/* BAR1 bytes of the model opened with URI uri and var=val, or abb_open's
+ * rc (negative). */
+static long long model_mem_with(const char *var, const char *val, const char *uri)
+{
+	abb_dev *d = NULL;
+	size_t size = 0;
+	long long rc;
+
+	if (var)
+		setenv(var, val, 1);
+	rc = abb_open(&d, uri);
+	if (rc == 0) {
+		rc = abb_mem_size(d, &size) ? -1 : (long long)size;
+		abb_close(d);
+	}
+	if (var)
+		unsetenv(var);
+	return rc;
+}
+
+/* Finding 7: numbers with a leading zero are decimal, as the README says
+ * (decimal or 0x hex), through the URI and the environment alike. Before
+ * the fix strtoull's base 0 read them as octal: sim:link_ns=010 gave 8,
+ * model:mem_size=0200000 gave 64K (decimal 200000 is no power of two). */
+static void test_robust_leading_zero_decimal(void)
+{
+	struct abb_sim_link l;
+	int sim = tb_is_sim();
+
+	TB_REQUIRE_DEV();
+	/* 0200000 is 200000, not a power of two; octal it was 65536 */
+	open_case(NULL, NULL, "model:mem_size=0200000", -EINVAL, "mem_size");
+	open_case("ABB_SIM_MEM_SIZE", "0200000", "model", -EINVAL, "ABB_SIM_MEM_SIZE");
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "010 is 10"));
+	/* 065536 is 65536 (octal 27486, refused) */
+	CU_ASSERT_EQUAL(model_mem_with(NULL, NULL, "model:mem_size=065536"), 65536);
+	CU_ASSERT_EQUAL(model_mem_with("ABB_SIM_MEM_SIZE", "065536", "model"), 65536);
+	CU_ASSERT_EQUAL(model_mem_with("ABB_SIM_MEM_SIZE", "0128K", "model"), 128 * 1024);
+	/* hex stays hex; a prefix without digits, a second prefix or a
+	 * sign after it are refused */
+	CU_ASSERT_EQUAL(model_mem_with(NULL, NULL, "model:mem_size=0x20000"), 0x20000);
+	CU_ASSERT_EQUAL(model_mem_with(NULL, NULL, "model:mem_size=0X40K"), 0x40 * 1024);
+	open_case(NULL, NULL, "model:mem_size=0x", -EINVAL, "mem_size");
+	open_case(NULL, NULL, "model:mem_size=0x0x20000", -EINVAL, "mem_size");
+	open_case(NULL, NULL, "model:mem_size=0x-20000", -EINVAL, "mem_size");
+	open_case(NULL, NULL, "model:mem_size=0x 20000", -EINVAL, "mem_size");
+	open_case(NULL, NULL, "model:mem_size=0x1000000000000000000", -EINVAL, "mem_size");
+	if (sim) {
+		memset(&l, 0, sizeof l);
+		CU_ASSERT_EQUAL(sim_link_with(NULL, NULL, "sim:link_ns=010", &l), 0);
+		CU_ASSERT_EQUAL(l.link_ns, 10);
+		memset(&l, 0, sizeof l);
+		CU_ASSERT_EQUAL(sim_link_with("ABB_SIM_LINK_NS", "010", "sim", &l), 0);
+		CU_ASSERT_EQUAL(l.link_ns, 10);
+		memset(&l, 0, sizeof l);
+		CU_ASSERT_EQUAL(sim_link_with("ABB_SIM_MEM_NS", "0300", "sim:seed=0017", &l), 0);
+		CU_ASSERT_EQUAL(l.mem_ns, 300);
+		CU_ASSERT_EQUAL(l.seed, 17);
+		open_case(NULL, NULL, "sim:mem_size=0200000", -EINVAL, "mem_size");
+		open_case("ABB_SIM_MEM_SIZE", "0200000", "sim", -EINVAL, "ABB_SIM_MEM_SIZE");
+	}
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+	CU_ASSERT(robust_dma_ok());
+}
+
 static int robust_init(void)
 {
 	return tb_suite_open();
@@ -985,6 +1073,7 @@ static CU_TestInfo robust_tests[] = {
 	{ "test_robust_sim_options", test_robust_sim_options },
 	{ "test_robust_option_table", test_robust_option_table },
 	{ "test_robust_pio_during_close", test_robust_pio_during_close },
+	{ "test_robust_leading_zero_decimal", test_robust_leading_zero_decimal },
 	CU_TEST_INFO_NULL,
 };
 

@@ -5,8 +5,8 @@
  * Every option has a name (the URI key: "sim:mem_size=4M"), an environment
  * variable (ABB_SIM_MEM_SIZE=4M), a type, a range, its unit suffixes, the
  * backends that take it, a default and a help text. The environment and
- * the URI go through the same parser: numbers are decimal or 0x hex, no
- * sign, no blanks, overflow-checked (also after a K or M suffix, where the
+ * the URI go through the same parser: numbers are decimal (leading zeros
+ * too: 010 is 10, never octal) or 0x hex, no sign, no blanks, overflow-checked (also after a K or M suffix, where the
  * option takes one); booleans are 0/1, yes/no, true/false, on/off (any
  * case), nothing else; words are from the option's list. The URI overrides
  * the environment; an empty variable counts as unset.
