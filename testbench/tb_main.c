@@ -137,6 +137,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_faults,
 	tb_register_cover_paths,
 	tb_register_mutant_kills,
+	tb_register_stress,
 };
 
 static void xml_esc(FILE *f, const char *s)

@@ -81,14 +81,22 @@ static abb_dev *dev_alloc(void)
 		dead_count--;
 	}
 	pthread_mutex_unlock(&dev_registry);
-	if (dev)
+	if (dev) {
+		/* a dead handle keeps its locks until here (dev_retire) */
+		pthread_mutex_destroy(&dev->irq_lock);
+		pthread_mutex_destroy(&dev->life_lock);
+		pthread_cond_destroy(&dev->life_cond);
 		memset(dev, 0, sizeof *dev);
-	else
+	} else
 		dev = calloc(1, sizeof *dev);
 	return dev;
 }
 
-/* Marks dev dead and queues it (its mutexes are destroyed, nobody uses it). */
+/* Marks dev dead and queues it. Its locks stay initialized until the
+ * handle is used again (dev_alloc): a thread that passed abb_dev_check
+ * just before a close may still take life_lock in abb_dev_enter, find
+ * closing set and leave (a destroyed mutex blocked such a DMA call for
+ * ever). */
 static void dev_retire(abb_dev *dev)
 {
 	pthread_mutex_lock(&dev_registry);
@@ -111,6 +119,9 @@ __attribute__((destructor)) static void dev_registry_free(void)
 		abb_dev *dev = dead_head;
 
 		dead_head = dev->dead_next;
+		pthread_mutex_destroy(&dev->irq_lock);
+		pthread_mutex_destroy(&dev->life_lock);
+		pthread_cond_destroy(&dev->life_cond);
 		free(dev);
 	}
 	dead_tail = NULL;
@@ -322,9 +333,7 @@ fail_close:
 fail_free:
 	abb_dma_fini(dev);
 fail_destroy:
-	pthread_mutex_destroy(&dev->irq_lock);
-	pthread_mutex_destroy(&dev->life_lock);
-	pthread_cond_destroy(&dev->life_cond);
+	__atomic_store_n(&dev->closing, 1, __ATOMIC_SEQ_CST); /* for stale callers */
 	dev_retire(dev);
 	return rc;
 }
@@ -362,9 +371,6 @@ void abb_close(abb_dev *dev)
 		dev->be->quiesce(dev);
 	abb_dmabuf_close_all(dev);
 	dev->be->close(dev);
-	pthread_mutex_destroy(&dev->irq_lock);
-	pthread_mutex_destroy(&dev->life_lock);
-	pthread_cond_destroy(&dev->life_cond);
 	dev_retire(dev);
 }
 
