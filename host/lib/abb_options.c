@@ -493,6 +493,20 @@ int abb_opt_set(struct abb_optvals *v, unsigned backend, const char *what, const
 	return -EINVAL;
 }
 
+size_t abb_opt_rows(void)
+{
+	return NOPT;
+}
+
+int abb_opt_row(size_t i, struct abb_opt_row *out)
+{
+	if (i >= NOPT || !out)
+		return -EINVAL;
+	*out = (struct abb_opt_row){table[i].name, table[i].env, table[i].backends,
+				    table[i].group, (table[i].flags & F_ENV) != 0};
+	return 0;
+}
+
 void abb_opt_print(FILE *f, int markdown)
 {
 	char acc[400];
