@@ -20,7 +20,8 @@
  * and abb_last_error() explain an error. No function exits or aborts.
  * Thread safety: one thread per channel (one DMA-read thread, one
  * DMA-write thread) may use a device at the same time; register and PIO
- * accesses are safe from any thread.
+ * accesses are safe from any thread, also while another thread closes the
+ * device: abb_close waits for those in flight, later ones get -EINVAL.
  *
  * The rules every call keeps (each has tests: testbench/test_bad_input.c,
  * test_robust.c, test_protocol.c, test_faults.c):
