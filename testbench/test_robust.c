@@ -825,7 +825,8 @@ static void test_robust_option_table(void)
 /* ---- issue 17 findings 3/7/12 ----
  *  3 PIO from other threads while abb_close runs       test_robust_pio_during_close
  *  7 numbers with a leading zero are decimal            test_robust_leading_zero_decimal
- * 12 (vfio: a device that is not an ABB: test_vfio.c, test_vfio_not_an_abb) */
+ * 12 (vfio: a device that is not an ABB: test_vfio.c, test_vfio_not_an_abb)
+ *  3 (stress suite) an abb_close racing another       test_robust_close_racing_close */
 
 #define PIO_THREADS 4
 #define PIO_SLICE 256u /* bytes of BAR1 per thread */
@@ -1048,6 +1049,67 @@ static void test_robust_leading_zero_decimal(void)
 	CU_ASSERT(robust_dma_ok());
 }
 
+struct close_ctx {
+	abb_dev *dev;
+	int rc;
+};
+
+static void *irq_waiter(void *arg)
+{
+	struct close_ctx *c = arg;
+
+	c->rc = abb_irq_wait(c->dev, ABB_IRQ_GEN, ABB_WAIT_FOREVER);
+	return NULL;
+}
+
+static void *closer(void *arg)
+{
+	abb_close(((struct close_ctx *)arg)->dev);
+	return NULL;
+}
+
+/* Found by the stress suite (issue 17): an abb_close racing another one
+ * returned at once, while the first still waited for a thread in
+ * abb_irq_wait and had not unmapped the buffers yet: a program that freed
+ * its buffers after its abb_close returned left them mapped for the
+ * device. Now it returns when the first close is done. */
+static void test_robust_close_racing_close(void)
+{
+	uint8_t *mem = tb_alloc_pages(4096);
+	struct close_ctx w, c;
+	pthread_t tw, tc;
+	abb_dmabuf *b = NULL;
+	abb_dev *d = NULL;
+	uint32_t v;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+	tb_close();
+	CU_ASSERT_EQUAL_FATAL(abb_open(&d, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(d, mem, 4096, &b), 0);
+	w = (struct close_ctx){.dev = d};
+	c = w;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&tw, NULL, irq_waiter, &w), 0);
+	/* the waiter is inside abb_irq_wait when IER shows its bit */
+	for (int i = 0; i < 100000; i++) {
+		if (abb_reg_read(d, ABB_REG_IER, &v) == 0 && (v & ABB_IRQ_GEN))
+			break;
+		sched_yield();
+	}
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&tc, NULL, closer, &c), 0);
+	/* the first close began */
+	while (abb_reg_read(d, ABB_REG_VERSION, &v) == 0)
+		sched_yield();
+	abb_close(d); /* the second: returns when the first is done */
+	EXPECT_ERR(abb_dmabuf_unmap(b), -EINVAL); /* unmapped by the close */
+	pthread_join(tc, NULL);
+	pthread_join(tw, NULL);
+	CU_ASSERT_EQUAL(w.rc, -ECANCELED);
+	free(mem);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
+	CU_ASSERT(robust_dma_ok());
+}
+
 static int robust_init(void)
 {
 	return tb_suite_open();
@@ -1074,6 +1136,7 @@ static CU_TestInfo robust_tests[] = {
 	{ "test_robust_option_table", test_robust_option_table },
 	{ "test_robust_pio_during_close", test_robust_pio_during_close },
 	{ "test_robust_leading_zero_decimal", test_robust_leading_zero_decimal },
+	{ "test_robust_close_racing_close", test_robust_close_racing_close },
 	CU_TEST_INFO_NULL,
 };
 

@@ -348,8 +348,16 @@ void abb_close(abb_dev *dev)
 	 * racing the first) only gets a message. */
 	if (!__atomic_compare_exchange_n(&dev->magic, &live, ABB_DEV_CLOSING, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		/* one racing another returns when that one is done: after any
+		 * abb_close returned, buffers are unmapped and may be freed */
+		if (live == ABB_DEV_CLOSING) {
+			struct timespec ts = {0, 50000};
+
+			while (__atomic_load_n(&dev->magic, __ATOMIC_ACQUIRE) == ABB_DEV_CLOSING)
+				nanosleep(&ts, NULL);
+		}
 		abb_err(-EINVAL, "abb_close: dev %p is %s; nothing done", (void *)dev,
-			live == ABB_DEV_CLOSING ? "being closed by another thread" :
+			live == ABB_DEV_CLOSING ? "closed by another thread meanwhile" :
 						  "not an open device (closed already?)");
 		return;
 	}

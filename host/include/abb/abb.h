@@ -96,7 +96,8 @@ ABB_MUST_USE int abb_open(abb_dev **dev, const char *uri);
  * abb_close returns after every such thread left the library. NULL is
  * ignored. A closed handle is recognised (as long as fewer than 64 other
  * devices were closed since): a second abb_close, or any other call on
- * it, changes nothing and leaves a message (calls: -EINVAL). */
+ * it, changes nothing and leaves a message (calls: -EINVAL); an abb_close
+ * racing another one returns when that one has finished. */
 void abb_close(abb_dev *dev);
 /* "sim", "vfio" */
 const char *abb_backend(const abb_dev *dev);
