@@ -826,7 +826,8 @@ static void test_robust_option_table(void)
  *  3 PIO from other threads while abb_close runs       test_robust_pio_during_close
  *  7 numbers with a leading zero are decimal            test_robust_leading_zero_decimal
  * 12 (vfio: a device that is not an ABB: test_vfio.c, test_vfio_not_an_abb)
- *  3 (stress suite) an abb_close racing another       test_robust_close_racing_close */
+ *  3 (stress suite) an abb_close racing another       test_robust_close_racing_close
+ *  3 abb_dmabuf_map on a closed device                 test_robust_map_on_closed_device */
 
 #define PIO_THREADS 4
 #define PIO_SLICE 256u /* bytes of BAR1 per thread */
@@ -1110,6 +1111,28 @@ static void test_robust_close_racing_close(void)
 	CU_ASSERT(robust_dma_ok());
 }
 
+/* abb_dmabuf_map did not check its device: a closed handle reached the
+ * backend's map with its state freed. Now -EINVAL with a message, nothing
+ * mapped (issue 17 finding 3: map counts as a PIO call). */
+static void test_robust_map_on_closed_device(void)
+{
+	uint8_t *mem = tb_alloc_pages(4096);
+	abb_dmabuf *b = NULL;
+	abb_dev *d = NULL;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+	tb_close();
+	CU_ASSERT_EQUAL_FATAL(abb_open(&d, NULL), 0);
+	abb_close(d);
+	EXPECT_ERR(abb_dmabuf_map(d, mem, 4096, &b), -EINVAL);
+	CU_ASSERT_PTR_NULL(b);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "not an open device"));
+	free(mem);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
+	CU_ASSERT(robust_dma_ok());
+}
+
 static int robust_init(void)
 {
 	return tb_suite_open();
@@ -1137,6 +1160,7 @@ static CU_TestInfo robust_tests[] = {
 	{ "test_robust_pio_during_close", test_robust_pio_during_close },
 	{ "test_robust_leading_zero_decimal", test_robust_leading_zero_decimal },
 	{ "test_robust_close_racing_close", test_robust_close_racing_close },
+	{ "test_robust_map_on_closed_device", test_robust_map_on_closed_device },
 	CU_TEST_INFO_NULL,
 };
 
