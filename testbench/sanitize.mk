@@ -25,7 +25,12 @@
 #                machine under ASan)
 #   tsan-model   $(SAN_TSAN_SUITES) on the model: the DAQ modules run a
 #                transport thread beside the consumer; waits, interrupts and
-#                abb_close from several threads (blocking, protocol, robust)
+#                abb_close from several threads (blocking, protocol, robust);
+#                the stress suite (testbench/test_stress.c: open/close, DMA
+#                and PIO with close from 8 threads) with $(SAN_STRESS_MODEL)
+#                rounds
+# The stress suite also runs in asan-sim with $(SAN_STRESS_SIM) rounds and
+# in asan-model with its default (ABB_STRESS_ROUNDS unset: 100).
 # Every sanitizer stops at its first finding. ASan's stack-use-after-return
 # detection runs on the model only: SystemC's coroutine stack switches
 # defeat it (a false SEGV in the first SystemC thread). Suppressions, third-party code only,
@@ -40,14 +45,18 @@ SAN_COMMON := -O1 -g -fno-omit-frame-pointer
 SAN_ASAN_FLAGS := $(SAN_COMMON) -fsanitize=address,undefined -fno-sanitize-recover=all
 SAN_TSAN_FLAGS := $(SAN_COMMON) -fsanitize=thread
 SAN_SIM_SUITES ?= regs dma_integrity blocking bad_input determinism discovery tlp_rules cfgspace \
-                  link vectors intx scoreboard robust vfio faults
+                  link vectors intx scoreboard robust vfio faults stress
 # On the model: every suite but vfio, whose emulated VFIO board is always the
 # simulator (SystemC: no stack-use-after-return check there; it runs with
 # the simulator suites)
 SAN_MODEL_SUITES ?= regs dma_integrity blocking protocol bad_input determinism discovery \
                     tlp_rules cfgspace link vectors intx daq_units daq_readout daq_writer robust \
-                    scoreboard faults
-SAN_TSAN_SUITES ?= daq_units daq_readout daq_writer blocking protocol robust
+                    scoreboard faults stress
+SAN_TSAN_SUITES ?= daq_units daq_readout daq_writer blocking protocol robust stress
+# Rounds of the stress suite (issue 17: 10^4 on the model under TSan, 10^2
+# on the simulator under ASan)
+SAN_STRESS_MODEL ?= 10000
+SAN_STRESS_SIM ?= 100
 SAN_LSAN_SUPP := $(abspath testbench/sanitize/lsan.supp)
 SAN_TSAN_SUPP := $(abspath testbench/sanitize/tsan.supp)
 SAN_ASAN_OPTS := detect_leaks=1:halt_on_error=1:exitcode=86:strict_string_checks=1
@@ -87,8 +96,10 @@ sanitize-asan: sanitize-build-asan
 	  timeout $(TB_TIMEOUT) $(SAN_ASAN_B)/abb_tests $(SAN_MODEL_SUITES))
 	$(call SAN_STAGE,asan-sim,$(SAN_ASAN_ENV) \
 	  timeout 300 $(SAN_ASAN_B)/sim/test_abbsim && $(SAN_ASAN_ENV) ABB_DEVICE=sim \
+	  ABB_STRESS_ROUNDS=$(SAN_STRESS_SIM) \
 	  timeout $(TB_TIMEOUT) $(SAN_ASAN_B)/abb_tests $(SAN_SIM_SUITES))
 
 sanitize-tsan: sanitize-build-tsan
 	$(call SAN_STAGE,tsan-model,$(SAN_TSAN_ENV) ABB_DEVICE=model \
+	  ABB_STRESS_ROUNDS=$(SAN_STRESS_MODEL) \
 	  timeout $(TB_TIMEOUT) $(SAN_TSAN_B)/abb_tests $(SAN_TSAN_SUITES))

@@ -163,6 +163,7 @@ CU_ErrorCode tb_register_faults(void);
 CU_ErrorCode tb_register_cover_paths(void);
 CU_ErrorCode tb_register_mutant_kills(void);
 CU_ErrorCode tb_register_runner(void);
+CU_ErrorCode tb_register_stress(void);
 
 /* 1 when the bench runs on the emulated VFIO kernel (--vfio-emu). */
 extern int tb_vfio_emu;

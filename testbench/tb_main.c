@@ -148,6 +148,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_cover_paths,
 	tb_register_mutant_kills,
 	tb_register_runner,
+	tb_register_stress,
 };
 
 static void xml_esc(FILE *f, const char *s)

@@ -5,8 +5,10 @@
  * generated sysfs trees (tb_sysfs.h) read through libpci's sysfs method,
  * and (simulator) the config space that the simulated endpoint dumps; the
  * read-only binding checks (driver, IOMMU group, noiommu, group members,
- * interrupt pin and MSI); `abb_tool doctor` run as a program on generated
- * trees and on this machine; the tools' refusal of bad arguments.
+ * interrupt pin and MSI, vendor/device/class); abb_open("vfio:ADDR") of a
+ * device that is not an ABB (issue 17 finding 12); `abb_tool doctor` run as
+ * a program on generated trees and on this machine; the tools' refusal of
+ * bad arguments.
  * Needs no device: runs the same on every backend.
  */
 #define _GNU_SOURCE
@@ -287,6 +289,107 @@ static void test_discovery_sysfs_several_abbs(void)
 	tb_sysfs_remove(root);
 }
 
+/* Issue 17 finding 12: abb_open("vfio:ADDR") of a device that is not an ABB
+ * (a host bridge, a graphics card, the ABB's vendor with another device)
+ * names what it is and the ABB's IDs, and gives no advice to bind it to
+ * vfio-pci; an ABB bound to no driver still gets that advice. The backend
+ * runs on a generated tree through the real system calls. Before the
+ * fix: "vfio: 0000:00:00.0 is bound to no driver, not to vfio-pci; as
+ * root: modprobe vfio-pci; echo 10dc 0153 > .../new_id". */
+static void test_discovery_vfio_open_not_an_abb(void)
+{
+	const struct tb_sysfs_dev devs[] = {NOT_ABBS, ABB_DEV("0000:03:00.0", 5, NULL)};
+	static const struct {
+		const char *uri, *ids, *what;
+	} cases[] = {
+		{"vfio:0000:00:00.0", "8086:1237", "host bridge"},
+		{"vfio:00:00.0", "8086:1237", "host bridge"},
+		{"vfio:0000:02:01.0", "10de:0153", "display controller"},
+		{"vfio:0000:02:00.0", "10dc:0154", NULL},
+	};
+	struct abb_vfio_sys saved = *abb_vfio_get_sys(), sys;
+	char root[64], sysroot[128], devroot[128];
+	abb_dev *d = NULL;
+	int rc;
+
+	MAKE_TREE(root, devs, &machine_ok);
+	snprintf(sysroot, sizeof sysroot, "%s", tb_sysfs_sys(root));
+	snprintf(devroot, sizeof devroot, "%s/dev", root);
+	abb_vfio_set_sys(NULL);
+	sys = *abb_vfio_get_sys();
+	sys.sysfs_root = sysroot;
+	sys.dev_root = devroot;
+	abb_vfio_set_sys(&sys);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *msg;
+
+		d = NULL;
+		rc = abb_open(&d, cases[i].uri);
+		msg = abb_last_error();
+		if (rc != -ENODEV || !strstr(msg, cases[i].ids) || !strstr(msg, "10dc:0153") ||
+		    (cases[i].what && !strstr(msg, cases[i].what)) || strstr(msg, "new_id") ||
+		    strstr(msg, "bind"))
+			printf("\n    abb_open(%s): %d: %s\n", cases[i].uri, rc, msg);
+		CU_ASSERT_EQUAL(rc, -ENODEV);
+		CU_ASSERT_PTR_NULL(d);
+		CU_ASSERT_PTR_NOT_NULL(strstr(msg, "is not an ABB"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(msg, cases[i].ids));
+		CU_ASSERT_PTR_NOT_NULL(strstr(msg, "10dc:0153"));
+		if (cases[i].what)
+			CU_ASSERT_PTR_NOT_NULL(strstr(msg, cases[i].what));
+		CU_ASSERT_PTR_NULL(strstr(msg, "new_id"));
+		CU_ASSERT_PTR_NULL(strstr(msg, "bind"));
+		if (d)
+			abb_close(d);
+	}
+	/* the ABB itself, bound to no driver: the advice to bind it */
+	d = NULL;
+	rc = abb_open(&d, "vfio:0000:03:00.0");
+	CU_ASSERT_EQUAL(rc, -ENODEV);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "new_id"));
+	if (d)
+		abb_close(d);
+	abb_vfio_set_sys(&saved);
+	tb_sysfs_remove(root);
+}
+
+/* Identity from sysfs: IDs, class in words, missing or garbled files. */
+static void test_discovery_sysfs_ids(void)
+{
+	const struct tb_sysfs_dev devs[] = {NOT_ABBS, ABB_DEV("0000:03:00.0", 5, NULL)};
+	char root[64], path[256], name[64];
+	unsigned v = 0, dv = 0;
+	long cls = 0;
+	const char *sys;
+	FILE *f;
+
+	MAKE_TREE(root, devs, &machine_ok);
+	sys = tb_sysfs_sys(root);
+	CU_ASSERT_EQUAL(abb_vfio_ids(sys, "0000:03:00.0", &v, &dv, &cls), 0);
+	CU_ASSERT_EQUAL(v, 0x10dc);
+	CU_ASSERT_EQUAL(dv, 0x0153);
+	CU_ASSERT_EQUAL(cls, 0xff0000);
+	CU_ASSERT_EQUAL(abb_vfio_ids(sys, "0000:00:00.0", &v, &dv, &cls), 0);
+	CU_ASSERT_EQUAL(v, 0x8086);
+	CU_ASSERT_EQUAL(dv, 0x1237);
+	CU_ASSERT_STRING_EQUAL(abb_vfio_class_name(cls, name, sizeof name), "a host bridge");
+	CU_ASSERT_STRING_EQUAL(abb_vfio_class_name(0x030000, name, sizeof name),
+			       "a display controller");
+	CU_ASSERT_STRING_EQUAL(abb_vfio_class_name(0xff0000, name, sizeof name),
+			       "a device of class 0xff0000");
+	CU_ASSERT_STRING_EQUAL(abb_vfio_class_name(-1, name, sizeof name), "");
+	CU_ASSERT_EQUAL(abb_vfio_ids(sys, "0000:09:00.0", &v, &dv, &cls), -ENODEV);
+	CU_ASSERT_EQUAL(abb_vfio_ids(sys, "0000:03:00.0", NULL, &dv, &cls), -EINVAL);
+	/* a garbled vendor file */
+	snprintf(path, sizeof path, "%s/bus/pci/devices/0000:02:00.0/vendor", sys);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("0x10dcz\n", f);
+	fclose(f);
+	CU_ASSERT_EQUAL(abb_vfio_ids(sys, "0000:02:00.0", &v, &dv, &cls), -EIO);
+	tb_sysfs_remove(root);
+}
+
 static void test_discovery_sysfs_other_driver(void)
 {
 	const struct tb_sysfs_dev devs[] = {NOT_ABBS, ABB_DEV("0000:03:00.0", 5, "pciDriver")};
@@ -406,6 +509,17 @@ static void test_discovery_sysfs_errors(void)
 	CU_ASSERT_EQUAL(abb_vfio_bdf_norm("03:00", bdf, sizeof(bdf)), -EINVAL);
 	CU_ASSERT_EQUAL(abb_vfio_bdf_norm("03:20.0", bdf, sizeof(bdf)), -EINVAL);
 	CU_ASSERT_EQUAL(abb_vfio_bdf_norm("03:00.0", bdf, 8), -EINVAL);
+	/* hex fields only (sscanf's %x took signs, blanks and 0x: issue 17,
+	 * the user-text number parsers of finding 7) */
+	CU_ASSERT_EQUAL(abb_vfio_bdf_norm("+0:0x1:00.0", bdf, sizeof(bdf)), -EINVAL);
+	CU_ASSERT_EQUAL(abb_vfio_bdf_norm(" 03:00.0", bdf, sizeof(bdf)), -EINVAL);
+	CU_ASSERT_EQUAL(abb_vfio_bdf_norm("03:-0.0", bdf, sizeof(bdf)), -EINVAL);
+	CU_ASSERT_EQUAL(abb_vfio_bdf_norm("03:00.+1", bdf, sizeof(bdf)), -EINVAL);
+	CU_ASSERT_EQUAL(abb_vfio_bdf_norm("0x3:00.0", bdf, sizeof(bdf)), -EINVAL);
+	CU_ASSERT_EQUAL(abb_vfio_bdf_norm("1:2:3:4.0", bdf, sizeof(bdf)), -EINVAL);
+	CU_ASSERT_EQUAL(abb_vfio_bdf_norm("100000000:03:00.0", bdf, sizeof(bdf)), -EINVAL);
+	CU_ASSERT_EQUAL(abb_vfio_bdf_norm("10000:3:0.7", bdf, sizeof(bdf)), 0);
+	CU_ASSERT_STRING_EQUAL(bdf, "10000:03:00.7");
 }
 
 /* ---- abb_tool doctor ------------------------------------------------ */
@@ -664,6 +778,8 @@ static CU_TestInfo discovery_tests[] = {
 	{ "test_doctor_names_each_problem", test_doctor_names_each_problem },
 	{ "test_doctor_this_machine", test_doctor_this_machine },
 	{ "test_tools_refuse_bad_arguments", test_tools_refuse_bad_arguments },
+	{ "test_discovery_vfio_open_not_an_abb", test_discovery_vfio_open_not_an_abb },
+	{ "test_discovery_sysfs_ids", test_discovery_sysfs_ids },
 	CU_TEST_INFO_NULL,
 };
 

@@ -37,6 +37,8 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -1004,6 +1006,317 @@ static void test_robust_close_drain_capped(void)
 	CU_ASSERT(robust_dma_ok());
 }
 
+/* ---- issue 17 findings 3/7/12 ----
+ *  3 PIO from other threads while abb_close runs       test_robust_pio_during_close
+ *  7 numbers with a leading zero are decimal            test_robust_leading_zero_decimal
+ * 12 (vfio: a device that is not an ABB: test_vfio.c, test_vfio_not_an_abb)
+ *  3 (stress suite) an abb_close racing another       test_robust_close_racing_close
+ *  3 abb_dmabuf_map on a closed device                 test_robust_map_on_closed_device */
+
+#define PIO_THREADS 4
+#define PIO_SLICE 256u /* bytes of BAR1 per thread */
+
+struct pio_ctx {
+	abb_dev *dev;
+	unsigned idx;
+	int closed;        /* set by the main thread when abb_close returned */
+	unsigned calls;    /* calls made (the main thread waits for some) */
+	unsigned bad_rc;   /* a result neither 0 nor -EINVAL */
+	unsigned bad_data; /* a call that returned 0 with wrong bytes */
+	unsigned no_msg;   /* -EINVAL without a message */
+	unsigned ok_after; /* a call after close that returned 0 */
+	unsigned einval;
+};
+
+/* rc of one PIO call: 0 or -EINVAL (with a message), never 0 after close. */
+static void pio_result(struct pio_ctx *c, int rc, int closed)
+{
+	if (rc == -EINVAL) {
+		c->einval++;
+		if (!*abb_last_error())
+			c->no_msg++;
+	} else if (rc != 0) {
+		c->bad_rc++;
+	} else if (closed) {
+		c->ok_after++;
+	}
+}
+
+/* Registers, board memory (its own slice, checked), device time and, on
+ * the simulator, its cycle counter, in a loop until the main thread has
+ * closed the device; then a few more calls, all refused. */
+static void *pio_worker(void *arg)
+{
+	struct pio_ctx *c = arg;
+	uint8_t out[PIO_SLICE], in[PIO_SLICE];
+	uint32_t off = c->idx * PIO_SLICE, v;
+	int sim = !strcmp(abb_backend(c->dev), "sim");
+	unsigned after = 0;
+
+	for (unsigned i = 0; after < 8; i++) {
+		int closed = __atomic_load_n(&c->closed, __ATOMIC_ACQUIRE), rc;
+		uint64_t t;
+
+		after += closed;
+		switch (i % 5) {
+		case 0:
+			v = 0;
+			rc = abb_reg_read(c->dev, ABB_REG_VERSION, &v);
+			if (rc == 0 && v != ABB_VERSION_ID)
+				c->bad_data++;
+			break;
+		case 1:
+			rc = abb_reg_write(c->dev, ABB_REG_IGEN_LAT, i);
+			break;
+		case 2:
+			tb_fill(out, sizeof out, i * 8 + c->idx);
+			rc = abb_mem_write(c->dev, off, out, sizeof out);
+			if (rc == 0) {
+				memset(in, 0, sizeof in);
+				rc = abb_mem_read(c->dev, off, in, sizeof in);
+				if (rc == 0 && memcmp(in, out, sizeof in))
+					c->bad_data++;
+			}
+			break;
+		case 3:
+			rc = abb_time_ns(c->dev, &t);
+			break;
+		default:
+			rc = sim ? abb_sim_cycles(c->dev, &t) : abb_reg_read(c->dev, ABB_REG_ISR, &v);
+			break;
+		}
+		pio_result(c, rc, closed);
+		__atomic_add_fetch(&c->calls, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* Finding 3: PIO is safe from any thread, also while another closes the
+ * device: each call returns 0 (right bytes) or -EINVAL with a message, none
+ * after abb_close returned succeeds, nothing crashes or hangs. Before the
+ * fix: SIGSEGV, glibc's mutex assertion, or a thread blocked for ever on
+ * the backend's destroyed lock. */
+static void test_robust_pio_during_close(void)
+{
+	unsigned rounds = tb_is_sim() ? 5 : 200, einval = 0;
+
+	TB_REQUIRE_DEV();
+	for (unsigned r = 0; r < rounds; r++) {
+		struct pio_ctx ctx[PIO_THREADS];
+		pthread_t th[PIO_THREADS];
+		unsigned started = 0;
+		abb_dev *d;
+
+		CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
+		d = tb_dev;
+		tb_dev = NULL; /* closed below, by this thread, while the others run */
+		for (unsigned i = 0; i < PIO_THREADS; i++) {
+			ctx[i] = (struct pio_ctx){ .dev = d, .idx = i };
+			if (pthread_create(&th[i], NULL, pio_worker, &ctx[i]) == 0)
+				started++;
+			else
+				break;
+		}
+		CU_ASSERT_EQUAL_FATAL(started, PIO_THREADS);
+		/* close in the middle of the traffic: every thread is in its loop */
+		for (unsigned i = 0; i < PIO_THREADS; i++)
+			while (__atomic_load_n(&ctx[i].calls, __ATOMIC_ACQUIRE) < 3 + r % 17)
+				sched_yield();
+		abb_close(d);
+		for (unsigned i = 0; i < PIO_THREADS; i++)
+			__atomic_store_n(&ctx[i].closed, 1, __ATOMIC_RELEASE);
+		for (unsigned i = 0; i < PIO_THREADS; i++) {
+			struct pio_ctx *c = &ctx[i];
+
+			pthread_join(th[i], NULL);
+			if (c->bad_rc || c->bad_data || c->no_msg || c->ok_after)
+				printf("\n    round %u thread %u: %u results neither 0 nor -EINVAL, %u "
+				       "with wrong bytes, %u -EINVAL without a message, %u calls "
+				       "after close succeeded\n", r, i, c->bad_rc, c->bad_data,
+				       c->no_msg, c->ok_after);
+			CU_ASSERT_EQUAL(c->bad_rc, 0);
+			CU_ASSERT_EQUAL(c->bad_data, 0);
+			CU_ASSERT_EQUAL(c->no_msg, 0);
+			CU_ASSERT_EQUAL(c->ok_after, 0);
+			einval += c->einval;
+		}
+	}
+	CU_ASSERT(einval >= rounds * PIO_THREADS * 8); /* the calls after close */
+	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
+	CU_ASSERT(robust_dma_ok());
+}
+
+/* The simulator opened with URI uri and variable var=val (var NULL: none):
+ * its link parameters in *out. Returns abb_open's rc. */
+static int sim_link_with(const char *var, const char *val, const char *uri,
+			 struct abb_sim_link *out)
+{
+	abb_dev *d = NULL;
+	int rc;
+
+	tb_close();
+	if (var)
+		setenv(var, val, 1);
+	rc = abb_open(&d, uri);
+	if (rc == 0) {
+		rc = abb_sim_link_params(d, out);
+		abb_close(d);
+	} else {
+		printf("\n    %s=%s %s: %s\n", var ? var : "", val ? val : "", uri, abb_last_error());
+	}
+	if (var)
+		unsetenv(var);
+	return rc;
+}
+
+/* BAR1 bytes of the model opened with URI uri and var=val, or abb_open's
+ * rc (negative). */
+static long long model_mem_with(const char *var, const char *val, const char *uri)
+{
+	abb_dev *d = NULL;
+	size_t size = 0;
+	long long rc;
+
+	if (var)
+		setenv(var, val, 1);
+	rc = abb_open(&d, uri);
+	if (rc == 0) {
+		rc = abb_mem_size(d, &size) ? -1 : (long long)size;
+		abb_close(d);
+	}
+	if (var)
+		unsetenv(var);
+	return rc;
+}
+
+/* Finding 7: numbers with a leading zero are decimal, as the README says
+ * (decimal or 0x hex), through the URI and the environment alike. Before
+ * the fix strtoull's base 0 read them as octal: sim:link_ns=010 gave 8,
+ * model:mem_size=0200000 gave 64K (decimal 200000 is no power of two). */
+static void test_robust_leading_zero_decimal(void)
+{
+	struct abb_sim_link l;
+	int sim = tb_is_sim();
+
+	TB_REQUIRE_DEV();
+	/* 0200000 is 200000, not a power of two; octal it was 65536 */
+	open_case(NULL, NULL, "model:mem_size=0200000", -EINVAL, "mem_size");
+	open_case("ABB_SIM_MEM_SIZE", "0200000", "model", -EINVAL, "ABB_SIM_MEM_SIZE");
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "010 is 10"));
+	/* 065536 is 65536 (octal 27486, refused) */
+	CU_ASSERT_EQUAL(model_mem_with(NULL, NULL, "model:mem_size=065536"), 65536);
+	CU_ASSERT_EQUAL(model_mem_with("ABB_SIM_MEM_SIZE", "065536", "model"), 65536);
+	CU_ASSERT_EQUAL(model_mem_with("ABB_SIM_MEM_SIZE", "0128K", "model"), 128 * 1024);
+	/* hex stays hex; a prefix without digits, a second prefix or a
+	 * sign after it are refused */
+	CU_ASSERT_EQUAL(model_mem_with(NULL, NULL, "model:mem_size=0x20000"), 0x20000);
+	CU_ASSERT_EQUAL(model_mem_with(NULL, NULL, "model:mem_size=0X40K"), 0x40 * 1024);
+	open_case(NULL, NULL, "model:mem_size=0x", -EINVAL, "mem_size");
+	open_case(NULL, NULL, "model:mem_size=0x0x20000", -EINVAL, "mem_size");
+	open_case(NULL, NULL, "model:mem_size=0x-20000", -EINVAL, "mem_size");
+	open_case(NULL, NULL, "model:mem_size=0x 20000", -EINVAL, "mem_size");
+	open_case(NULL, NULL, "model:mem_size=0x1000000000000000000", -EINVAL, "mem_size");
+	if (sim) {
+		memset(&l, 0, sizeof l);
+		CU_ASSERT_EQUAL(sim_link_with(NULL, NULL, "sim:link_ns=010", &l), 0);
+		CU_ASSERT_EQUAL(l.link_ns, 10);
+		memset(&l, 0, sizeof l);
+		CU_ASSERT_EQUAL(sim_link_with("ABB_SIM_LINK_NS", "010", "sim", &l), 0);
+		CU_ASSERT_EQUAL(l.link_ns, 10);
+		memset(&l, 0, sizeof l);
+		CU_ASSERT_EQUAL(sim_link_with("ABB_SIM_MEM_NS", "0300", "sim:seed=0017", &l), 0);
+		CU_ASSERT_EQUAL(l.mem_ns, 300);
+		CU_ASSERT_EQUAL(l.seed, 17);
+		open_case(NULL, NULL, "sim:mem_size=0200000", -EINVAL, "mem_size");
+		open_case("ABB_SIM_MEM_SIZE", "0200000", "sim", -EINVAL, "ABB_SIM_MEM_SIZE");
+	}
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+	CU_ASSERT(robust_dma_ok());
+}
+
+struct close_ctx {
+	abb_dev *dev;
+	int rc;
+};
+
+static void *irq_waiter(void *arg)
+{
+	struct close_ctx *c = arg;
+
+	c->rc = abb_irq_wait(c->dev, ABB_IRQ_GEN, ABB_WAIT_FOREVER);
+	return NULL;
+}
+
+static void *closer(void *arg)
+{
+	abb_close(((struct close_ctx *)arg)->dev);
+	return NULL;
+}
+
+/* Found by the stress suite (issue 17): an abb_close racing another one
+ * returned at once, while the first still waited for a thread in
+ * abb_irq_wait and had not unmapped the buffers yet: a program that freed
+ * its buffers after its abb_close returned left them mapped for the
+ * device. Now it returns when the first close is done. */
+static void test_robust_close_racing_close(void)
+{
+	uint8_t *mem = tb_alloc_pages(4096);
+	struct close_ctx w, c;
+	pthread_t tw, tc;
+	abb_dmabuf *b = NULL;
+	abb_dev *d = NULL;
+	uint32_t v;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+	tb_close();
+	CU_ASSERT_EQUAL_FATAL(abb_open(&d, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(d, mem, 4096, &b), 0);
+	w = (struct close_ctx){.dev = d};
+	c = w;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&tw, NULL, irq_waiter, &w), 0);
+	/* the waiter is inside abb_irq_wait when IER shows its bit */
+	for (int i = 0; i < 100000; i++) {
+		if (abb_reg_read(d, ABB_REG_IER, &v) == 0 && (v & ABB_IRQ_GEN))
+			break;
+		sched_yield();
+	}
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&tc, NULL, closer, &c), 0);
+	/* the first close began */
+	while (abb_reg_read(d, ABB_REG_VERSION, &v) == 0)
+		sched_yield();
+	abb_close(d); /* the second: returns when the first is done */
+	EXPECT_ERR(abb_dmabuf_unmap(b), -EINVAL); /* unmapped by the close */
+	pthread_join(tc, NULL);
+	pthread_join(tw, NULL);
+	CU_ASSERT_EQUAL(w.rc, -ECANCELED);
+	free(mem);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
+	CU_ASSERT(robust_dma_ok());
+}
+
+/* abb_dmabuf_map did not check its device: a closed handle reached the
+ * backend's map with its state freed. Now -EINVAL with a message, nothing
+ * mapped (issue 17 finding 3: map counts as a PIO call). */
+static void test_robust_map_on_closed_device(void)
+{
+	uint8_t *mem = tb_alloc_pages(4096);
+	abb_dmabuf *b = NULL;
+	abb_dev *d = NULL;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+	tb_close();
+	CU_ASSERT_EQUAL_FATAL(abb_open(&d, NULL), 0);
+	abb_close(d);
+	EXPECT_ERR(abb_dmabuf_map(d, mem, 4096, &b), -EINVAL);
+	CU_ASSERT_PTR_NULL(b);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "not an open device"));
+	free(mem);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
+	CU_ASSERT(robust_dma_ok());
+}
+
 static int robust_init(void)
 {
 	return tb_suite_open();
@@ -1031,6 +1344,10 @@ static CU_TestInfo robust_tests[] = {
 	TB_SIM_TEST(test_robust_concurrent_open),
 	TB_SIM_TEST(test_robust_close_delivers_posted_writes),
 	TB_SIM_TEST(test_robust_close_drain_capped),
+	{ "test_robust_pio_during_close", test_robust_pio_during_close },
+	{ "test_robust_leading_zero_decimal", test_robust_leading_zero_decimal },
+	{ "test_robust_close_racing_close", test_robust_close_racing_close },
+	{ "test_robust_map_on_closed_device", test_robust_map_on_closed_device },
 	CU_TEST_INFO_NULL,
 };
 

@@ -527,6 +527,20 @@ static void test_vfio_group_not_viable(void)
 	open_fails(&o, NULL, -EBUSY, "not viable", "iommu_groups/" VFIO_EMU_GROUP);
 }
 
+/* Issue 17 finding 12: the group's other device (an Intel NIC bound to
+ * e1000e) is not an ABB: named with its IDs and the ABB's, no advice to
+ * bind it to vfio-pci (before the fix: "bound to e1000e, not to vfio-pci;
+ * ... unbind ... new_id"). */
+static void test_vfio_not_an_abb(void)
+{
+	struct vfio_emu_opts o = {.not_viable = 1};
+
+	open_fails(&o, "vfio:0000:01:00.1", -ENODEV, "8086:10d3", "10dc:0153");
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "is not an ABB"));
+	CU_ASSERT_PTR_NULL(strstr(abb_last_error(), "bind"));
+	CU_ASSERT_PTR_NULL(strstr(abb_last_error(), "new_id"));
+}
+
 static void test_vfio_group_access(void)
 {
 	struct vfio_emu_opts o = {.group_eacces = 1};
@@ -1289,6 +1303,7 @@ static CU_TestInfo vfio_tests[] = {
 	{ "test_vfio_cdev_failures", test_vfio_cdev_failures },
 	{ "test_vfio_rule_cdev", test_vfio_rule_cdev },
 	{ "test_vfio_rule_device", test_vfio_rule_device },
+	{ "test_vfio_not_an_abb", test_vfio_not_an_abb },
 	CU_TEST_INFO_NULL,
 };
 

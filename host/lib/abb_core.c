@@ -12,6 +12,11 @@
  * refused with a message instead of touching freed memory (unless that
  * many devices were closed since).
  *
+ * PIO (registers, board memory, device time) is safe from any thread, also
+ * while another closes the device: each call is counted (abb_pio_enter,
+ * an atomic counter), abb_close waits for those in flight before the
+ * backend goes, and later calls are refused (-EINVAL).
+ *
  * Interrupts (contract of the board's original driver): a source is
  * enabled by setting its IER bit (read-modify-write of that bit only) and
  * acknowledged by clearing it again, for the interrupt generator also by
@@ -76,14 +81,22 @@ static abb_dev *dev_alloc(void)
 		dead_count--;
 	}
 	pthread_mutex_unlock(&dev_registry);
-	if (dev)
+	if (dev) {
+		/* a dead handle keeps its locks until here (dev_retire) */
+		pthread_mutex_destroy(&dev->irq_lock);
+		pthread_mutex_destroy(&dev->life_lock);
+		pthread_cond_destroy(&dev->life_cond);
 		memset(dev, 0, sizeof *dev);
-	else
+	} else
 		dev = calloc(1, sizeof *dev);
 	return dev;
 }
 
-/* Marks dev dead and queues it (its mutexes are destroyed, nobody uses it). */
+/* Marks dev dead and queues it. Its locks stay initialized until the
+ * handle is used again (dev_alloc): a thread that passed abb_dev_check
+ * just before a close may still take life_lock in abb_dev_enter, find
+ * closing set and leave (a destroyed mutex blocked such a DMA call for
+ * ever). */
 static void dev_retire(abb_dev *dev)
 {
 	pthread_mutex_lock(&dev_registry);
@@ -106,6 +119,9 @@ __attribute__((destructor)) static void dev_registry_free(void)
 		abb_dev *dev = dead_head;
 
 		dead_head = dev->dead_next;
+		pthread_mutex_destroy(&dev->irq_lock);
+		pthread_mutex_destroy(&dev->life_lock);
+		pthread_cond_destroy(&dev->life_cond);
 		free(dev);
 	}
 	dead_tail = NULL;
@@ -149,6 +165,38 @@ void abb_dev_leave(abb_dev *dev)
 	if (--dev->active == 0)
 		pthread_cond_broadcast(&dev->life_cond);
 	pthread_mutex_unlock(&dev->life_lock);
+}
+
+/* PIO is a hot path: one atomic counter, no lock. With abb_close's store
+ * of closing before its loads of pio (all sequentially consistent), either
+ * the closer sees this thread counted and waits for it, or this thread
+ * sees closing and leaves. A thread that passed abb_dev_check before a
+ * whole close ran finds closing still set (the dead handle's memory is
+ * kept, abb_core.c top) and is refused. */
+int abb_pio_enter(const char *fn, abb_dev *dev)
+{
+	__atomic_add_fetch(&dev->pio, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&dev->closing, __ATOMIC_SEQ_CST)) {
+		__atomic_sub_fetch(&dev->pio, 1, __ATOMIC_SEQ_CST);
+		return abb_err(-EINVAL, "%s: dev %p is being closed (abb_close)", fn, (void *)dev);
+	}
+	return 0;
+}
+
+void abb_pio_leave(abb_dev *dev)
+{
+	__atomic_sub_fetch(&dev->pio, 1, __ATOMIC_SEQ_CST);
+}
+
+/* abb_close, with closing set: the PIO calls in flight end by themselves
+ * (a register access, a copy of board memory), so a short poll suffices
+ * and the PIO path needs no wake-up. */
+static void pio_drain(abb_dev *dev)
+{
+	struct timespec ts = {0, 20000};
+
+	while (__atomic_load_n(&dev->pio, __ATOMIC_SEQ_CST))
+		nanosleep(&ts, NULL);
 }
 
 int abb_dev_closing(abb_dev *dev)
@@ -285,9 +333,7 @@ fail_close:
 fail_free:
 	abb_dma_fini(dev);
 fail_destroy:
-	pthread_mutex_destroy(&dev->irq_lock);
-	pthread_mutex_destroy(&dev->life_lock);
-	pthread_cond_destroy(&dev->life_cond);
+	__atomic_store_n(&dev->closing, 1, __ATOMIC_SEQ_CST); /* for stale callers */
 	dev_retire(dev);
 	return rc;
 }
@@ -302,13 +348,21 @@ void abb_close(abb_dev *dev)
 	 * racing the first) only gets a message. */
 	if (!__atomic_compare_exchange_n(&dev->magic, &live, ABB_DEV_CLOSING, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		/* one racing another returns when that one is done: after any
+		 * abb_close returned, buffers are unmapped and may be freed */
+		if (live == ABB_DEV_CLOSING) {
+			struct timespec ts = {0, 50000};
+
+			while (__atomic_load_n(&dev->magic, __ATOMIC_ACQUIRE) == ABB_DEV_CLOSING)
+				nanosleep(&ts, NULL);
+		}
 		abb_err(-EINVAL, "abb_close: dev %p is %s; nothing done", (void *)dev,
-			live == ABB_DEV_CLOSING ? "being closed by another thread" :
+			live == ABB_DEV_CLOSING ? "closed by another thread meanwhile" :
 						  "not an open device (closed already?)");
 		return;
 	}
 	pthread_mutex_lock(&dev->life_lock);
-	__atomic_store_n(&dev->closing, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&dev->closing, 1, __ATOMIC_SEQ_CST); /* before pio_drain's loads */
 	pthread_mutex_unlock(&dev->life_lock);
 	/* Stop what threads wait for, then let them leave: every wait looks
 	 * at dev->closing after each status read (polling) or slice
@@ -318,15 +372,13 @@ void abb_close(abb_dev *dev)
 	while (dev->active)
 		pthread_cond_wait(&dev->life_cond, &dev->life_lock);
 	pthread_mutex_unlock(&dev->life_lock);
+	pio_drain(dev);
 
 	abb_dma_fini(dev);
 	if (dev->be->quiesce) /* no DMA, no interrupt before buffers go away */
 		dev->be->quiesce(dev);
 	abb_dmabuf_close_all(dev);
 	dev->be->close(dev);
-	pthread_mutex_destroy(&dev->irq_lock);
-	pthread_mutex_destroy(&dev->life_lock);
-	pthread_cond_destroy(&dev->life_cond);
 	dev_retire(dev);
 }
 
@@ -335,36 +387,44 @@ const char *abb_backend(const abb_dev *dev)
 	return dev ? dev->be->name : "none";
 }
 
+/* Register offset off is a word of BAR0 of the open dev. */
+static int check_reg(const char *fn, abb_dev *dev, uint32_t off)
+{
+	if (off % 4)
+		return abb_err(-EINVAL, "%s: offset 0x%x is not a multiple of 4; registers are "
+			       "32-bit words", fn, off);
+	if ((size_t)off + 4 > dev->bar0_size)
+		return abb_err(-EINVAL, "%s: offset 0x%x is past BAR0 (%zu bytes)", fn, off,
+			       dev->bar0_size);
+	return 0;
+}
+
 int abb_reg_read(abb_dev *dev, uint32_t off, uint32_t *val)
 {
 	int rc = abb_dev_check("abb_reg_read", dev);
 
-	if (rc)
+	if (!rc && !val)
+		rc = abb_err(-EINVAL, "abb_reg_read: val is NULL");
+	if (!rc)
+		rc = check_reg("abb_reg_read", dev, off);
+	if (rc || (rc = abb_pio_enter("abb_reg_read", dev)) != 0)
 		return rc;
-	if (!val)
-		return abb_err(-EINVAL, "abb_reg_read: val is NULL");
-	if (off % 4)
-		return abb_err(-EINVAL, "abb_reg_read: offset 0x%x is not a multiple of 4; "
-			       "registers are 32-bit words", off);
-	if ((size_t)off + 4 > dev->bar0_size)
-		return abb_err(-EINVAL, "abb_reg_read: offset 0x%x is past BAR0 (%zu bytes)", off,
-			       dev->bar0_size);
-	return abb_rd(dev, off, val);
+	rc = abb_rd(dev, off, val);
+	abb_pio_leave(dev);
+	return rc;
 }
 
 int abb_reg_write(abb_dev *dev, uint32_t off, uint32_t val)
 {
 	int rc = abb_dev_check("abb_reg_write", dev);
 
-	if (rc)
+	if (!rc)
+		rc = check_reg("abb_reg_write", dev, off);
+	if (rc || (rc = abb_pio_enter("abb_reg_write", dev)) != 0)
 		return rc;
-	if (off % 4)
-		return abb_err(-EINVAL, "abb_reg_write: offset 0x%x is not a multiple of 4; "
-			       "registers are 32-bit words", off);
-	if ((size_t)off + 4 > dev->bar0_size)
-		return abb_err(-EINVAL, "abb_reg_write: offset 0x%x is past BAR0 (%zu bytes)", off,
-			       dev->bar0_size);
-	return abb_wr(dev, off, val);
+	rc = abb_wr(dev, off, val);
+	abb_pio_leave(dev);
+	return rc;
 }
 
 static int check_pio(const char *fn, abb_dev *dev, uint32_t off, const void *buf, size_t len)
@@ -380,21 +440,29 @@ static int check_pio(const char *fn, abb_dev *dev, uint32_t off, const void *buf
 	if (off >= dev->bar1_size || len > dev->bar1_size - off)
 		return abb_err(-EINVAL, "%s: range 0x%x + %zu is past the end of BAR1 (%zu bytes)",
 			       fn, off, len, dev->bar1_size);
-	return 0;
+	return abb_pio_enter(fn, dev);
 }
 
 int abb_mem_read(abb_dev *dev, uint32_t off, void *buf, size_t len)
 {
 	int rc = check_pio("abb_mem_read", dev, off, buf, len);
 
-	return rc ? rc : dev->be->mem_read(dev, off, buf, len);
+	if (rc)
+		return rc;
+	rc = dev->be->mem_read(dev, off, buf, len);
+	abb_pio_leave(dev);
+	return rc;
 }
 
 int abb_mem_write(abb_dev *dev, uint32_t off, const void *buf, size_t len)
 {
 	int rc = check_pio("abb_mem_write", dev, off, buf, len);
 
-	return rc ? rc : dev->be->mem_write(dev, off, buf, len);
+	if (rc)
+		return rc;
+	rc = dev->be->mem_write(dev, off, buf, len);
+	abb_pio_leave(dev);
+	return rc;
 }
 
 int abb_mem_size(abb_dev *dev, size_t *size)
@@ -413,11 +481,13 @@ int abb_time_ns(abb_dev *dev, uint64_t *ns)
 {
 	int rc = abb_dev_check("abb_time_ns", dev);
 
-	if (rc)
+	if (!rc && !ns)
+		rc = abb_err(-EINVAL, "abb_time_ns: ns is NULL");
+	if (rc || (rc = abb_pio_enter("abb_time_ns", dev)) != 0)
 		return rc;
-	if (!ns)
-		return abb_err(-EINVAL, "abb_time_ns: ns is NULL");
-	return dev->be->now_ns(dev, ns);
+	rc = dev->be->now_ns(dev, ns);
+	abb_pio_leave(dev);
+	return rc;
 }
 
 /* IER read-modify-write of the given bits only; *was gets the old value.

@@ -281,6 +281,9 @@ int abb_dmabuf_map(abb_dev *dev, void *ptr, size_t len, abb_dmabuf **out)
 		return abb_err(-EINVAL, "abb_dmabuf_map: %s is NULL",
 			       !dev ? "dev" : !ptr ? "ptr" : "buf");
 	*out = NULL;
+	rc = abb_dev_check("abb_dmabuf_map", dev);
+	if (rc)
+		return rc;
 	if (len == 0)
 		return abb_err(-EINVAL, "abb_dmabuf_map: len is 0");
 	if (len > UINTPTR_MAX - lo)
@@ -296,6 +299,11 @@ int abb_dmabuf_map(abb_dev *dev, void *ptr, size_t len, abb_dmabuf **out)
 			       "this process (not mapped, or PROT_NONE): the device could not "
 			       "use it", ptr, len);
 
+	/* counted as a PIO call: abb_close waits for it before it unmaps the
+	 * device's buffers (a buffer mapped after that would outlive it) */
+	rc = abb_pio_enter("abb_dmabuf_map", dev);
+	if (rc)
+		return rc;
 	abb_registry_lock();
 	for (b = dev->bufs; b; b = b->next) {
 		uintptr_t blo = (uintptr_t)b->ptr;
@@ -335,6 +343,7 @@ int abb_dmabuf_map(abb_dev *dev, void *ptr, size_t len, abb_dmabuf **out)
 	*out = b;
 out:
 	abb_registry_unlock();
+	abb_pio_leave(dev);
 	return rc;
 }
 

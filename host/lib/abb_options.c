@@ -136,6 +136,9 @@ static const struct opt table[] = {
 #undef S
 #undef M
 
+/* How numbers are written, in messages and below the table. */
+#define ABB_OPT_NUMBERS "decimal, leading zeros too (010 is 10, not octal), or 0x hex"
+
 static int say(char *msg, size_t n, const char *fmt, ...)
 {
 	va_list ap;
@@ -150,28 +153,46 @@ static int say(char *msg, size_t n, const char *fmt, ...)
 
 /* ---- values ---- */
 
-/* A number: decimal or 0x hex digits, optional K/M (km), nothing else. */
+/* A number: decimal digits, or 0x (0X) and hex digits; optional K/M (km),
+ * nothing else. Leading zeros are decimal (010 is 10): the README promises
+ * decimal or 0x hex, and strtoull's base 0 read them as octal (010 gave 8,
+ * 0200000 gave 64K). Overflow is refused, also after the suffix. */
 static bool parse_u64(const char *s, bool km, uint64_t *out)
 {
-	unsigned long long v;
-	unsigned shift = 0;
-	char *end;
+	unsigned base = 10, shift = 0;
+	const char *p = s;
+	uint64_t v = 0;
 
-	if (!s || *s < '0' || *s > '9')
-		return false; /* empty, blank, sign */
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
+	if (!s)
 		return false;
-	if (km && (*end == 'K' || *end == 'k'))
-		shift = 10, end++;
-	else if (km && (*end == 'M' || *end == 'm'))
-		shift = 20, end++;
-	if (*end)
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		base = 16, p += 2;
+	for (s = p; *p; p++) {
+		unsigned d;
+
+		if (*p >= '0' && *p <= '9')
+			d = (unsigned)(*p - '0');
+		else if (base == 16 && *p >= 'a' && *p <= 'f')
+			d = (unsigned)(*p - 'a' + 10);
+		else if (base == 16 && *p >= 'A' && *p <= 'F')
+			d = (unsigned)(*p - 'A' + 10);
+		else
+			break;
+		if (v > (UINT64_MAX - d) / base)
+			return false;
+		v = v * base + d;
+	}
+	if (p == s)
+		return false; /* no digit: empty, blank, sign, "0x" alone */
+	if (km && (*p == 'K' || *p == 'k'))
+		shift = 10, p++;
+	else if (km && (*p == 'M' || *p == 'm'))
+		shift = 20, p++;
+	if (*p)
 		return false;
 	if (shift && v > (UINT64_MAX >> shift))
 		return false; /* 17592186044417M became 1 MiB */
-	*out = (uint64_t)v << shift;
+	*out = v << shift;
 	return true;
 }
 
@@ -393,8 +414,9 @@ static int set_one(struct abb_optvals *v, const struct opt *o, const char *who, 
 		ok = false;
 	}
 	if (!ok)
-		return say(msg, n, "%s=\"%s\" is invalid: accepted %s", who, value,
-			   accepted(o, acc, sizeof acc));
+		return say(msg, n, "%s=\"%s\" is invalid: accepted %s%s", who, value,
+			   accepted(o, acc, sizeof acc),
+			   o->type == OT_UINT || o->type == OT_U64 ? " (" ABB_OPT_NUMBERS ")" : "");
 	v->set |= o->group;
 	v->set_rows |= 1ull << (o - table);
 	return 0;
@@ -471,6 +493,20 @@ int abb_opt_set(struct abb_optvals *v, unsigned backend, const char *what, const
 	return -EINVAL;
 }
 
+size_t abb_opt_rows(void)
+{
+	return NOPT;
+}
+
+int abb_opt_row(size_t i, struct abb_opt_row *out)
+{
+	if (i >= NOPT || !out)
+		return -EINVAL;
+	*out = (struct abb_opt_row){table[i].name, table[i].env, table[i].backends,
+				    table[i].group, (table[i].flags & F_ENV) != 0};
+	return 0;
+}
+
 void abb_opt_print(FILE *f, int markdown)
 {
 	char acc[400];
@@ -498,4 +534,8 @@ void abb_opt_print(FILE *f, int markdown)
 				o->env, o->flags & F_ENV ? "(no URI)" : o->name, be, o->def[0] ? o->def : "none", acc,
 				o->unit[0] ? " " : "", o->unit, o->help);
 	}
+	if (markdown)
+		fprintf(f, "\nNumbers: " ABB_OPT_NUMBERS "; no sign, no blanks.\n");
+	else
+		fprintf(f, "numbers: " ABB_OPT_NUMBERS "; no sign, no blanks\n");
 }

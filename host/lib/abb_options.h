@@ -5,8 +5,8 @@
  * Every option has a name (the URI key: "sim:mem_size=4M"), an environment
  * variable (ABB_SIM_MEM_SIZE=4M), a type, a range, its unit suffixes, the
  * backends that take it, a default and a help text. The environment and
- * the URI go through the same parser: numbers are decimal or 0x hex, no
- * sign, no blanks, overflow-checked (also after a K or M suffix, where the
+ * the URI go through the same parser: numbers are decimal (leading zeros
+ * too: 010 is 10, never octal) or 0x hex, no sign, no blanks, overflow-checked (also after a K or M suffix, where the
  * option takes one); booleans are 0/1, yes/no, true/false, on/off (any
  * case), nothing else; words are from the option's list. The URI overrides
  * the environment; an empty variable counts as unset.
@@ -76,6 +76,18 @@ ABB_OPT_HIDDEN int abb_opt_from_env(struct abb_optvals *v, unsigned backend, uns
  * an option of another backend, a bad value. */
 ABB_OPT_HIDDEN int abb_opt_set(struct abb_optvals *v, unsigned backend, const char *what,
 			       const char *name, const char *value, char *msg, size_t n);
+/* One row of the table, for tests and the fuzzer (every option without
+ * a list of its own): its URI name, its environment variable, the
+ * backends (ABB_OPT_*) and group (ABB_OPTG_*), env_only 1 if it is only a
+ * variable (no URI option: the simulator reads it when it opens). */
+struct abb_opt_row {
+	const char *name, *env;
+	unsigned backends, group;
+	int env_only;
+};
+/* Number of rows; abb_opt_row fills row i (< that number): 0, else -EINVAL. */
+ABB_OPT_HIDDEN size_t abb_opt_rows(void);
+ABB_OPT_HIDDEN int abb_opt_row(size_t i, struct abb_opt_row *out);
 /* The table as text: markdown 0 a plain list for a terminal, 1 the
  * Markdown table of README.md. */
 ABB_OPT_HIDDEN void abb_opt_print(FILE *f, int markdown);

@@ -6,10 +6,12 @@
  * bookkeeping, never while waiting for the board.
  *
  * Lifetime of a device: the threads inside a DMA start, a DMA wait or
- * abb_irq_wait are counted (abb_dev_enter / abb_dev_leave). abb_close marks
- * the device closing (new calls are refused, running waits end within one
- * slice), stops the channels, waits until the count is 0, then frees the
- * backend. The abb_dev itself is never returned to the allocator: it is
+ * abb_irq_wait are counted (abb_dev_enter / abb_dev_leave), and so are
+ * the PIO calls (registers, board memory, device time, buffer mapping,
+ * abb_sim_*: abb_pio_enter / abb_pio_leave, one atomic counter, no lock).
+ * abb_close marks the device closing (new calls are refused, running waits
+ * end within one slice), stops the channels, waits until both counts are
+ * 0, then frees the backend. The abb_dev itself is never returned to the allocator: it is
  * marked dead and kept (abb_core.c), so a closed handle is recognised.
  */
 #ifndef ABB_PRIV_H
@@ -94,6 +96,7 @@ struct abb_dev {
 	pthread_cond_t life_cond; /* broadcast when active drops to 0 */
 	unsigned active;          /* threads inside a start, a wait or abb_irq_wait */
 	int closing;              /* abb_close began (read with abb_dev_closing) */
+	unsigned pio;             /* threads inside a PIO call (atomic, abb_pio_enter) */
 	struct abb_chan chan[2];
 	struct abb_dmabuf *bufs;  /* live buffers; registry lock */
 	struct abb_dev *dead_next;/* FIFO of closed devices (abb_core.c) */
@@ -185,6 +188,11 @@ ABB_HIDDEN void abb_dma_fini(abb_dev *dev);
 ABB_HIDDEN int abb_dev_check(const char *fn, const abb_dev *dev);
 ABB_HIDDEN int abb_dev_enter(const char *fn, abb_dev *dev);
 ABB_HIDDEN void abb_dev_leave(abb_dev *dev);
+/* The same for a short call (PIO): dev passed abb_dev_check already; counts
+ * the thread without a lock and refuses (-EINVAL, message) once abb_close
+ * began. Every 0 return is paired with abb_pio_leave. */
+ABB_HIDDEN int abb_pio_enter(const char *fn, abb_dev *dev);
+ABB_HIDDEN void abb_pio_leave(abb_dev *dev);
 
 /* abb_watchdog.c: the simulator's wall-clock watchdog in a wait (a no-op
  * without dev->watchdog_s). init at the wait's start; before_sleep and

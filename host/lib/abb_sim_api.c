@@ -12,6 +12,18 @@
 #include "abb_priv.h"
 #include <abb/abb_sim.h>
 
+/* The backend's op, counted as a PIO call (abb_pio_enter): abb_close waits
+ * for it, and refuses it once the close began. */
+#define SIM_CALL(dev, call)                                 \
+	do {                                                \
+		int rc_ = abb_pio_enter(__func__, dev);     \
+		if (rc_)                                    \
+			return rc_;                         \
+		rc_ = (call);                               \
+		abb_pio_leave(dev);                         \
+		return rc_;                                 \
+	} while (0)
+
 /* dev is an open handle (a closed one is refused, as every call of
  * <abb/abb.h> does: it must not reach the simulator another handle may
  * have opened since) and its backend has op. op was read from the handle
@@ -37,7 +49,7 @@ int abb_sim_cycles(abb_dev *dev, uint64_t *cycles)
 		return rc;
 	if (!cycles)
 		return abb_err(-EINVAL, "abb_sim_cycles: cycles is NULL");
-	return dev->be->sim_cycles(dev, cycles);
+	SIM_CALL(dev, dev->be->sim_cycles(dev, cycles));
 }
 
 int abb_sim_advance(abb_dev *dev, int64_t ns)
@@ -48,7 +60,7 @@ int abb_sim_advance(abb_dev *dev, int64_t ns)
 		return rc;
 	if (ns < 0)
 		return abb_err(-EINVAL, "abb_sim_advance: ns %lld is negative", (long long)ns);
-	return dev->be->sim_advance(dev, ns);
+	SIM_CALL(dev, dev->be->sim_advance(dev, ns));
 }
 
 int abb_sim_trace(abb_dev *dev, const char *path, uint64_t from_cycle, uint64_t to_cycle)
@@ -63,7 +75,7 @@ int abb_sim_trace(abb_dev *dev, const char *path, uint64_t from_cycle, uint64_t 
 		return abb_err(-EINVAL, "abb_sim_trace: window [%llu, %llu) is empty; to_cycle 0 "
 			       "means until close", (unsigned long long)from_cycle,
 			       (unsigned long long)to_cycle);
-	return dev->be->sim_trace(dev, path, from_cycle, to_cycle);
+	SIM_CALL(dev, dev->be->sim_trace(dev, path, from_cycle, to_cycle));
 }
 
 int abb_sim_tlp_log(abb_dev *dev, const char *path)
@@ -74,7 +86,7 @@ int abb_sim_tlp_log(abb_dev *dev, const char *path)
 		return rc;
 	if (!path || !*path)
 		return abb_err(-EINVAL, "abb_sim_tlp_log: path is NULL or empty");
-	return dev->be->sim_tlp_log(dev, path);
+	SIM_CALL(dev, dev->be->sim_tlp_log(dev, path));
 }
 
 int abb_sim_faults(abb_dev *dev, struct abb_sim_fault *out, size_t max)
@@ -85,7 +97,7 @@ int abb_sim_faults(abb_dev *dev, struct abb_sim_fault *out, size_t max)
 		return rc;
 	if (!out && max)
 		return abb_err(-EINVAL, "abb_sim_faults: out is NULL but max is %zu", max);
-	return dev->be->sim_faults(dev, out, max);
+	SIM_CALL(dev, dev->be->sim_faults(dev, out, max));
 }
 
 int abb_sim_cfg_dump(abb_dev *dev, const char *path)
@@ -96,7 +108,7 @@ int abb_sim_cfg_dump(abb_dev *dev, const char *path)
 		return rc;
 	if (!path || !*path)
 		return abb_err(-EINVAL, "abb_sim_cfg_dump: path is NULL or empty");
-	return dev->be->sim_cfg_dump(dev, path);
+	SIM_CALL(dev, dev->be->sim_cfg_dump(dev, path));
 }
 
 int abb_sim_cfg_read(abb_dev *dev, unsigned off, unsigned size, uint32_t *val)
@@ -110,7 +122,7 @@ int abb_sim_cfg_read(abb_dev *dev, unsigned off, unsigned size, uint32_t *val)
 	if ((size != 1 && size != 2 && size != 4) || off % size || off >= 4096 || size > 4096 - off)
 		return abb_err(-EINVAL, "abb_sim_cfg_read: offset 0x%x size %u: accepted size 1, 2 "
 			       "or 4, naturally aligned, below 4096", off, size);
-	return dev->be->sim_cfg_read(dev, off, size, val);
+	SIM_CALL(dev, dev->be->sim_cfg_read(dev, off, size, val));
 }
 
 int abb_sim_cfg_write(abb_dev *dev, unsigned off, unsigned size, uint32_t val)
@@ -122,7 +134,7 @@ int abb_sim_cfg_write(abb_dev *dev, unsigned off, unsigned size, uint32_t val)
 	if ((size != 1 && size != 2 && size != 4) || off % size || off >= 4096 || size > 4096 - off)
 		return abb_err(-EINVAL, "abb_sim_cfg_write: offset 0x%x size %u: accepted size 1, 2 "
 			       "or 4, naturally aligned, below 4096", off, size);
-	return dev->be->sim_cfg_write(dev, off, size, val);
+	SIM_CALL(dev, dev->be->sim_cfg_write(dev, off, size, val));
 }
 
 int abb_sim_link_params(abb_dev *dev, struct abb_sim_link *out)
@@ -133,7 +145,7 @@ int abb_sim_link_params(abb_dev *dev, struct abb_sim_link *out)
 		return rc;
 	if (!out)
 		return abb_err(-EINVAL, "abb_sim_link_params: out is NULL");
-	return dev->be->sim_link_params(dev, out);
+	SIM_CALL(dev, dev->be->sim_link_params(dev, out));
 }
 
 int abb_sim_hosttime(abb_dev *dev)
@@ -149,7 +161,7 @@ int abb_sim_protocol_errors(abb_dev *dev, char *buf, size_t len)
 
 	if (rc)
 		return rc;
-	return dev->be->sim_protocol_errors(dev, buf, len);
+	SIM_CALL(dev, dev->be->sim_protocol_errors(dev, buf, len));
 }
 
 void abb_sim_note_any(unsigned kind, const char *text); /* backend_sim.c */
@@ -158,8 +170,11 @@ void abb_sim_note(abb_dev *dev, unsigned kind, const char *text)
 {
 	if (!dev)
 		abb_sim_note_any(kind, text);
-	else if (abb_dev_check("abb_sim_note", dev) == 0 && dev->be && dev->be->note)
+	else if (abb_dev_check("abb_sim_note", dev) == 0 && dev->be && dev->be->note &&
+		 abb_pio_enter("abb_sim_note", dev) == 0) {
 		dev->be->note(dev, kind, text);
+		abb_pio_leave(dev);
+	}
 }
 
 void abb_note(abb_dev *dev, unsigned kind, const char *fmt, ...)
@@ -183,7 +198,7 @@ int abb_sim_inject(abb_dev *dev, const struct abb_sim_inject_spec *spec)
 		return rc;
 	if (!spec)
 		return abb_err(-EINVAL, "abb_sim_inject: spec is NULL");
-	return dev->be->sim_inject(dev, spec);
+	SIM_CALL(dev, dev->be->sim_inject(dev, spec));
 }
 
 int abb_sim_inject_clear(abb_dev *dev)
@@ -192,7 +207,7 @@ int abb_sim_inject_clear(abb_dev *dev)
 
 	if (rc)
 		return rc;
-	return dev->be->sim_inject_clear(dev);
+	SIM_CALL(dev, dev->be->sim_inject_clear(dev));
 }
 
 int abb_sim_inject_hits(abb_dev *dev, int id)
@@ -201,7 +216,7 @@ int abb_sim_inject_hits(abb_dev *dev, int id)
 
 	if (rc)
 		return rc;
-	return dev->be->sim_inject_hits(dev, id);
+	SIM_CALL(dev, dev->be->sim_inject_hits(dev, id));
 }
 
 int abb_sim_options(FILE *f, int markdown)

@@ -96,6 +96,17 @@ int abb_vfio_group_members(const char *sysfs_root, int group, struct abb_vfio_me
  * in (vfio-pci, pci-stub, pcieport on bridges, or none), else 0. */
 int abb_vfio_driver_viable(const char *driver);
 
+/* The identity of a device, from the sysfs files vendor, device and class
+ * ("0x10dc\n"): vendor and device IDs, the 24-bit class code (class,
+ * subclass, prog-if; -1 if the class file is missing or unreadable). 0,
+ * -ENODEV if there is no such device, -EIO if vendor or device is
+ * unreadable or not a hex number. */
+int abb_vfio_ids(const char *sysfs_root, const char *bdf, unsigned *vendor, unsigned *device,
+		 long *class_code);
+/* What a class code is, in words ("a host bridge", "a network
+ * controller"; "a device of class 0xCC" for others; "" for -1). */
+const char *abb_vfio_class_name(long class_code, char *buf, size_t n);
+
 /* Interrupt support of a device, from its config space (the sysfs
  * `config` file). pin: Interrupt Pin (0 none, 1..4 INTA..INTD); msi,
  * msix: 1 capability present, 0 absent, -1 unknown (the capability list

@@ -775,6 +775,25 @@ static int vfio_open(abb_dev *dev, const char *args)
 			     "10dc:0153)", v->bdf, path);
 		goto fail;
 	}
+	/* the IDs before any advice to bind it: vfio:0000:00:00.0 (a host
+	 * bridge) must not be told to go to vfio-pci. IDs that cannot be read
+	 * are left to the VERSION check after the open. */
+	{
+		unsigned vid, did;
+		long cls;
+		char what[64];
+
+		if (abb_vfio_ids(v->sys.sysfs_root, v->bdf, &vid, &did, &cls) == 0 &&
+		    (vid != ABB_VENDOR_ID || did != ABB_DEVICE_ID)) {
+			abb_vfio_class_name(cls, what, sizeof what);
+			rc = abb_err(-ENODEV, "vfio: %s is not an ABB: it is %04x:%04x%s%s%s, the "
+				     "ABB is %04x:%04x; give the ABB's address (lspci -D -d "
+				     "%04x:%04x) or none (\"vfio\" finds it)", v->bdf, vid, did,
+				     what[0] ? " (" : "", what, what[0] ? ")" : "", ABB_VENDOR_ID,
+				     ABB_DEVICE_ID, ABB_VENDOR_ID, ABB_DEVICE_ID);
+			goto fail;
+		}
+	}
 	snprintf(path, sizeof path, "%s/bus/pci/devices/%s/driver", v->sys.sysfs_root, v->bdf);
 	if (abb_vfio_link_base(v->sys.readlink, path, drv, sizeof drv))
 		drv[0] = 0;

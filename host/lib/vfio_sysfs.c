@@ -1,7 +1,7 @@
 /*
  * vfio_sysfs.c - read-only checks of a PCI device under a sysfs root, for
- * the vfio backend and `abb_tool doctor`: bound driver, IOMMU group, no-
- * IOMMU groups, the other members of a group, interrupt pin and MSI from
+ * the vfio backend and `abb_tool doctor`: vendor, device and class, bound
+ * driver, IOMMU group, no-IOMMU groups, the other members of a group, interrupt pin and MSI from
  * config space. Plain file-system reads; no libpci, no messages (callers
  * word their own).
  */
@@ -52,21 +52,57 @@ int abb_vfio_link_base(ssize_t (*rl)(const char *, char *, size_t), const char *
 	return 0;
 }
 
+/* Hex digits (1..8) at *p into *v, *p moved past them; 0 if none. */
+static int hex_field(const char **p, unsigned *v)
+{
+	const char *s = *p;
+	unsigned x = 0;
+	int n = 0;
+
+	for (; n < 9; s++, n++) {
+		unsigned d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (*s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else if (*s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A' + 10);
+		else
+			break;
+		x = x * 16 + d;
+	}
+	if (n == 0 || n > 8)
+		return 0;
+	*p = s;
+	*v = x;
+	return 1;
+}
+
+/* Hex fields only: no sign, blank or 0x prefix (sscanf's %x took "+0:0x1:00.0"
+ * for 0000:01:00.0), the function one digit 0..7. */
 int abb_vfio_bdf_norm(const char *in, char *out, size_t n)
 {
-	unsigned dom = 0, bus, slot, fn;
-	char tail;
+	unsigned f[3], dom = 0, fn;
+	const char *p = in;
+	int nf = 0;
 
 	if (!in || !out || n < ABB_BDF_LEN)
 		return -EINVAL;
-	if (sscanf(in, "%x:%x:%x.%u%c", &dom, &bus, &slot, &fn, &tail) != 4) {
-		dom = 0;
-		if (sscanf(in, "%x:%x.%u%c", &bus, &slot, &fn, &tail) != 3)
-			return -EINVAL;
+	while (nf < 3 && hex_field(&p, &f[nf])) {
+		nf++;
+		if (*p != ':')
+			break;
+		p++;
 	}
-	if (dom > 0xfffff || bus > 0xff || slot > 0x1f || fn > 7)
+	if ((nf != 2 && nf != 3) || *p != '.' || p[1] < '0' || p[1] > '7' || p[2])
 		return -EINVAL;
-	snprintf(out, n, "%04x:%02x:%02x.%u", dom, bus, slot, fn);
+	fn = (unsigned)(p[1] - '0');
+	if (nf == 3)
+		dom = f[0];
+	if (dom > 0xfffff || f[nf - 2] > 0xff || f[nf - 1] > 0x1f)
+		return -EINVAL;
+	snprintf(out, n, "%04x:%02x:%02x.%u", dom, f[nf - 2], f[nf - 1], fn);
 	return 0;
 }
 
@@ -222,6 +258,86 @@ int abb_vfio_driver_viable(const char *driver)
 		if (!strcmp(driver, ok[i]))
 			return 1;
 	return 0;
+}
+
+/* A sysfs number file of bdf: "0x" and hex digits, a newline; into *out. */
+static int hex_file(const char *sysfs_root, const char *bdf, const char *file,
+		    unsigned long *out)
+{
+	char path[PATH_MAX], text[32], *end;
+	ssize_t len;
+	int fd;
+
+	if (dev_path(sysfs_root, bdf, file, path, sizeof path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -EIO;
+	len = read(fd, text, sizeof text - 1);
+	close(fd);
+	if (len <= 2)
+		return -EIO;
+	text[len] = 0;
+	if (text[0] != '0' || (text[1] != 'x' && text[1] != 'X') || !strchr("0123456789abcdefABCDEF", text[2]))
+		return -EIO;
+	errno = 0;
+	*out = strtoul(text + 2, &end, 16);
+	if (errno || (*end && strcmp(end, "\n")))
+		return -EIO;
+	return 0;
+}
+
+int abb_vfio_ids(const char *sysfs_root, const char *bdf, unsigned *vendor, unsigned *device,
+		 long *class_code)
+{
+	unsigned long v, d, c;
+
+	if (!vendor || !device || !class_code)
+		return -EINVAL;
+	if (abb_vfio_dev_exists(sysfs_root, bdf))
+		return -ENODEV;
+	if (hex_file(sysfs_root, bdf, "vendor", &v) || v > 0xffff ||
+	    hex_file(sysfs_root, bdf, "device", &d) || d > 0xffff)
+		return -EIO;
+	*vendor = (unsigned)v;
+	*device = (unsigned)d;
+	*class_code = hex_file(sysfs_root, bdf, "class", &c) || c > 0xffffff ? -1 : (long)c;
+	return 0;
+}
+
+const char *abb_vfio_class_name(long class_code, char *buf, size_t n)
+{
+	static const struct {
+		long code, mask;
+		const char *name;
+	} names[] = {
+		{0x060000, 0xffff00, "a host bridge"},
+		{0x060100, 0xffff00, "an ISA bridge"},
+		{0x060400, 0xffff00, "a PCI bridge (a root or switch port)"},
+		{0x0c0300, 0xffff00, "a USB controller"},
+		{0x010000, 0xff0000, "a storage controller"},
+		{0x020000, 0xff0000, "a network controller"},
+		{0x030000, 0xff0000, "a display controller"},
+		{0x040000, 0xff0000, "a multimedia controller"},
+		{0x050000, 0xff0000, "a memory controller"},
+		{0x060000, 0xff0000, "a bridge"},
+		{0x070000, 0xff0000, "a communication controller"},
+		{0x080000, 0xff0000, "a system peripheral"},
+		{0x0c0000, 0xff0000, "a serial bus controller"},
+	};
+
+	if (!buf || !n)
+		return "";
+	buf[0] = 0;
+	if (class_code < 0)
+		return buf;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if ((class_code & names[i].mask) == names[i].code) {
+			snprintf(buf, n, "%s", names[i].name);
+			return buf;
+		}
+	snprintf(buf, n, "a device of class 0x%06lx", class_code);
+	return buf;
 }
 
 int abb_vfio_irqinfo(const char *sysfs_root, const char *bdf, struct abb_vfio_irqinfo *info)

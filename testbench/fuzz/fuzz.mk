@@ -10,7 +10,10 @@
 #                    URIs through abb_open, sim and model URIs through
 #                    abb_opt_each + abb_opt_set, the environment through
 #                    abb_opt_from_env and abbsim_params_from_env (rejected
-#                    calls change nothing, messages stay in their buffer)
+#                    calls change nothing, messages stay in their buffer);
+#                    one name and value through the URI and its variable
+#                    give the same answer (accepted with equal values, or
+#                    refused by both)
 #   fuzz_daq_params  abb_daq_params_parse / abb_daq_params_set
 #   fuzz_lspci       abb_vfio_find on an `lspci -x` dump written from the input
 #                    (libpci's dump method)

@@ -17,9 +17,21 @@
  *      both backends and every group (unchanged on an error) and
  *      abbsim_params_from_env (sim/params.cpp, linked in: params unchanged
  *      on an error); every variable is unset again afterwards
+ *   3  the URI and the environment agree (issue 17): byte 0 of TEXT picks
+ *      a row of the table, the rest is VALUE, bit 7 of the first byte the
+ *      backend. The same name and value through abb_opt_set (a URI option)
+ *      and through its variable (abb_opt_from_env) are both accepted with
+ *      equal parsed values, or both refused; a variable without a URI
+ *      option is refused in the URI. For the simulator's parameters also
+ *      abbsim_params_set + abbsim_params_check against
+ *      abbsim_params_from_env; for the model also abb_open("model:NAME=
+ *      VALUE") against abb_open("model") with the variable (both open with
+ *      the same board memory size, or both fail). An empty VALUE is
+ *      skipped (an empty variable counts as unset), and values the URI
+ *      cannot carry (',' separates options) skip the abb_open comparison.
  * Checks: no crash or undefined behaviour (ASan+UBSan), every call returns
  * 0 or a negative errno, rejected calls change nothing, messages stay in
- * their buffer and are terminated.
+ * their buffer and are terminated; in 3, the same answer from both.
  */
 #include <abb/abb.h>
 
@@ -49,6 +61,7 @@ static const char *const env_names[] = {
 	"ABB_SIM_CREDITS", "ABB_SIM_CPL",       "ABB_SIM_IOVA",       "ABB_SIM_HOSTTIME",
 	"ABB_SIM_STRICT",  "ABB_SIM_MSI",       "ABB_TRACE",          "ABB_TRACE_FROM",
 	"ABB_TRACE_TO",    "ABB_TLP_LOG",       "ABB_MODEL_SHARED_ENGINE", "ABB_SIM_TRACEABLE",
+	"ABB_TRACE_DMA",   "ABB_TRACE_TEST",    "ABB_TRACE_ON_ERROR",
 };
 #define NENV (sizeof env_names / sizeof env_names[0])
 #define GUARD 0xA5
@@ -96,6 +109,103 @@ static int uri_opt(void *ctx, const char *key, const char *val)
 	return rc;
 }
 
+/* Every variable of the table is in env_names (checked once: a new option
+ * is fuzzed too). */
+static void check_env_names(void)
+{
+	static int done;
+	struct abb_opt_row r;
+
+	if (done++)
+		return;
+	for (size_t i = 0; abb_opt_row(i, &r) == 0; i++) {
+		size_t j = 0;
+
+		while (j < NENV && strcmp(env_names[j], r.env))
+			j++;
+		if (j == NENV) {
+			fprintf(stderr, "fuzz_options: %s is not in env_names\n", r.env);
+			abort();
+		}
+	}
+}
+
+static void differ(const char *what, const char *name, const char *env, const char *value,
+		   int rc_uri, int rc_env, const char *msg_uri, const char *msg_env)
+{
+	fprintf(stderr, "%s: %s=\"%s\" (URI) and %s=\"%s\" (environment) differ: URI %d (%s), "
+		"environment %d (%s)\n", what, name, value, env, value, rc_uri, msg_uri, rc_env,
+		msg_env);
+	abort();
+}
+
+/* Mode 3: one name and value through the URI and through the environment. */
+static void uri_env_agree(unsigned backend, const char *text)
+{
+	struct abb_optvals vu, ve;
+	struct abb_opt_row r;
+	char mu[512] = "", me[512] = "";
+	const char *value = text + 1;
+	int ru, re;
+
+	if (!text[0] || abb_opt_row((unsigned char)text[0] % abb_opt_rows(), &r) ||
+	    !(r.backends & backend) || !*value)
+		return;
+	abb_opt_defaults(&vu);
+	ru = abb_opt_set(&vu, backend, "option", r.name, value, mu, sizeof mu);
+	CHECK_RC(ru);
+	abb_opt_defaults(&ve);
+	setenv(r.env, value, 1);
+	re = abb_opt_from_env(&ve, backend, ABB_OPTG_ALL, me, sizeof me);
+	CHECK_RC(re);
+	if (r.env_only) {
+		/* refused in the URI, naming the variable */
+		if (!ru || !strstr(mu, r.env))
+			differ("an environment-only option", r.name, r.env, value, ru, re, mu, me);
+	} else if (!ru != !re || (!ru && memcmp(&vu, &ve, sizeof vu))) {
+		differ("abb_opt_set / abb_opt_from_env", r.name, r.env, value, ru, re, mu, me);
+	}
+	if (!r.env_only && backend == ABB_OPT_SIM && (r.group & ABB_OPTG_PARAMS)) {
+		struct abbsim_params pu, pe;
+
+		abbsim_params_default(&pu);
+		ru = abbsim_params_set(&pu, r.name, value);
+		if (!ru)
+			ru = abbsim_params_check(&pu);
+		abbsim_params_default(&pe);
+		re = abbsim_params_from_env(&pe);
+		CHECK_RC(ru);
+		CHECK_RC(re);
+		if (!ru != !re || (!ru && memcmp(&pu, &pe, sizeof pu)))
+			differ("abbsim_params_set / abbsim_params_from_env", r.name, r.env, value, ru,
+			       re, "", "");
+	}
+	if (!r.env_only && backend == ABB_OPT_MODEL && !strpbrk(value, ",") &&
+	    strlen(r.name) + strlen(value) < 200) {
+		char uri[300];
+		abb_dev *du = NULL, *de = NULL;
+		size_t su = 0, se = 0;
+
+		re = abb_open(&de, "model");
+		snprintf(me, sizeof me, "%s", abb_last_error());
+		unsetenv(r.env);
+		snprintf(uri, sizeof uri, "model:%s=%s", r.name, value);
+		ru = abb_open(&du, uri);
+		snprintf(mu, sizeof mu, "%s", abb_last_error());
+		CHECK_RC(ru);
+		CHECK_RC(re);
+		if (du && abb_mem_size(du, &su))
+			abort();
+		if (de && abb_mem_size(de, &se))
+			abort();
+		abb_close(du);
+		abb_close(de);
+		if (!ru != !re || su != se)
+			differ("abb_open(model)", r.name, r.env, value, ru, re, mu, me);
+	}
+	unsetenv(r.env);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text;
@@ -107,8 +217,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = malloc(size - 1);
 	memcpy(text, data + 2, size - 2);
 	text[size - 2] = 0;
+	check_env_names();
 
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0: {
 		char uri[600];
 		abb_dev *d = NULL;
@@ -177,6 +288,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				unsetenv(env_names[i]);
 		break;
 	}
+	case 3:
+		uri_env_agree(data[0] & 0x80 ? ABB_OPT_MODEL : ABB_OPT_SIM, text);
+		break;
 	}
 	free(text);
 	return 0;

@@ -20,7 +20,8 @@
  * and abb_last_error() explain an error. No function exits or aborts.
  * Thread safety: one thread per channel (one DMA-read thread, one
  * DMA-write thread) may use a device at the same time; register and PIO
- * accesses are safe from any thread.
+ * accesses are safe from any thread, also while another thread closes the
+ * device: abb_close waits for those in flight, later ones get -EINVAL.
  *
  * The rules every call keeps (each has tests: testbench/test_bad_input.c,
  * test_robust.c, test_protocol.c, test_faults.c):
@@ -96,7 +97,8 @@ ABB_MUST_USE int abb_open(abb_dev **dev, const char *uri);
  * abb_close returns after every such thread left the library. NULL is
  * ignored. A closed handle is recognised (as long as fewer than 64 other
  * devices were closed since): a second abb_close, or any other call on
- * it, changes nothing and leaves a message (calls: -EINVAL). */
+ * it, changes nothing and leaves a message (calls: -EINVAL); an abb_close
+ * racing another one returns when that one has finished. */
 void abb_close(abb_dev *dev);
 /* "sim", "vfio" */
 const char *abb_backend(const abb_dev *dev);
