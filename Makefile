@@ -5,6 +5,7 @@
 #   make demo     deps + all, then a readout on the simulated board (MB/s table)
 #   make test     deps + all, then every CUnit suite (ABB_DEVICE selects the backend)
 #   make lint     Verilator -Wall, Icarus -g2012, Yosys on the RTL (with the assertions); regmap-check
+#   make doc-links  every relative link of the Markdown files resolves (in make lint)
 #   make icarus-replay  the golden vectors replayed on the RTL under Icarus Verilog
 #   make rtl-benches    per-module RTL benches with parameter sweeps (rtl-model/tb/)
 #   make regmap   regenerate the register-map outputs from rtl-model/abb_regs.def
@@ -15,7 +16,7 @@
 #   make mutate-demo  three broken RTL lines, one caught by each checker (scoreboard, assertion, vectors)
 #   make install  PREFIX=/usr/local: libabb, headers, abb.pc, libabbsim, tools,
 #                 the mprace layer (include/mprace/, libabb-mprace, abb-mprace.pc)
-#   make mprace-check MPRACE_TESTS=DIR   build and run old mprace programs (README)
+#   make mprace-check MPRACE_TESTS=DIR   build and run old mprace programs (doc/mprace.md)
 #   make sanitize ASan+UBSan and TSan builds (build-asan/, build-tsan/) and their suite runs
 #   make fuzz     libFuzzer targets of testbench/fuzz/ for FUZZ_SECONDS each
 #   make clean
@@ -79,6 +80,14 @@ $(B)/readback: host/examples/readback.c $(B)/libabb.so $(B)/abb.pc
 
 example: $(B)/readback
 	$(B)/readback
+
+# The links of README.md, doc/*.md and the folders' Markdown files: a page
+# that moves or a heading that changes breaks no link unnoticed.
+DOC_MD := $(shell find . -name '*.md' -not -path './build*' -not -path './.git/*' | sort)
+.PHONY: doc-links
+lint: doc-links
+doc-links:
+	@doc/check_links.sh $(DOC_MD)
 
 clean:
 	rm -rf $(B)
