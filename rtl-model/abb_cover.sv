@@ -28,7 +28,7 @@
 //             register reads
 //
 // Points left out because no input of the platform can reach them (the RTL
-// handles them all the same; testbench/README.md "Coverage"):
+// handles them all the same; doc/coverage-and-mutation.md, "What is not covered"):
 //   c2h: tx_ready low inside a TLP (the hard IP holds tx_ready high from a
 //        TLP's first beat to its last; the RTL only waits at the first);
 //   rx:  4-DW MRd/MWr headers (both BARs are 32-bit BARs, assigned below

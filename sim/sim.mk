@@ -245,7 +245,7 @@ endif
 sim-speed: $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH)
 	@IR=$(SIM_SPEED_IR) sim/sim_speed.sh $(SIM_SPEED_RUNS) $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH) $(BASELINE)
 
-# The program behind `make wave-shots` and the README's walk-through.
+# The program behind `make wave-shots` and the walk-through of doc/waveforms.md.
 $(SIM_B)/wave_demo: sim/wave_demo.c $(B)/libabb.so
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Ihost/include -o $@ $< $(LDFLAGS) -L$(B) -labb -Wl,-rpath,'$$ORIGIN/..'
 all: $(SIM_B)/wave_demo

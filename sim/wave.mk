@@ -6,7 +6,7 @@
 #   make wave FROM=a TO=b         only cycles [a, b) (RUN=program)
 #   make wave ON_ERROR=K          flight recorder: the last K cycles before a failing DMA,
 #                                 a protocol error or a failed test (RUN=program or TEST=)
-#   make wave-shots               the README's screenshots (doc/wave-*.png) from fresh runs
+#   make wave-shots               the screenshots of doc/waveforms.md (doc/wave-*.png) from fresh runs
 #   make trace-cost               cost of tracing compiled in but off, against a build without it
 #
 # Each writes $(WAVE) and the save file next to it ($(WAVE:.fst=.gtkw): groups,
@@ -61,12 +61,12 @@ wave-deps:
 	  fi; \
 	fi
 
-# The README's screenshots, from fresh runs:
+# The screenshots of doc/waveforms.md, from fresh runs:
 #  - doc/wave-dma-read.png: the 2nd DMA of wave_demo 4096 (a 4 KiB DMA read,
 #    interrupt-driven), its first 2 us;
 #  - doc/wave-stall.png: the flight recorder's picture of a DMA read that
 #    does not finish within libabb's wait limit (the walk-through in the
-#    README: one posted header credit board to host), its last 3 us.
+#    doc/waveforms.md: one posted header credit board to host), its last 3 us.
 WAVE_SHOTS := $(B)/shots
 STALL_ENV  := ABB_SIM_CREDITS=up.ph=1,up.pd=8 ABB_WAIT_LIMIT_MS=1
 wave-shots: all wave-deps

@@ -1,5 +1,5 @@
 /*
- * wave_demo.c - the runs behind `make wave-shots` and the README's
+ * wave_demo.c - the runs behind `make wave-shots` and doc/waveforms.md's
  * walk-through: DMAs of a given size through libabb on $ABB_DEVICE.
  *
  *   wave_demo [LEN [COUNT [drop]]]  COUNT times: a DMA write of LEN bytes

@@ -83,7 +83,7 @@ static unsigned pick(uint64_t *r, const unsigned *v, size_t n)
 #define PICK(r, ...) pick(r, (const unsigned[]){__VA_ARGS__}, \
 			  sizeof((const unsigned[]){__VA_ARGS__}) / sizeof(unsigned))
 
-/* A link configuration under the constraints abb_open checks (README
+/* A link configuration under the constraints abb_open checks (doc/options.md,
  * "Link parameters and flow control"): sim options into sim, model's into
  * model. Returns the BAR1 size. */
 static size_t draw_link(uint64_t *r, char *sim, size_t n, char *model, size_t mn,

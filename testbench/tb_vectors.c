@@ -17,7 +17,7 @@
 
 #define PAGE 4096u
 
-/* The defaults of README.md, pinned; hosttime=0 so that no host CPU time
+/* The defaults of doc/options.md, pinned; hosttime=0 so that no host CPU time
  * enters device time; lenient register side effects and legacy INTx, so
  * that ABB_SIM_STRICT / ABB_SIM_MSI do not change a vector. */
 const char tb_vector_base_opts[] =

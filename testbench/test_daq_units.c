@@ -219,7 +219,7 @@ static void test_daq_params_ranges(void)
 	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "Timeout=-0,SpinNs=9223372036854775807"), 0);
 	CU_ASSERT_EQUAL(q.timeout_ns, 0);
 	CU_ASSERT_EQUAL(q.spin_ns, INT64_MAX);
-	/* a leading zero is decimal, as the README says (C's base 0 read 010
+	/* a leading zero is decimal, as host/daq/README.md says (C's base 0 read 010
 	 * as 8); 0x is hex and needs a digit */
 	CU_ASSERT_EQUAL(abb_daq_params_parse(&q, "BoardNumber=010,Address=0x10"), 0);
 	CU_ASSERT_EQUAL(q.board, 10);

@@ -1189,7 +1189,7 @@ static long long model_mem_with(const char *var, const char *val, const char *ur
 	return rc;
 }
 
-/* Finding 7: numbers with a leading zero are decimal, as the README says
+/* Finding 7: numbers with a leading zero are decimal, as doc/options.md says
  * (decimal or 0x hex), through the URI and the environment alike. Before
  * the fix strtoull's base 0 read them as octal: sim:link_ns=010 gave 8,
  * model:mem_size=0200000 gave 64K (decimal 200000 is no power of two). */

@@ -154,7 +154,7 @@ static int say(char *msg, size_t n, const char *fmt, ...)
 /* ---- values ---- */
 
 /* A number: decimal digits, or 0x (0X) and hex digits; optional K/M (km),
- * nothing else. Leading zeros are decimal (010 is 10): the README promises
+ * nothing else. Leading zeros are decimal (010 is 10): doc/options.md promises
  * decimal or 0x hex, and strtoull's base 0 read them as octal (010 gave 8,
  * 0200000 gave 64K). Overflow is refused, also after the suffix. */
 static bool parse_u64(const char *s, bool km, uint64_t *out)

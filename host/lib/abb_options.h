@@ -16,8 +16,8 @@
  * variables at abbsim_open), hidden in both.
  *
  * `abb_tool options` prints the table; `make options` writes it into
- * README.md between the markers, `make options-check` fails when README.md
- * is stale.
+ * doc/options.md between the markers, `make options-check` fails when
+ * doc/options.md is stale.
  */
 #ifndef ABB_OPTIONS_H
 #define ABB_OPTIONS_H
@@ -89,7 +89,7 @@ struct abb_opt_row {
 ABB_OPT_HIDDEN size_t abb_opt_rows(void);
 ABB_OPT_HIDDEN int abb_opt_row(size_t i, struct abb_opt_row *out);
 /* The table as text: markdown 0 a plain list for a terminal, 1 the
- * Markdown table of README.md. */
+ * Markdown table of doc/options.md. */
 ABB_OPT_HIDDEN void abb_opt_print(FILE *f, int markdown);
 /* The credit list parser ("ph=8,pd=64,up.nph=4,default"), shared with
  * abbsim_params_set("credits"); what names the source in msg. */

@@ -4,7 +4,7 @@
  * Every function here returns -ENOTSUP on a backend other than "sim", so a
  * program may call them unconditionally and still run on the board.
  * The link and platform parameters are taken from ABB_SIM_* environment
- * variables at abb_open() (see README.md); the URI "sim" accepts the same
+ * variables at abb_open() (see doc/options.md); the URI "sim" accepts the same
  * as options: "sim:mem_size=4194304,mps=256,cpl=mps,credits=ph=1:pd=8".
  */
 #ifndef ABB_ABB_SIM_H
@@ -115,7 +115,7 @@ void abb_sim_note(abb_dev *dev, unsigned kind, const char *text);
  * POISON: TLPs with data; MALFORMED, TRUNCATED: with at least 3 DWs of data). Rules
  * are checked in the order they were added, the first that fires acts.
  * Every firing is a line with "FAULT" in the TLP log (abb_sim_tlp_log).
- * What the board and libabb make of each: README.md "Fault injection". */
+ * What the board and libabb make of each: doc/fault-injection.md. */
 enum abb_sim_inject_kind {
 	ABB_SIM_INJ_UR = 1,     /* completion status UR, no data; the rest of that read is not sent */
 	ABB_SIM_INJ_CA,         /* the same with status CA (completer abort) */
@@ -157,7 +157,7 @@ ABB_MUST_USE int abb_sim_inject_hits(abb_dev *dev, int id);
 
 /* Prints the options of the simulator and the model (one table: variable,
  * URI name, backends, default, accepted values, meaning) to f: markdown 0
- * for a terminal, 1 the Markdown table of README.md. Needs no device.
+ * for a terminal, 1 the Markdown table of doc/options.md. Needs no device.
  * -EINVAL if f is NULL. */
 int abb_sim_options(FILE *f, int markdown);
 
