@@ -5,7 +5,7 @@
 #   make demo     deps + all, then a readout on the simulated board (MB/s table)
 #   make test     deps + all, then every CUnit suite (ABB_DEVICE selects the backend)
 #   make lint     Verilator -Wall, Icarus -g2012, Yosys on the RTL (with the assertions); regmap-check
-#   make doc-links  every relative link of the Markdown files resolves (in make lint)
+#   make doc-links  every relative link of the Markdown files resolves, README.md <= 400 lines (in make lint)
 #   make icarus-replay  the golden vectors replayed on the RTL under Icarus Verilog
 #   make rtl-benches    per-module RTL benches with parameter sweeps (rtl-model/tb/)
 #   make regmap   regenerate the register-map outputs from rtl-model/abb_regs.def
@@ -82,12 +82,17 @@ example: $(B)/readback
 	$(B)/readback
 
 # The links of README.md, doc/*.md and the folders' Markdown files: a page
-# that moves or a heading that changes breaks no link unnoticed.
+# that moves or a heading that changes breaks no link unnoticed. And
+# README.md stays a guide: the reference goes to doc/, one page per topic.
 DOC_MD := $(shell find . -name '*.md' -not -path './build*' -not -path './.git/*' | sort)
+README_MAX_LINES := 400
 .PHONY: doc-links
 lint: doc-links
 doc-links:
 	@doc/check_links.sh $(DOC_MD)
+	@n=$$(grep -c '' README.md); [ $$n -le $(README_MAX_LINES) ] || \
+	  { echo "doc-links: README.md has $$n lines, more than $(README_MAX_LINES): move reference text to a doc/ page and link it" >&2; exit 1; }
+	@echo "doc-links: README.md has $$(grep -c '' README.md) lines (at most $(README_MAX_LINES))"
 
 clean:
 	rm -rf $(B)
