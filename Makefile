@@ -83,7 +83,8 @@ example: $(B)/readback
 
 # The links of README.md, doc/*.md and the folders' Markdown files: a page
 # that moves or a heading that changes breaks no link unnoticed. And
-# README.md stays a guide: the reference goes to doc/, one page per topic.
+# README.md stays a guide: the reference goes to doc/, one page per topic,
+# each linked from it.
 DOC_MD := $(shell find . -name '*.md' -not -path './build*' -not -path './.git/*' | sort)
 README_MAX_LINES := 400
 .PHONY: doc-links
@@ -92,7 +93,9 @@ doc-links:
 	@doc/check_links.sh $(DOC_MD)
 	@n=$$(grep -c '' README.md); [ $$n -le $(README_MAX_LINES) ] || \
 	  { echo "doc-links: README.md has $$n lines, more than $(README_MAX_LINES): move reference text to a doc/ page and link it" >&2; exit 1; }
-	@echo "doc-links: README.md has $$(grep -c '' README.md) lines (at most $(README_MAX_LINES))"
+	@for f in doc/*.md; do grep -qF "]($$f" README.md || \
+	  { echo "doc-links: $$f is not linked from README.md (its 'Where to read on' lists every page)" >&2; exit 1; }; done
+	@echo "doc-links: README.md has $$(grep -c '' README.md) lines (at most $(README_MAX_LINES)) and links every doc/ page"
 
 clean:
 	rm -rf $(B)
