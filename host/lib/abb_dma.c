@@ -676,7 +676,7 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 		if (!ch->ps_per_byte || ps < ch->ps_per_byte)
 			ch->ps_per_byte = ps;
 	}
-	if (dev->be->note && dev->be->now_ns(dev, &now) == 0 && now > ch->t_start_ns)
+	if (dev->sim && dev->be->now_ns(dev, &now) == 0 && now > ch->t_start_ns)
 		abb_note(dev, ABB_NOTE_DMA_DONE, "%s done len=%zu %.0f MB/s",
 			 ch->irq_bit == ABB_ISR_C2H ? "dma_read" : "dma_write", ch->len,
 			 (double)ch->len * 1000.0 / (double)(now - ch->t_start_ns));

@@ -26,6 +26,7 @@
 #include <abb/abb_regs.h>
 
 #include "backend.h"
+#include "sim_ops.h"
 
 #if defined(__GNUC__)
 #define ABB_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -84,6 +85,8 @@ struct abb_dev {
 	uint32_t magic;           /* ABB_DEV_LIVE, ABB_DEV_CLOSING or ABB_DEV_DEAD */
 	const struct abb_backend *be;
 	void *be_priv;
+	const struct abb_sim_ops *sim; /* simulation-only operations: set by the sim backend's
+					* open, NULL on every other backend (sim_ops.h) */
 	size_t bar0_size;
 	size_t bar1_size;
 	unsigned watchdog_s;      /* wall-clock limit of a wait, 0: none (set by the sim backend) */

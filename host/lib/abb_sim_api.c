@@ -1,9 +1,10 @@
 /*
  * abb_sim_api.c - the simulation-only extras of <abb/abb_sim.h>.
  *
- * Each one dispatches to an optional backend operation; backends without
- * it (the real board) answer -ENOTSUP, so programs may call these
- * unconditionally.
+ * Each one dispatches to the simulation-only operations the sim backend
+ * registers on the device (dev->sim, sim_ops.h); other backends (the real
+ * board, the reference model) have none and answer -ENOTSUP, so programs
+ * may call these unconditionally.
  */
 #include <stdarg.h>
 #include <errno.h>
@@ -26,16 +27,16 @@
 
 /* dev is an open handle (a closed one is refused, as every call of
  * <abb/abb.h> does: it must not reach the simulator another handle may
- * have opened since) and its backend has op. op was read from the handle
- * before this check: a closed handle's memory is kept (abb.h), so that
- * read is safe; only its use is refused here. */
-static int check(const char *fn, abb_dev *dev, const void *op)
+ * have opened since) whose backend registered the simulation-only
+ * operations (dev->sim, sim_ops.h: the sim backend; the board and the
+ * reference model have none). */
+static int check(const char *fn, abb_dev *dev)
 {
 	int rc = abb_dev_check(fn, dev);
 
 	if (rc)
 		return rc;
-	if (!op)
+	if (!dev->sim)
 		return abb_err(-ENOTSUP, "%s: only the simulator has this; the %s backend does "
 			       "not", fn, dev->be->name);
 	return 0;
@@ -43,29 +44,29 @@ static int check(const char *fn, abb_dev *dev, const void *op)
 
 int abb_sim_cycles(abb_dev *dev, uint64_t *cycles)
 {
-	int rc = check("abb_sim_cycles", dev, dev ? dev->be->sim_cycles : NULL);
+	int rc = check("abb_sim_cycles", dev);
 
 	if (rc)
 		return rc;
 	if (!cycles)
 		return abb_err(-EINVAL, "abb_sim_cycles: cycles is NULL");
-	SIM_CALL(dev, dev->be->sim_cycles(dev, cycles));
+	SIM_CALL(dev, dev->sim->cycles(dev, cycles));
 }
 
 int abb_sim_advance(abb_dev *dev, int64_t ns)
 {
-	int rc = check("abb_sim_advance", dev, dev ? dev->be->sim_advance : NULL);
+	int rc = check("abb_sim_advance", dev);
 
 	if (rc)
 		return rc;
 	if (ns < 0)
 		return abb_err(-EINVAL, "abb_sim_advance: ns %lld is negative", (long long)ns);
-	SIM_CALL(dev, dev->be->sim_advance(dev, ns));
+	SIM_CALL(dev, dev->sim->advance(dev, ns));
 }
 
 int abb_sim_trace(abb_dev *dev, const char *path, uint64_t from_cycle, uint64_t to_cycle)
 {
-	int rc = check("abb_sim_trace", dev, dev ? dev->be->sim_trace : NULL);
+	int rc = check("abb_sim_trace", dev);
 
 	if (rc)
 		return rc;
@@ -75,45 +76,45 @@ int abb_sim_trace(abb_dev *dev, const char *path, uint64_t from_cycle, uint64_t 
 		return abb_err(-EINVAL, "abb_sim_trace: window [%llu, %llu) is empty; to_cycle 0 "
 			       "means until close", (unsigned long long)from_cycle,
 			       (unsigned long long)to_cycle);
-	SIM_CALL(dev, dev->be->sim_trace(dev, path, from_cycle, to_cycle));
+	SIM_CALL(dev, dev->sim->trace(dev, path, from_cycle, to_cycle));
 }
 
 int abb_sim_tlp_log(abb_dev *dev, const char *path)
 {
-	int rc = check("abb_sim_tlp_log", dev, dev ? dev->be->sim_tlp_log : NULL);
+	int rc = check("abb_sim_tlp_log", dev);
 
 	if (rc)
 		return rc;
 	if (!path || !*path)
 		return abb_err(-EINVAL, "abb_sim_tlp_log: path is NULL or empty");
-	SIM_CALL(dev, dev->be->sim_tlp_log(dev, path));
+	SIM_CALL(dev, dev->sim->tlp_log(dev, path));
 }
 
 int abb_sim_faults(abb_dev *dev, struct abb_sim_fault *out, size_t max)
 {
-	int rc = check("abb_sim_faults", dev, dev ? dev->be->sim_faults : NULL);
+	int rc = check("abb_sim_faults", dev);
 
 	if (rc)
 		return rc;
 	if (!out && max)
 		return abb_err(-EINVAL, "abb_sim_faults: out is NULL but max is %zu", max);
-	SIM_CALL(dev, dev->be->sim_faults(dev, out, max));
+	SIM_CALL(dev, dev->sim->faults(dev, out, max));
 }
 
 int abb_sim_cfg_dump(abb_dev *dev, const char *path)
 {
-	int rc = check("abb_sim_cfg_dump", dev, dev ? dev->be->sim_cfg_dump : NULL);
+	int rc = check("abb_sim_cfg_dump", dev);
 
 	if (rc)
 		return rc;
 	if (!path || !*path)
 		return abb_err(-EINVAL, "abb_sim_cfg_dump: path is NULL or empty");
-	SIM_CALL(dev, dev->be->sim_cfg_dump(dev, path));
+	SIM_CALL(dev, dev->sim->cfg_dump(dev, path));
 }
 
 int abb_sim_cfg_read(abb_dev *dev, unsigned off, unsigned size, uint32_t *val)
 {
-	int rc = check("abb_sim_cfg_read", dev, dev ? dev->be->sim_cfg_read : NULL);
+	int rc = check("abb_sim_cfg_read", dev);
 
 	if (rc)
 		return rc;
@@ -122,46 +123,46 @@ int abb_sim_cfg_read(abb_dev *dev, unsigned off, unsigned size, uint32_t *val)
 	if ((size != 1 && size != 2 && size != 4) || off % size || off >= 4096 || size > 4096 - off)
 		return abb_err(-EINVAL, "abb_sim_cfg_read: offset 0x%x size %u: accepted size 1, 2 "
 			       "or 4, naturally aligned, below 4096", off, size);
-	SIM_CALL(dev, dev->be->sim_cfg_read(dev, off, size, val));
+	SIM_CALL(dev, dev->sim->cfg_read(dev, off, size, val));
 }
 
 int abb_sim_cfg_write(abb_dev *dev, unsigned off, unsigned size, uint32_t val)
 {
-	int rc = check("abb_sim_cfg_write", dev, dev ? dev->be->sim_cfg_write : NULL);
+	int rc = check("abb_sim_cfg_write", dev);
 
 	if (rc)
 		return rc;
 	if ((size != 1 && size != 2 && size != 4) || off % size || off >= 4096 || size > 4096 - off)
 		return abb_err(-EINVAL, "abb_sim_cfg_write: offset 0x%x size %u: accepted size 1, 2 "
 			       "or 4, naturally aligned, below 4096", off, size);
-	SIM_CALL(dev, dev->be->sim_cfg_write(dev, off, size, val));
+	SIM_CALL(dev, dev->sim->cfg_write(dev, off, size, val));
 }
 
 int abb_sim_link_params(abb_dev *dev, struct abb_sim_link *out)
 {
-	int rc = check("abb_sim_link_params", dev, dev ? dev->be->sim_link_params : NULL);
+	int rc = check("abb_sim_link_params", dev);
 
 	if (rc)
 		return rc;
 	if (!out)
 		return abb_err(-EINVAL, "abb_sim_link_params: out is NULL");
-	SIM_CALL(dev, dev->be->sim_link_params(dev, out));
+	SIM_CALL(dev, dev->sim->link_params(dev, out));
 }
 
 int abb_sim_hosttime(abb_dev *dev)
 {
-	int rc = check("abb_sim_hosttime", dev, dev ? dev->be->sim_link_params : NULL);
+	int rc = check("abb_sim_hosttime", dev);
 
-	return rc ? rc : (int)dev->be->hosttime;
+	return rc ? rc : (int)dev->sim->hosttime;
 }
 
 int abb_sim_protocol_errors(abb_dev *dev, char *buf, size_t len)
 {
-	int rc = check("abb_sim_protocol_errors", dev, dev ? dev->be->sim_protocol_errors : NULL);
+	int rc = check("abb_sim_protocol_errors", dev);
 
 	if (rc)
 		return rc;
-	SIM_CALL(dev, dev->be->sim_protocol_errors(dev, buf, len));
+	SIM_CALL(dev, dev->sim->protocol_errors(dev, buf, len));
 }
 
 void abb_sim_note_any(unsigned kind, const char *text); /* backend_sim.c */
@@ -170,9 +171,9 @@ void abb_sim_note(abb_dev *dev, unsigned kind, const char *text)
 {
 	if (!dev)
 		abb_sim_note_any(kind, text);
-	else if (abb_dev_check("abb_sim_note", dev) == 0 && dev->be && dev->be->note &&
+	else if (abb_dev_check("abb_sim_note", dev) == 0 && dev->sim &&
 		 abb_pio_enter("abb_sim_note", dev) == 0) {
-		dev->be->note(dev, kind, text);
+		dev->sim->note(dev, kind, text);
 		abb_pio_leave(dev);
 	}
 }
@@ -182,41 +183,41 @@ void abb_note(abb_dev *dev, unsigned kind, const char *fmt, ...)
 	char buf[256];
 	va_list ap;
 
-	if (!dev->be->note)
+	if (!dev->sim)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	dev->be->note(dev, kind, buf);
+	dev->sim->note(dev, kind, buf);
 }
 
 int abb_sim_inject(abb_dev *dev, const struct abb_sim_inject_spec *spec)
 {
-	int rc = check("abb_sim_inject", dev, dev ? dev->be->sim_inject : NULL);
+	int rc = check("abb_sim_inject", dev);
 
 	if (rc)
 		return rc;
 	if (!spec)
 		return abb_err(-EINVAL, "abb_sim_inject: spec is NULL");
-	SIM_CALL(dev, dev->be->sim_inject(dev, spec));
+	SIM_CALL(dev, dev->sim->inject(dev, spec));
 }
 
 int abb_sim_inject_clear(abb_dev *dev)
 {
-	int rc = check("abb_sim_inject_clear", dev, dev ? dev->be->sim_inject_clear : NULL);
+	int rc = check("abb_sim_inject_clear", dev);
 
 	if (rc)
 		return rc;
-	SIM_CALL(dev, dev->be->sim_inject_clear(dev));
+	SIM_CALL(dev, dev->sim->inject_clear(dev));
 }
 
 int abb_sim_inject_hits(abb_dev *dev, int id)
 {
-	int rc = check("abb_sim_inject_hits", dev, dev ? dev->be->sim_inject_hits : NULL);
+	int rc = check("abb_sim_inject_hits", dev);
 
 	if (rc)
 		return rc;
-	SIM_CALL(dev, dev->be->sim_inject_hits(dev, id));
+	SIM_CALL(dev, dev->sim->inject_hits(dev, id));
 }
 
 int abb_sim_options(FILE *f, int markdown)

@@ -38,7 +38,7 @@ void abb_watch_init(struct abb_watch *w)
 /* The link's TLP count; false when the backend has none. */
 static bool link_tlps(abb_dev *dev, uint64_t *n)
 {
-	return dev->be->sim_link_tlps && dev->be->sim_link_tlps(dev, n) == 0;
+	return dev->sim && dev->sim->link_tlps(dev, n) == 0;
 }
 
 void abb_watch_before_sleep(abb_dev *dev, struct abb_watch *w)

@@ -1,7 +1,7 @@
 /*
  * backend.h - private operations table of a libabb backend.
  *
- * One file per backend (backend_sim.c, backend_vfio.c), each exporting one
+ * One file per backend (backend_sim.c, backend_vfio.c, backend_model.c), each exporting one
  * filled-in table, in the manner of libpci's struct pci_methods. The core
  * (abb_core.c, abb_dma.c, abb_dmabuf.c) does every argument check before it
  * calls an operation, so an operation may assume valid arguments: offsets
@@ -10,6 +10,11 @@
  * Every int operation returns 0 (or a count) or a negative errno and, on
  * error, sets the thread's message with abb_err(). Optional operations are
  * NULL; the core then returns -ENOTSUP.
+ *
+ * Only the operations every backend has are here. What only the simulator
+ * can do is a table of its own (sim_ops.h) that the sim backend registers
+ * on the device at open (dev->sim), so the board's and the reference
+ * model's backends fill only these.
  */
 #ifndef ABB_BACKEND_H
 #define ABB_BACKEND_H
@@ -25,13 +30,8 @@ struct abb_seg {
 	uint64_t len;
 };
 
-struct abb_sim_fault;
-struct abb_sim_link;
-struct abb_sim_inject_spec;
-
 struct abb_backend {
-	const char *name; /* "sim", "vfio": what abb_backend() returns */
-	unsigned hosttime; /* 1: device time includes the host threads' CPU time */
+	const char *name; /* "sim", "vfio", "model": what abb_backend() returns */
 
 	/* args: the text after "name:" in the URI, or NULL. Fills
 	 * dev->be_priv, dev->bar0_size and dev->bar1_size. */
@@ -73,10 +73,6 @@ struct abb_backend {
 	 * VFIO INTx: the kernel masks the line when it fires; this unmasks it.
 	 * NULL: nothing to do (sim, model, MSI). */
 	int (*irq_unmask)(abb_dev *dev);
-	/* Optional: a note for the simulator's waveform (abbsim_trace_note:
-	 * ABBSIM_NOTE_* kinds; the libabb call being served, DMA boundaries).
-	 * NULL: not traced (board, model). */
-	void (*note)(abb_dev *dev, unsigned kind, const char *text);
 	/* Optional: 0 if interrupts can be delivered, else a negative errno
 	 * with a message (checked before any interrupt-driven operation).
 	 * NULL: always available. */
@@ -88,24 +84,6 @@ struct abb_backend {
 	 * a polled wait and for the back-off between status reads (1 us ..
 	 * 100 us). NULL: the core sleeps on the host's clock (nanosleep). */
 	int (*delay_ns)(abb_dev *dev, int64_t ns);
-
-	/* Simulation-only extras (NULL elsewhere: -ENOTSUP). */
-	int (*sim_cycles)(abb_dev *dev, uint64_t *cycles);
-	/* TLPs moved on the link so far, both directions: the core's
-	 * wall-clock watchdog (dev->watchdog_s) fires only when it stands still */
-	int (*sim_link_tlps)(abb_dev *dev, uint64_t *n);
-	int (*sim_advance)(abb_dev *dev, int64_t ns);
-	int (*sim_trace)(abb_dev *dev, const char *path, uint64_t from_cycle, uint64_t to_cycle);
-	int (*sim_tlp_log)(abb_dev *dev, const char *path);
-	int (*sim_faults)(abb_dev *dev, struct abb_sim_fault *out, size_t max);
-	int (*sim_cfg_dump)(abb_dev *dev, const char *path);
-	int (*sim_cfg_read)(abb_dev *dev, unsigned off, unsigned size, uint32_t *val);
-	int (*sim_cfg_write)(abb_dev *dev, unsigned off, unsigned size, uint32_t val);
-	int (*sim_link_params)(abb_dev *dev, struct abb_sim_link *out);
-	int (*sim_protocol_errors)(abb_dev *dev, char *buf, size_t len);
-	int (*sim_inject)(abb_dev *dev, const struct abb_sim_inject_spec *spec);
-	int (*sim_inject_clear)(abb_dev *dev);
-	int (*sim_inject_hits)(abb_dev *dev, int id);
 };
 
 /* The tables are internal to libabb (not exported from the shared library). */

@@ -27,8 +27,9 @@
  * parallel: a thread advances device time only up to (device time when its
  * last call returned + its CPU time since), so time another thread already
  * let pass counts for both. The coupled
- * operations are a second table (sim_backend_hosttime) that sim_open
- * installs only when asked: the default lockstep path is unchanged.
+ * operations are second tables (sim_backend_hosttime, sim_ops_hosttime)
+ * that sim_open installs only when asked: the default lockstep path is
+ * unchanged.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -296,6 +297,8 @@ static size_t size_bar0(void)
 }
 
 static struct abb_backend sim_backend_hosttime;
+static struct abb_sim_ops sim_ops_hosttime;
+static const struct abb_sim_ops sim_ops;
 static pthread_once_t ht_table_once;
 static void ht_table_fill(void);
 static void ht_setup(abb_dev *dev);
@@ -350,9 +353,11 @@ static int sim_open(abb_dev *dev, const char *args)
 	dev->bar0_size = bar0 >= 0x1000 && bar0 <= (1u << 30) ? bar0 : SIM_BAR0_FALLBACK;
 	dev->bar1_size = p.mem_bytes;
 	dev->watchdog_s = p.watchdog_s;
+	dev->sim = &sim_ops;
 	if (hosttime) {
 		pthread_once(&ht_table_once, ht_table_fill);
 		dev->be = &sim_backend_hosttime;
+		dev->sim = &sim_ops_hosttime;
 		ht_setup(dev);
 	}
 	return 0;
@@ -674,7 +679,6 @@ void abb_sim_note_any(unsigned kind, const char *text)
 }
 
 const struct abb_backend abb_backend_sim = {
-	.note = sim_note,
 	.name = "sim",
 	.open = sim_open,
 	.close = sim_close,
@@ -688,20 +692,26 @@ const struct abb_backend abb_backend_sim = {
 	.irq_count = g_irq_count,
 	.now_ns = g_now_ns,
 	.delay_ns = g_advance,
-	.sim_cycles = g_cycles,
-	.sim_link_tlps = g_link_tlps,
-	.sim_advance = g_advance,
-	.sim_trace = g_trace,
-	.sim_tlp_log = g_tlp_log,
-	.sim_faults = g_faults,
-	.sim_cfg_dump = g_cfg_dump,
-	.sim_cfg_read = g_cfg_read,
-	.sim_cfg_write = g_cfg_write,
-	.sim_link_params = g_link_params,
-	.sim_protocol_errors = g_protocol_errors,
-	.sim_inject = g_inject,
-	.sim_inject_clear = g_inject_clear,
-	.sim_inject_hits = g_inject_hits,
+};
+
+/* What only the simulator can do (sim_ops.h): sim_open registers it on
+ * the device. */
+static const struct abb_sim_ops sim_ops = {
+	.cycles = g_cycles,
+	.link_tlps = g_link_tlps,
+	.advance = g_advance,
+	.trace = g_trace,
+	.tlp_log = g_tlp_log,
+	.faults = g_faults,
+	.cfg_dump = g_cfg_dump,
+	.cfg_read = g_cfg_read,
+	.cfg_write = g_cfg_write,
+	.link_params = g_link_params,
+	.protocol_errors = g_protocol_errors,
+	.inject = g_inject,
+	.inject_clear = g_inject_clear,
+	.inject_hits = g_inject_hits,
+	.note = sim_note,
 };
 
 /* ---- host-time coupling (opt-in, see the top of the file) ---- */
@@ -807,17 +817,18 @@ HT_OP(now_ns, int, (abb_dev *dev, uint64_t *ns), (dev, ns))
 HT_OP(advance, int, (abb_dev *dev, int64_t ns), (dev, ns))
 #undef HT_OP
 
-/* The coupled table: the lockstep one with every operation that lets device
- * time pass (or reads it) wrapped, so an operation added to the lockstep
- * table is in this one too. Filled once, before the first coupled open. */
+/* The coupled tables: the lockstep ones with every operation that lets
+ * device time pass (or reads it) wrapped, so an operation added to a
+ * lockstep table is in its coupled one too. Filled once, before the first
+ * coupled open. */
 static pthread_once_t ht_table_once = PTHREAD_ONCE_INIT;
 
 static void ht_table_fill(void)
 {
 	struct abb_backend *t = &sim_backend_hosttime;
+	struct abb_sim_ops *o = &sim_ops_hosttime;
 
 	*t = abb_backend_sim;
-	t->hosttime = 1;
 	t->reg_read = ht_reg_read;
 	t->reg_write = ht_reg_write;
 	t->mem_read = ht_mem_read;
@@ -828,5 +839,8 @@ static void ht_table_fill(void)
 	t->irq_count = ht_irq_count;
 	t->now_ns = ht_now_ns;
 	t->delay_ns = ht_advance;
-	t->sim_advance = ht_advance;
+
+	*o = sim_ops;
+	o->hosttime = 1;
+	o->advance = ht_advance;
 }
