@@ -29,7 +29,9 @@ HOST_LIBS     := -ldl -lpthread $(HOST_PCI_LIBS)
 # for a generated header while it is being written).
 HOST_CPPFLAGS := -Ihost/include -Ihost/lib -Ihost/daq -Isim $(HOST_EXTRA_INC) -D_GNU_SOURCE \
                  -DABB_BUILD_DIR='"$(abspath $(B))"'
-HOST_TOOL_CPPFLAGS := -Ihost/include -Ihost/lib $(HOST_EXTRA_INC)
+# sim: <abbsim_inject.h>, which <abb/abb_sim.h> includes (installed next
+# to abbsim.h in $(PREFIX)/include; in the build tree it is sim's own)
+HOST_TOOL_CPPFLAGS := -Ihost/include -Ihost/lib -Isim $(HOST_EXTRA_INC)
 HOST_CFLAGS   := -std=c11 -fPIC $(WARN) $(CFLAGS) $(HOST_PCI_CFLAGS) -MMD -MP
 
 .PHONY: host install-host
@@ -71,7 +73,9 @@ $(B)/abb_tool: $(B)/host/tools/doctor.o
 $(B)/abb_bench_daq: $(B)/host/tools/bench_module.o
 
 # pkg-config: $(B)/abb.pc for programs built against the build tree,
-# $(B)/host/abb.pc (with PREFIX) for the installed copy.
+# $(B)/host/abb.pc (with PREFIX) for the installed copy. The build tree's
+# also names sim/: <abb/abb_sim.h> includes the simulator's
+# <abbsim_inject.h>, which an installation has in includedir.
 define HOST_PC_TEXT
 prefix=$(1)
 libdir=$(2)
@@ -82,12 +86,12 @@ Description: Host library of the CBM Active Buffer Board (real board via VFIO, o
 Version: $(HOST_VERSION)
 Libs: -L$${libdir} -Wl,-rpath,$${libdir} -labb
 Libs.private: -ldl -lpthread $(HOST_PCI_LIBS)
-Cflags: -I$${includedir}
+Cflags: -I$${includedir}$(4)
 endef
 
 $(HOST_PC): host/host.mk
 	@mkdir -p $(@D)
-	$(file >$@,$(call HOST_PC_TEXT,$(abspath .),$(abspath $(B)),$(abspath host/include)))
+	$(file >$@,$(call HOST_PC_TEXT,$(abspath .),$(abspath $(B)),$(abspath host/include), -I$(abspath sim)))
 	@echo "wrote $@"
 
 # Rewritten on every run: PREFIX may differ between `make` and `make install`.
@@ -120,6 +124,7 @@ install-host: host
 	ln -sf $(HOST_SONAME) $(DESTDIR)$(PREFIX)/lib/libabb.so
 	install -m 644 $(HOST_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 host/include/abb/*.h $(DESTDIR)$(PREFIX)/include/abb/
+	install -m 644 sim/abbsim_inject.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(HOST_PC_INST) $(DESTDIR)$(PREFIX)/lib/pkgconfig/abb.pc
 	@if [ -f $(B)/sim/libabbsim.so ]; then \
 	  echo "install -m 755 $(B)/sim/libabbsim.so $(DESTDIR)$(PREFIX)/lib/"; \

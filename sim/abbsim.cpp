@@ -535,7 +535,7 @@ int abbsim_protocol_errors(char *buf, size_t len)
 	});
 }
 
-int abbsim_fault_add(const struct abbsim_fault_spec *spec)
+int abbsim_fault_add(const struct abb_sim_inject_spec *spec)
 {
 	return guard(__func__, [&] {
 		if (!spec)
@@ -547,7 +547,7 @@ int abbsim_fault_add(const struct abbsim_fault_spec *spec)
 			return rc;
 		auto w = std::make_shared<Waiter>(Waiter::Call);
 		Waiter *wp = w.get();
-		abbsim_fault_spec s = *spec;
+		abb_sim_inject_spec s = *spec;
 		rc = p->wait_for(lk, w, [p, wp, s] { wp->result = p->fault_add(s, wp->error); });
 		if (rc < 0 && !w->error.empty())
 			return fail(rc, "abbsim_fault_add: %s", w->error.c_str());

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "abbsim_inject.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,7 +36,10 @@ extern "C" {
  * IOMMU enforces mapping permissions.
  * 4: fault injection: abbsim_fault_add, abbsim_fault_clear, abbsim_fault_hits.
  * 5: traceable appended to abbsim_params: the RTL model with tracing
- * compiled in runs only when asked for (abbsim_trace_fst needs it). */
+ * compiled in runs only when asked for (abbsim_trace_fst needs it).
+ * (Still 5, the binary interface unchanged: the fault-injection rule and
+ * its kinds, once struct abbsim_fault_spec and ABBSIM_FAULT_*, are
+ * abbsim_inject.h's struct abb_sim_inject_spec and ABB_SIM_INJ_*.) */
 #define ABBSIM_ABI_VERSION 5
 
 /* Flow-control credit limits one receiver advertises: header credits count
@@ -248,59 +253,13 @@ int abbsim_link_stats(unsigned dir, struct abbsim_link_stats *st);
  * terminated, truncated to len); clears the record. buf may be NULL. */
 int abbsim_protocol_errors(char *buf, size_t len);
 
-/* Fault injection. A rule watches the TLPs one transmitter submits in one
- * direction (ABBSIM_DIR_DOWN: root complex to device, ABBSIM_DIR_UP: device
- * to root complex) and fires at the nth TLP that matches (tlp class, tag,
- * address window), or at each matching TLP with probability prob (a
- * splitmix64 stream from seed), at most times times (0: once with nth,
- * unlimited with prob). Rules are checked in the order they were added; the
- * first that fires acts on the TLP. Every firing is a line "FAULT ..." in
- * the TLP log (abbsim_tlp_log). abbsim_open removes every rule.
- * A kind only matches TLPs it can act on (UR, CA, UNEXPECTED: completions;
- * POISON: TLPs with data; MALFORMED, TRUNCATED: TLPs with 3 DWs of data or
- * more). */
-enum abbsim_fault_kind {
-	ABBSIM_FAULT_UR = 1,    /* the completion gets status UR, no data; the completer
-				 * sends nothing more for that read */
-	ABBSIM_FAULT_CA,        /* the same with status CA (completer abort) */
-	ABBSIM_FAULT_POISON,    /* EP set: the data is poisoned */
-	ABBSIM_FAULT_DROP,      /* the TLP is lost */
-	ABBSIM_FAULT_DELAY,     /* held back ns, then sent (later TLPs pass it) */
-	ABBSIM_FAULT_DUP,       /* sent twice */
-	ABBSIM_FAULT_UNEXPECTED,/* the completion is followed by a 1-DW completion for a
-				 * tag the receiver has no request outstanding for */
-	ABBSIM_FAULT_MALFORMED, /* the Length field is 2 DWs (one 64-bit beat) short of the payload */
-	ABBSIM_FAULT_STARVE,    /* the direction's transmitter gets no flow-control
-				 * credits for ns from this TLP on (it waits) */
-	ABBSIM_FAULT_LINK_DOWN, /* the TLP and everything on the link is lost, the link
-				 * is down for ns (PIO reads fail with -ENOLINK, writes
-				 * are lost), the device is held in reset (surprise down,
-				 * hot reset); then up, config space restored */
-	ABBSIM_FAULT_TRUNCATED  /* the last 2 payload DWs (one 64-bit beat) are not sent:
-				 * the TLP ends 2 DWs short of its Length field */
-};
-#define ABBSIM_DIR_DOWN 0u
-#define ABBSIM_DIR_UP   1u
-enum { ABBSIM_TLP_ANY = 0, ABBSIM_TLP_CPL, ABBSIM_TLP_MRD, ABBSIM_TLP_MWR, ABBSIM_TLP_MSG };
-struct abbsim_fault_spec {
-	unsigned kind;      /* enum abbsim_fault_kind */
-	unsigned dir;       /* ABBSIM_DIR_DOWN or ABBSIM_DIR_UP */
-	unsigned tlp;       /* ABBSIM_TLP_*: which TLPs match (ANY: every one) */
-	int tag;            /* -1: any; else the request's or the completion's tag */
-	uint64_t addr_lo, addr_hi; /* addr_hi > addr_lo: only TLPs touching [addr_lo, addr_hi):
-				    * a request's address range; a root-complex completion's
-				    * host address (device-side completions have none: no match) */
-	unsigned nth;       /* > 0: fire at the nth matching TLP (1 = the first) */
-	unsigned times;     /* fire at most this often (0: once with nth, no limit with prob);
-			     * with nth: at the nth, nth+1, ... matching TLPs */
-	double prob;        /* nth == 0: fire at each matching TLP with this probability (0..1] */
-	uint64_t seed;      /* the probability stream's seed */
-	uint64_t ns;        /* DELAY: the delay; STARVE, LINK_DOWN: the duration (1..10^9 ns) */
-};
+/* Fault injection: the rules, their kinds, directions and TLP classes are
+ * defined once, in abbsim_inject.h (libabb's <abb/abb_sim.h> has the same
+ * definitions). abbsim_open removes every rule. */
 /* Adds a rule: its id (>= 0), or -EINVAL with a message (unknown kind or
  * direction, neither or both of nth and prob, ns out of range), -ENOSPC
  * (64 rules), -ENODEV when not open. */
-int abbsim_fault_add(const struct abbsim_fault_spec *spec);
+int abbsim_fault_add(const struct abb_sim_inject_spec *spec);
 /* Removes every rule (the ids start again at 0). */
 int abbsim_fault_clear(void);
 /* How often rule id fired; -ENOENT for an unknown id. */

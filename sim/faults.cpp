@@ -12,27 +12,27 @@ namespace abbsim {
 const char *fault_kind_name(unsigned kind)
 {
 	switch (kind) {
-	case ABBSIM_FAULT_UR: return "UR";
-	case ABBSIM_FAULT_CA: return "CA";
-	case ABBSIM_FAULT_POISON: return "POISON";
-	case ABBSIM_FAULT_DROP: return "DROP";
-	case ABBSIM_FAULT_DELAY: return "DELAY";
-	case ABBSIM_FAULT_DUP: return "DUP";
-	case ABBSIM_FAULT_UNEXPECTED: return "UNEXPECTED";
-	case ABBSIM_FAULT_MALFORMED: return "MALFORMED";
-	case ABBSIM_FAULT_STARVE: return "STARVE";
-	case ABBSIM_FAULT_LINK_DOWN: return "LINK_DOWN";
-	case ABBSIM_FAULT_TRUNCATED: return "TRUNCATED";
+	case ABB_SIM_INJ_UR: return "UR";
+	case ABB_SIM_INJ_CA: return "CA";
+	case ABB_SIM_INJ_POISON: return "POISON";
+	case ABB_SIM_INJ_DROP: return "DROP";
+	case ABB_SIM_INJ_DELAY: return "DELAY";
+	case ABB_SIM_INJ_DUP: return "DUP";
+	case ABB_SIM_INJ_UNEXPECTED: return "UNEXPECTED";
+	case ABB_SIM_INJ_MALFORMED: return "MALFORMED";
+	case ABB_SIM_INJ_STARVE: return "STARVE";
+	case ABB_SIM_INJ_LINK_DOWN: return "LINK_DOWN";
+	case ABB_SIM_INJ_TRUNCATED: return "TRUNCATED";
 	default: return "?";
 	}
 }
 
-int Faults::add(const abbsim_fault_spec &s, std::string &err)
+int Faults::add(const abb_sim_inject_spec &s, std::string &err)
 {
 	char buf[200];
-	if (s.kind < ABBSIM_FAULT_UR || s.kind > ABBSIM_FAULT_TRUNCATED) {
-		snprintf(buf, sizeof buf, "fault kind %u: accepted %u..%u (ABBSIM_FAULT_*)", s.kind,
-			 (unsigned)ABBSIM_FAULT_UR, (unsigned)ABBSIM_FAULT_TRUNCATED);
+	if (s.kind < ABB_SIM_INJ_FIRST || s.kind > ABB_SIM_INJ_LAST) {
+		snprintf(buf, sizeof buf, "fault kind %u: accepted %u..%u (ABB_SIM_INJ_*)", s.kind,
+			 (unsigned)ABB_SIM_INJ_FIRST, (unsigned)ABB_SIM_INJ_LAST);
 		err = buf;
 		return -EINVAL;
 	}
@@ -40,8 +40,8 @@ int Faults::add(const abbsim_fault_spec &s, std::string &err)
 		err = "fault direction " + std::to_string(s.dir) + ": accepted 0 (down) or 1 (up)";
 		return -EINVAL;
 	}
-	if (s.tlp > ABBSIM_TLP_MSG) {
-		err = "fault TLP class " + std::to_string(s.tlp) + ": accepted 0..4 (ABBSIM_TLP_*)";
+	if (s.tlp > ABB_SIM_TLP_MSG) {
+		err = "fault TLP class " + std::to_string(s.tlp) + ": accepted 0..4 (ABB_SIM_TLP_*)";
 		return -EINVAL;
 	}
 	if (s.tag < -1 || s.tag > 255) {
@@ -60,8 +60,8 @@ int Faults::add(const abbsim_fault_spec &s, std::string &err)
 		err = "fault: nth and prob are exclusive";
 		return -EINVAL;
 	}
-	if ((s.kind == ABBSIM_FAULT_DELAY || s.kind == ABBSIM_FAULT_STARVE ||
-	     s.kind == ABBSIM_FAULT_LINK_DOWN) && (s.ns == 0 || s.ns > 1000000000ull)) {
+	if ((s.kind == ABB_SIM_INJ_DELAY || s.kind == ABB_SIM_INJ_STARVE ||
+	     s.kind == ABB_SIM_INJ_LINK_DOWN) && (s.ns == 0 || s.ns > 1000000000ull)) {
 		snprintf(buf, sizeof buf, "fault %s: ns %llu: accepted 1..1000000000 (1 s)",
 			 fault_kind_name(s.kind), (unsigned long long)s.ns);
 		err = buf;
@@ -87,32 +87,32 @@ int64_t Faults::hits(int id) const
 
 bool Faults::applies(const Rule &r, unsigned dir, const Tlp &t) const
 {
-	const abbsim_fault_spec &s = r.s;
+	const abb_sim_inject_spec &s = r.s;
 	if (s.dir != dir)
 		return false;
 	TlpKind k = t.kind();
 	bool cpl = k == TlpKind::Cpl || k == TlpKind::CplD;
 	switch (s.tlp) {
-	case ABBSIM_TLP_CPL: if (!cpl) return false; break;
-	case ABBSIM_TLP_MRD: if (k != TlpKind::MRd) return false; break;
-	case ABBSIM_TLP_MWR: if (k != TlpKind::MWr) return false; break;
-	case ABBSIM_TLP_MSG: if (k != TlpKind::Msg) return false; break;
+	case ABB_SIM_TLP_CPL: if (!cpl) return false; break;
+	case ABB_SIM_TLP_MRD: if (k != TlpKind::MRd) return false; break;
+	case ABB_SIM_TLP_MWR: if (k != TlpKind::MWr) return false; break;
+	case ABB_SIM_TLP_MSG: if (k != TlpKind::Msg) return false; break;
 	default: break;
 	}
 	/* what the kind can do to this TLP */
 	switch (s.kind) {
-	case ABBSIM_FAULT_UR:
-	case ABBSIM_FAULT_CA:
-	case ABBSIM_FAULT_UNEXPECTED:
+	case ABB_SIM_INJ_UR:
+	case ABB_SIM_INJ_CA:
+	case ABB_SIM_INJ_UNEXPECTED:
 		if (!cpl)
 			return false;
 		break;
-	case ABBSIM_FAULT_POISON:
+	case ABB_SIM_INJ_POISON:
 		if (!t.has_data())
 			return false;
 		break;
-	case ABBSIM_FAULT_MALFORMED:
-	case ABBSIM_FAULT_TRUNCATED:
+	case ABB_SIM_INJ_MALFORMED:
+	case ABB_SIM_INJ_TRUNCATED:
 		if (t.data.size() < 3)
 			return false;
 		break;
@@ -167,14 +167,14 @@ bool Faults::on_submit(unsigned dir, Link &link, Tlp &t, uint64_t now,
 		}
 	if (!hit)
 		return false;
-	const abbsim_fault_spec &s = hit->s;
+	const abb_sim_inject_spec &s = hit->s;
 	std::string what = std::string(fault_kind_name(s.kind)) + " (rule " +
 			   std::to_string(hit - rules_.data()) + ", hit " + std::to_string(hit->fired) + ")";
 	char buf[120];
 	switch (s.kind) {
-	case ABBSIM_FAULT_UR:
-	case ABBSIM_FAULT_CA: {
-		unsigned st = s.kind == ABBSIM_FAULT_UR ? CplUR : CplCA;
+	case ABB_SIM_INJ_UR:
+	case ABB_SIM_INJ_CA: {
+		unsigned st = s.kind == ABB_SIM_INJ_UR ? CplUR : CplCA;
 		Tlp c = make_cpl(t.cpl_id(), st, t.byte_count(), t.cpl_req_id(), t.cpl_tag(),
 				 t.lower_addr(), nullptr, 0);
 		if (note)
@@ -185,17 +185,17 @@ bool Faults::on_submit(unsigned dir, Link &link, Tlp &t, uint64_t now,
 		link.submit_raw(std::move(c), now, std::move(started));
 		return true;
 	}
-	case ABBSIM_FAULT_POISON:
+	case ABB_SIM_INJ_POISON:
 		t.h[0] |= 1u << 14;
 		if (note)
 			note(dir, what + ": EP set on " + t.describe(), now);
 		link.submit_raw(std::move(t), now, std::move(started));
 		return true;
-	case ABBSIM_FAULT_DROP:
+	case ABB_SIM_INJ_DROP:
 		if (note)
 			note(dir, what + ": dropped " + t.describe(), now);
 		return true;
-	case ABBSIM_FAULT_DELAY: {
+	case ABB_SIM_INJ_DELAY: {
 		if (note) {
 			snprintf(buf, sizeof buf, ": held back %llu ns: ", (unsigned long long)s.ns);
 			note(dir, what + buf + t.describe(), now);
@@ -205,7 +205,7 @@ bool Faults::on_submit(unsigned dir, Link &link, Tlp &t, uint64_t now,
 		q_.at(now + s.ns * 1000, [l, held](uint64_t t2) { l->submit_raw(std::move(*held), t2); });
 		return true;
 	}
-	case ABBSIM_FAULT_DUP: {
+	case ABB_SIM_INJ_DUP: {
 		Tlp copy = t;
 		if (note)
 			note(dir, what + ": sent twice: " + t.describe(), now);
@@ -213,7 +213,7 @@ bool Faults::on_submit(unsigned dir, Link &link, Tlp &t, uint64_t now,
 		link.submit_raw(std::move(copy), now);
 		return true;
 	}
-	case ABBSIM_FAULT_UNEXPECTED: {
+	case ABB_SIM_INJ_UNEXPECTED: {
 		unsigned tag = free_tag ? free_tag(dir, t.cpl_tag()) : (t.cpl_tag() + 1) % 256;
 		uint32_t dw = 0xdeadbeef;
 		Tlp u = make_cpl(t.cpl_id(), CplSC, 4, t.cpl_req_id(), (uint8_t)tag, 0, &dw, 1);
@@ -224,7 +224,7 @@ bool Faults::on_submit(unsigned dir, Link &link, Tlp &t, uint64_t now,
 		link.submit_raw(std::move(u), now);
 		return true;
 	}
-	case ABBSIM_FAULT_MALFORMED: {
+	case ABB_SIM_INJ_MALFORMED: {
 		/* two DWs: one beat of the 64-bit stream (TLP-STREAM.md), so the
 		 * receiver sees payload beyond the Length */
 		unsigned len = (unsigned)t.data.size() - 2;
@@ -234,7 +234,7 @@ bool Faults::on_submit(unsigned dir, Link &link, Tlp &t, uint64_t now,
 		link.submit_raw(std::move(t), now, std::move(started));
 		return true;
 	}
-	case ABBSIM_FAULT_TRUNCATED: {
+	case ABB_SIM_INJ_TRUNCATED: {
 		/* the opposite of MALFORMED: the last beat is not sent, so the
 		 * receiver sees the end of the TLP 2 DWs before its Length */
 		if (note)
@@ -244,7 +244,7 @@ bool Faults::on_submit(unsigned dir, Link &link, Tlp &t, uint64_t now,
 		link.submit_raw(std::move(t), now, std::move(started));
 		return true;
 	}
-	case ABBSIM_FAULT_STARVE:
+	case ABB_SIM_INJ_STARVE:
 		if (note) {
 			snprintf(buf, sizeof buf, ": no flow-control credits for %llu ns, from ",
 				 (unsigned long long)s.ns);
@@ -253,7 +253,7 @@ bool Faults::on_submit(unsigned dir, Link &link, Tlp &t, uint64_t now,
 		link.starve(now + s.ns * 1000);
 		link.submit_raw(std::move(t), now, std::move(started));
 		return true;
-	case ABBSIM_FAULT_LINK_DOWN:
+	case ABB_SIM_INJ_LINK_DOWN:
 		if (note) {
 			snprintf(buf, sizeof buf, ": link down for %llu ns (surprise down, then hot reset), lost: ",
 				 (unsigned long long)s.ns);

@@ -28,7 +28,7 @@ class Faults {
 public:
 	explicit Faults(EventQueue &q) : q_(q) {}
 	/* Checks and adds a rule; its id (>= 0) or -EINVAL with a message. */
-	int add(const abbsim_fault_spec &s, std::string &err);
+	int add(const abb_sim_inject_spec &s, std::string &err);
 	void clear() { rules_.clear(); }
 	/* How often rule id fired; -ENOENT for an unknown id. */
 	int64_t hits(int id) const;
@@ -50,7 +50,7 @@ public:
 
 private:
 	struct Rule {
-		abbsim_fault_spec s;
+		abb_sim_inject_spec s;
 		uint64_t seen = 0, fired = 0, rng = 0;
 	};
 	bool applies(const Rule &r, unsigned dir, const Tlp &t) const;

@@ -126,7 +126,7 @@ public:
 	void finish_traces();
 	void cfg_changed();
 	/* fault injection (sim/faults.h) */
-	int fault_add(const abbsim_fault_spec &s, std::string &err) { return faults_.add(s, err); }
+	int fault_add(const abb_sim_inject_spec &s, std::string &err) { return faults_.add(s, err); }
 	void fault_clear() { faults_.clear(); }
 	int64_t fault_hits(int id) const { return faults_.hits(id); }
 

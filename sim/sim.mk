@@ -247,13 +247,13 @@ sim-speed: $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH)
 
 # The program behind `make wave-shots` and the walk-through of doc/waveforms.md.
 $(SIM_B)/wave_demo: sim/wave_demo.c $(B)/libabb.so
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Ihost/include -o $@ $< $(LDFLAGS) -L$(B) -labb -Wl,-rpath,'$$ORIGIN/..'
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Ihost/include -Isim -o $@ $< $(LDFLAGS) -L$(B) -labb -Wl,-rpath,'$$ORIGIN/..'
 all: $(SIM_B)/wave_demo
 
 sim-install: $(SIM_LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 0755 $(SIM_LIB) $(DESTDIR)$(PREFIX)/lib/
-	install -m 0644 sim/abbsim.h $(DESTDIR)$(PREFIX)/include/
+	install -m 0644 sim/abbsim.h sim/abbsim_inject.h $(DESTDIR)$(PREFIX)/include/
 
 install: sim-install
 

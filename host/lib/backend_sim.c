@@ -591,14 +591,10 @@ static int sim_protocol_errors(abb_dev *dev, char *buf, size_t len)
 	return rc < 0 ? sim_err(rc, "protocol errors") : rc;
 }
 
+/* The rule is the simulator's own type (abbsim_inject.h): no translation. */
 static int sim_inject(abb_dev *dev, const struct abb_sim_inject_spec *spec)
 {
-	struct abbsim_fault_spec f = {
-		.kind = spec->kind, .dir = spec->dir, .tlp = spec->tlp, .tag = spec->tag,
-		.addr_lo = spec->addr_lo, .addr_hi = spec->addr_hi, .nth = spec->nth,
-		.times = spec->times, .prob = spec->prob, .seed = spec->seed, .ns = spec->ns,
-	};
-	int rc = sim.fault_add(&f);
+	int rc = sim.fault_add(spec);
 
 	return rc < 0 ? sim_err(rc, "fault injection") : rc;
 }

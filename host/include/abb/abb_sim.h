@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include <abb/abb.h>
+#include <abbsim_inject.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -100,52 +101,15 @@ ABB_MUST_USE int abb_sim_protocol_errors(abb_dev *dev, char *buf, size_t len);
 #define ABB_SIM_NOTE_TEST_FAIL 6u
 void abb_sim_note(abb_dev *dev, unsigned kind, const char *text);
 
-/* Fault injection (sim/README.md, "Fault injection"). A rule watches the
- * TLPs of one direction (ABB_SIM_DIR_DOWN: host/root complex to board,
- * ABB_SIM_DIR_UP: board to host) and fires at the nth matching TLP (nth >
- * 0), or at each matching TLP with probability prob (a splitmix64 stream
- * from seed; nth = 0), at most `times` times (0: once with nth, no limit
- * with prob; with nth it fires at the nth, nth+1, ... matches). A TLP
- * matches when it is of class tlp (ABB_SIM_TLP_ANY: every class), has tag
- * `tag` (-1: any; a request's tag, or the tag a completion answers) and,
- * when addr_hi > addr_lo, touches [addr_lo, addr_hi) (a request's address
- * range, or for the host's completions the host bus address of their
- * data; the board's completions have no address and never match then).
- * A kind matches only TLPs it can act on (UR, CA, UNEXPECTED: completions;
- * POISON: TLPs with data; MALFORMED, TRUNCATED: with at least 3 DWs of data). Rules
- * are checked in the order they were added, the first that fires acts.
- * Every firing is a line with "FAULT" in the TLP log (abb_sim_tlp_log).
- * What the board and libabb make of each: doc/fault-injection.md. */
-enum abb_sim_inject_kind {
-	ABB_SIM_INJ_UR = 1,     /* completion status UR, no data; the rest of that read is not sent */
-	ABB_SIM_INJ_CA,         /* the same with status CA (completer abort) */
-	ABB_SIM_INJ_POISON,     /* EP set: poisoned data */
-	ABB_SIM_INJ_DROP,       /* the TLP is lost (a read then times out) */
-	ABB_SIM_INJ_DELAY,      /* held back ns, then sent (later TLPs pass it) */
-	ABB_SIM_INJ_DUP,        /* sent twice */
-	ABB_SIM_INJ_UNEXPECTED, /* followed by a completion for a tag with no request outstanding */
-	ABB_SIM_INJ_MALFORMED,  /* Length field 2 DWs (one 64-bit beat) short of the payload */
-	ABB_SIM_INJ_STARVE,     /* no flow-control credits for ns: this direction stalls */
-	ABB_SIM_INJ_LINK_DOWN,  /* surprise down for ns: everything on the link is lost, the
-				 * board is held in reset (hot reset), then the link is up
-				 * again with the config space restored */
-	ABB_SIM_INJ_TRUNCATED   /* its last 2 payload DWs (one 64-bit beat) are not sent:
-				 * the TLP ends 2 DWs short of its Length field */
-};
-#define ABB_SIM_DIR_DOWN 0u
-#define ABB_SIM_DIR_UP   1u
-enum { ABB_SIM_TLP_ANY = 0, ABB_SIM_TLP_CPL, ABB_SIM_TLP_MRD, ABB_SIM_TLP_MWR, ABB_SIM_TLP_MSG };
-struct abb_sim_inject_spec {
-	unsigned kind;            /* enum abb_sim_inject_kind */
-	unsigned dir;             /* ABB_SIM_DIR_DOWN or ABB_SIM_DIR_UP */
-	unsigned tlp;             /* ABB_SIM_TLP_* */
-	int tag;                  /* -1: any */
-	uint64_t addr_lo, addr_hi;
-	unsigned nth, times;
-	double prob;
-	uint64_t seed;
-	uint64_t ns;              /* DELAY: delay; STARVE, LINK_DOWN: duration; 1..10^9 */
-};
+/* Fault injection (sim/README.md, "Fault injection"): a rule (struct
+ * abb_sim_inject_spec) with its kind (enum abb_sim_inject_kind:
+ * ABB_SIM_INJ_UR, _CA, _POISON, _DROP, _DELAY, _DUP, _UNEXPECTED,
+ * _MALFORMED, _STARVE, _LINK_DOWN, _TRUNCATED), direction (ABB_SIM_DIR_*)
+ * and TLP class (ABB_SIM_TLP_*) is defined once, in the simulator's C
+ * interface <abbsim_inject.h> (installed next to abbsim.h; the rules and
+ * the meaning of each kind are documented there): libabb hands the rule to
+ * the simulator as it is. What the board and libabb make of each:
+ * doc/fault-injection.md. */
 /* Adds a rule; returns its id (>= 0), -EINVAL (bad spec, with a message),
  * -ENOSPC (64 rules). Rules last until abb_sim_inject_clear or the next
  * abb_open of the simulator. */
