@@ -690,6 +690,42 @@ static void test_faults_bad_spec(void)
 	CU_ASSERT_EQUAL(abb_sim_inject_hits(tb_dev, 63), -ENOENT);
 }
 
+/* Issue 18 (fault kinds defined once): libabb's kinds are the simulator's
+ * own (abbsim_inject.h), so every kind <abb/abb_sim.h> names is accepted
+ * and the first one past the last is refused, with a message that names
+ * the constants a libabb program has (it named the simulator's private
+ * ABBSIM_FAULT_* and ABBSIM_TLP_* while the two sets were copies). */
+static void test_faults_kinds_are_libabbs(void)
+{
+	const unsigned last = ABB_SIM_INJ_TRUNCATED;
+	struct abb_sim_inject_spec s;
+	char want[64];
+
+	TB_REQUIRE_DEV();
+	for (unsigned k = ABB_SIM_INJ_UR; k <= last; k++) {
+		s = spec(k, ABB_SIM_DIR_UP, ABB_SIM_TLP_ANY, 1000000); /* never reached */
+		int rc;
+
+		s.ns = 1000;
+		rc = abb_sim_inject(tb_dev, &s);
+		CU_ASSERT_TRUE(rc >= 0);
+		if (rc < 0)
+			printf("    kind %u refused: %s\n", k, abb_last_error());
+	}
+	CU_ASSERT_EQUAL(abb_sim_inject_clear(tb_dev), 0);
+	s = spec(last + 1, ABB_SIM_DIR_UP, ABB_SIM_TLP_ANY, 1);
+	CU_ASSERT_EQUAL(abb_sim_inject(tb_dev, &s), -EINVAL);
+	snprintf(want, sizeof want, "accepted %u..%u (ABB_SIM_INJ_*)", (unsigned)ABB_SIM_INJ_UR, last);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), want));
+	if (!strstr(abb_last_error(), want))
+		printf("    message: %s\n", abb_last_error());
+	s = spec(ABB_SIM_INJ_DROP, ABB_SIM_DIR_UP, ABB_SIM_TLP_MSG + 1, 1);
+	CU_ASSERT_EQUAL(abb_sim_inject(tb_dev, &s), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "(ABB_SIM_TLP_*)"));
+	if (!strstr(abb_last_error(), "(ABB_SIM_TLP_*)"))
+		printf("    message: %s\n", abb_last_error());
+}
+
 static CU_TestInfo faults_tests[] = {
 	{ "test_faults_bad_spec", test_faults_bad_spec },
 	TB_SIM_TEST(test_faults_ur),
@@ -711,6 +747,7 @@ static CU_TestInfo faults_tests[] = {
 	TB_SIM_TEST(test_faults_dma_read_posted),
 	TB_SIM_TEST(test_faults_by_address),
 	TB_SIM_TEST(test_faults_by_probability),
+	TB_SIM_TEST(test_faults_kinds_are_libabbs),
 	CU_TEST_INFO_NULL,
 };
 
