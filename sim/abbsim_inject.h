@@ -25,8 +25,8 @@
  * firing is a line with "FAULT" in the TLP log. What the board and libabb
  * make of each: sim/README.md, "Fault injection", and doc/fault-injection.md.
  *
- * Plain C89/C++98 (no trailing enum commas): the C++98 check of the
- * public headers (mprace) includes it.
+ * Plain C89/C++98 (no trailing enum commas): <abb/abb_sim.h> brings it
+ * into C and C++ programs of any standard.
  */
 #ifndef ABBSIM_INJECT_H
 #define ABBSIM_INJECT_H
