@@ -258,12 +258,25 @@ struct releaser {
 	uint64_t t_rel;
 };
 
+/* Releases the stalled read once the read's wait has acknowledged the
+ * pending DMA-write interrupt (its IER bit cleared), so the read's
+ * completion comes after the acknowledge whatever the host's scheduling
+ * (a fixed 5 ms sleep let a loaded machine complete the read before its
+ * wait began: one edge only). Gives up after 10 s of wall time (a hang
+ * guard: a wait that never acknowledges then fails the edge count). */
 static void *release_later(void *arg)
 {
 	struct releaser *r = arg;
-	struct timespec ts = { 0, 5000000 };
+	struct timespec ts = { 0, 100000 };
 
-	nanosleep(&ts, NULL);
+	uint32_t ier = ABB_ISR_H2C;
+
+	/* abb_reg_read, not tb_reg: CUnit's assertions are not for threads */
+	for (unsigned i = 0; i < 100000 && (ier & ABB_ISR_H2C); i++) {
+		nanosleep(&ts, NULL);
+		if (abb_reg_read(tb_dev, ABB_REG_IER, &ier))
+			break;
+	}
 	r->t_rel = tb_now_ns();
 	stall_release();
 	return NULL;
