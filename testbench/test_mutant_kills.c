@@ -269,21 +269,25 @@ static void test_mk_cycle_counter_rate(void)
  * the host. The mutant runs the next piece with stale length/control.
  * A C2H chain (every page its own IOVA) has only descriptor fetches as
  * completions to the board: the 1st is the fetch of descriptor 2. */
-static void test_mk_short_descriptor_completion(void)
+/* A C2H chain whose 1st completion to the board (the fetch of descriptor
+ * 2) gets the fault `kind`: the chain ends in -EIO with exactly the GER
+ * causes `want_ger` after its first piece, and no byte of the later pieces
+ * reaches the host. */
+static void mk_fetch_fault(unsigned kind, uint32_t want_ger, unsigned seed)
 {
 	struct abb_sim_inject_spec s;
 	struct mk_chain c;
 	uint32_t ger;
 	int id, rc;
 
-	mk_chain_open(&c, 11u);
+	mk_chain_open(&c, seed);
 	/* a clean chain first: the fetch registers hold a valid descriptor */
 	memset(c.host, 0, c.len);
 	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, c.buf, 0, MK_BOARD, c.len, 0), 0);
 	CU_ASSERT(tb_same("a clean chain", c.host, c.want, c.len));
 	memset(c.host, 0xa5, c.len);
 	memset(&s, 0, sizeof s);
-	s.kind = ABB_SIM_INJ_MALFORMED;
+	s.kind = kind;
 	s.dir = ABB_SIM_DIR_DOWN;
 	s.tlp = ABB_SIM_TLP_CPL;
 	s.tag = -1;
@@ -296,14 +300,31 @@ static void test_mk_short_descriptor_completion(void)
 	ger = 0; /* the causes the library read before it reset the channel */
 	if (strstr(abb_last_error(), "GER 0x"))
 		ger = (uint32_t)strtoul(strstr(abb_last_error(), "GER 0x") + 4, NULL, 16);
-	if (rc != -EIO || ger != (ABB_GER_BAD_TLP | ABB_GER_CPL_ERR | ABB_GER_CPL_TIMEOUT))
+	if (rc != -EIO || ger != want_ger)
 		printf("\n    rc %d GER 0x%08x: %s\n", rc, ger, abb_last_error());
 	CU_ASSERT_EQUAL(rc, -EIO);
-	CU_ASSERT_EQUAL(ger, ABB_GER_BAD_TLP | ABB_GER_CPL_ERR | ABB_GER_CPL_TIMEOUT);
+	CU_ASSERT_EQUAL(ger, want_ger);
 	CU_ASSERT(tb_same("the first piece of the chain", c.host, c.want, MK_LEN));
-	CU_ASSERT(tb_all_byte("the pieces after the short descriptor", c.host + MK_LEN, c.len - MK_LEN, 0xa5));
+	CU_ASSERT(tb_all_byte("the pieces after the faulty descriptor", c.host + MK_LEN, c.len - MK_LEN, 0xa5));
 	CU_ASSERT_EQUAL(abb_reg_write(tb_dev, ABB_REG_GCR, ABB_GCR_SOFT_RESET), 0);
 	mk_chain_close(&c);
+}
+
+static void test_mk_short_descriptor_completion(void)
+{
+	mk_fetch_fault(ABB_SIM_INJ_MALFORMED, ABB_GER_BAD_TLP | ABB_GER_CPL_ERR | ABB_GER_CPL_TIMEOUT,
+		       11u);
+}
+
+/* A descriptor fetch whose one completion is poisoned: the chain ends in
+ * -EIO with GER.POISONED and CPL_ERR after its first piece, and nothing
+ * of the later pieces reaches the host. Written for m014 of the
+ * field-width draw (abb_dma_ctl.sv `cpl_poison_i && !fpois_q` ->
+ * `&& fpois_q`), which it does not kill: GER.POISONED still comes out
+ * right with that mutant (why is not analysed yet, testbench/MUTATION.md). */
+static void test_mk_poisoned_descriptor_fetch(void)
+{
+	mk_fetch_fault(ABB_SIM_INJ_POISON, ABB_GER_POISONED | ABB_GER_CPL_ERR, 13u);
 }
 
 static CU_TestInfo mutant_kills_tests[] = {
@@ -312,6 +333,7 @@ static CU_TestInfo mutant_kills_tests[] = {
 	TB_SIM_TEST(test_mk_reset_during_prefetched_chain),
 	TB_SIM_TEST(test_mk_cycle_counter_rate),
 	TB_SIM_TEST(test_mk_short_descriptor_completion),
+	TB_SIM_TEST(test_mk_poisoned_descriptor_fetch),
 	CU_TEST_INFO_NULL,
 };
 
