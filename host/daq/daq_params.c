@@ -4,7 +4,6 @@
  * address, length, buffer size, queue length, standalone flag, pool name)
  * plus the few this implementation adds (see <abb/abb_daq.h>).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -15,6 +14,7 @@
 
 #include <abb/abb_daq.h>
 
+#include "abb_digits.h" /* host/lib */
 #include "daq_priv.h"
 
 void abb_daq_params_default(struct abb_daq_params *p)
@@ -75,8 +75,8 @@ static int parse_num(const char *v, long long lo, unsigned long long hi,
 		     unsigned long long *mag, int *neg)
 {
 	unsigned long long x, mul = 1;
-	const char *d = v;
-	char *end;
+	const char *d = v, *end;
+	int rc;
 
 	*neg = 0;
 	if (*d == '-') {
@@ -85,19 +85,16 @@ static int parse_num(const char *v, long long lo, unsigned long long hi,
 	}
 	if (*d < '0' || *d > '9')
 		return -EINVAL; /* empty, blank, '+', a second sign */
-	errno = 0;
 	/* base 10 unless 0x: a leading zero is decimal (base 0 read 010 as 8) */
 	if (d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) {
-		if (!isxdigit((unsigned char)d[2]))
-			return -EINVAL; /* "0x", "0x-5", "0x 5" */
-		x = strtoull(d + 2, &end, 16);
+		end = d + 2;
+		rc = abb_digits(&end, 16, &x); /* "0x", "0x-5", "0x 5": no digit */
 	} else {
-		x = strtoull(d, &end, 10);
+		end = d;
+		rc = abb_digits(&end, 10, &x);
 	}
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (errno || end == d)
-		return -EINVAL;
+	if (rc)
+		return rc;
 	if (*end == 'k' || *end == 'K')
 		mul = 1024, end++;
 	else if (*end == 'm' || *end == 'M')

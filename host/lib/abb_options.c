@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #endif
 #include "abb_options.h"
+#include "abb_digits.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -161,29 +162,14 @@ static bool parse_u64(const char *s, bool km, uint64_t *out)
 {
 	unsigned base = 10, shift = 0;
 	const char *p = s;
-	uint64_t v = 0;
+	unsigned long long v;
 
 	if (!s)
 		return false;
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		base = 16, p += 2;
-	for (s = p; *p; p++) {
-		unsigned d;
-
-		if (*p >= '0' && *p <= '9')
-			d = (unsigned)(*p - '0');
-		else if (base == 16 && *p >= 'a' && *p <= 'f')
-			d = (unsigned)(*p - 'a' + 10);
-		else if (base == 16 && *p >= 'A' && *p <= 'F')
-			d = (unsigned)(*p - 'A' + 10);
-		else
-			break;
-		if (v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
-	}
-	if (p == s)
-		return false; /* no digit: empty, blank, sign, "0x" alone */
+	if (abb_digits(&p, base, &v))
+		return false; /* no digit (empty, blank, sign, "0x" alone) or too large */
 	if (km && (*p == 'K' || *p == 'k'))
 		shift = 10, p++;
 	else if (km && (*p == 'M' || *p == 'm'))

@@ -3,6 +3,8 @@
  */
 #include "tool_args.h"
 
+#include "abb_digits.h" /* host/lib */
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,34 +48,6 @@ int tool_error(const char *fmt, ...)
 	return -1;
 }
 
-/* The digits of s in base; -1 on a non-digit or an overflow. */
-static int digits(const char **s, unsigned base, unsigned long long *v)
-{
-	const char *p = *s;
-	unsigned long long x = 0;
-	int n = 0;
-
-	for (;; p++, n++) {
-		unsigned d;
-
-		if (*p >= '0' && *p <= '9')
-			d = (unsigned)(*p - '0');
-		else if (base == 16 && *p >= 'a' && *p <= 'f')
-			d = (unsigned)(*p - 'a' + 10);
-		else if (base == 16 && *p >= 'A' && *p <= 'F')
-			d = (unsigned)(*p - 'A' + 10);
-		else
-			break;
-		if (__builtin_mul_overflow(x, base, &x) || __builtin_add_overflow(x, d, &x))
-			return -ERANGE;
-	}
-	if (n == 0)
-		return -EINVAL;
-	*s = p;
-	*v = x;
-	return 0;
-}
-
 int tool_num(const char *what, const char *s, unsigned long long lo, unsigned long long hi,
 	     unsigned flags, unsigned long long *v)
 {
@@ -85,12 +59,12 @@ int tool_num(const char *what, const char *s, unsigned long long lo, unsigned lo
 		return tool_error("%s %s: not negative (%llu..%llu)", what, s, lo, hi);
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
 		p += 2;
-		rc = digits(&p, 16, &x);
+		rc = abb_digits(&p, 16, &x);
 	} else if (p[0] == '0' && p[1] >= '0' && p[1] <= '9') {
 		return tool_error("%s %s: a leading 0 (octal in C): write it in decimal or as 0x hex",
 				  what, s);
 	} else {
-		rc = digits(&p, 10, &x);
+		rc = abb_digits(&p, 10, &x);
 	}
 	if (rc == -ERANGE)
 		return tool_error("%s %s: too large (%llu..%llu)", what, s, lo, hi);
