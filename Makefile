@@ -78,6 +78,12 @@ all: $(B)/readback
 $(B)/readback: host/examples/readback.c $(B)/libabb.so $(B)/abb.pc
 	$(CC) $(CFLAGS) -o $@ $< $$(PKG_CONFIG_PATH=$(abspath $(B)) pkg-config --cflags --libs abb)
 
+# The program behind `make wave-shots` and the walk-through of
+# doc/waveforms.md, built the same way.
+all: $(B)/wave_demo
+$(B)/wave_demo: host/examples/wave_demo.c $(B)/libabb.so $(B)/abb.pc
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) -o $@ $< $$(PKG_CONFIG_PATH=$(abspath $(B)) pkg-config --cflags --libs abb)
+
 example: $(B)/readback
 	$(B)/readback
 

@@ -20,18 +20,20 @@ HOST_TOOLS    := $(patsubst host/tools/%.c,$(B)/%,$(wildcard host/tools/abb_*.c)
 # The library: host/lib (API, DMA driver, backends) and host/daq (readout
 # and writer modules, <abb/abb_daq.h>), one object per source file.
 HOST_SRCS     := $(wildcard host/lib/*.c) $(wildcard host/daq/*.c)
-HOST_OBJS     := $(HOST_SRCS:host/%.c=$(B)/host/%.o)
+# and the simulator's one loader (sim/abbsim_loader.c), hidden in libabb
+HOST_OBJS     := $(HOST_SRCS:host/%.c=$(B)/host/%.o) $(B)/host/abbsim_loader.o
 HOST_PCI_CFLAGS := $(shell pkg-config --cflags libpci 2>/dev/null)
 HOST_PCI_LIBS := $(or $(shell pkg-config --libs libpci 2>/dev/null),-lpci)
 HOST_LIBS     := -ldl -lpthread $(HOST_PCI_LIBS)
 
 # HOST_EXTRA_INC: extra include directories after ours (e.g. a stand-in
 # for a generated header while it is being written).
-HOST_CPPFLAGS := -Ihost/include -Ihost/lib -Ihost/daq -Isim $(HOST_EXTRA_INC) -D_GNU_SOURCE \
+HOST_CPPFLAGS := -Ihost/include -Irtl-model/include -Ihost/lib -Ihost/daq -Isim $(HOST_EXTRA_INC) -D_GNU_SOURCE \
                  -DABB_BUILD_DIR='"$(abspath $(B))"'
-# sim: <abbsim_inject.h>, which <abb/abb_sim.h> includes (installed next
-# to abbsim.h in $(PREFIX)/include; in the build tree it is sim's own)
-HOST_TOOL_CPPFLAGS := -Ihost/include -Ihost/lib -Isim $(HOST_EXTRA_INC)
+# sim: the simulator's public headers (abbsim.h and what it includes;
+# <abb/abb_sim.h> includes <abbsim_inject.h> and <abbsim_note.h>, installed
+# next to abbsim.h in $(PREFIX)/include; in the build tree they are sim's)
+HOST_TOOL_CPPFLAGS := -Ihost/include -Irtl-model/include -Ihost/lib -Isim $(HOST_EXTRA_INC)
 HOST_CFLAGS   := -std=c11 -fPIC $(WARN) $(CFLAGS) $(HOST_PCI_CFLAGS) -MMD -MP
 
 .PHONY: host install-host
@@ -42,6 +44,10 @@ host: $(HOST_SO) $(B)/libabb.so $(HOST_A) $(HOST_TOOLS) $(HOST_PC) $(HOST_PC_INS
 $(B)/host/lib/%.o: host/lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CPPFLAGS) $(HOST_CFLAGS) -c $< -o $@
+
+$(B)/host/abbsim_loader.o: sim/abbsim_loader.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CPPFLAGS) $(HOST_CFLAGS) -fvisibility=hidden -c $< -o $@
 
 $(B)/host/daq/%.o: host/daq/%.c
 	@mkdir -p $(@D)
@@ -91,7 +97,7 @@ endef
 
 $(HOST_PC): host/host.mk
 	@mkdir -p $(@D)
-	$(file >$@,$(call HOST_PC_TEXT,$(abspath .),$(abspath $(B)),$(abspath host/include), -I$(abspath sim)))
+	$(file >$@,$(call HOST_PC_TEXT,$(abspath .),$(abspath $(B)),$(abspath host/include), -I$(abspath rtl-model/include) -I$(abspath sim)))
 	@echo "wrote $@"
 
 # Rewritten on every run: PREFIX may differ between `make` and `make install`.
@@ -123,8 +129,8 @@ install-host: host
 	ln -sf $(notdir $(HOST_SO)) $(DESTDIR)$(PREFIX)/lib/$(HOST_SONAME)
 	ln -sf $(HOST_SONAME) $(DESTDIR)$(PREFIX)/lib/libabb.so
 	install -m 644 $(HOST_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 host/include/abb/*.h $(DESTDIR)$(PREFIX)/include/abb/
-	install -m 644 sim/abbsim_inject.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 host/include/abb/*.h rtl-model/include/abb/abb_regs.h $(DESTDIR)$(PREFIX)/include/abb/
+	install -m 644 sim/abbsim_inject.h sim/abbsim_note.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(HOST_PC_INST) $(DESTDIR)$(PREFIX)/lib/pkgconfig/abb.pc
 	@if [ -f $(B)/sim/libabbsim.so ]; then \
 	  echo "install -m 755 $(B)/sim/libabbsim.so $(DESTDIR)$(PREFIX)/lib/"; \

@@ -21,7 +21,7 @@ RTL_TOP  := abb_top
 RTL_HDRS := $(RTL_DIR)/abb_assert.svh $(RTL_DIR)/abb_top_ports.svh
 
 REGMAP_DEF  := $(RTL_DIR)/abb_regs.def
-REGMAP_OUTS := $(RTL_DIR)/abb_reg_pkg.sv host/include/abb/abb_regs.h \
+REGMAP_OUTS := $(RTL_DIR)/abb_reg_pkg.sv rtl-model/include/abb/abb_regs.h \
                $(RTL_DIR)/REGISTERS.md vectors/reg_reset.txt
 
 $(B)/regmap_gen: $(RTL_DIR)/regmap_gen.c
@@ -37,7 +37,7 @@ regmap-check: $(B)/regmap_gen
 	@mkdir -p $(B)/regmap-check
 	@$(B)/regmap_gen $(REGMAP_DEF) $(B)/regmap-check/pkg.sv $(B)/regmap-check/regs.h \
 	  $(B)/regmap-check/regs.md $(B)/regmap-check/reset.txt
-	@ok=1; for pair in "pkg.sv $(RTL_DIR)/abb_reg_pkg.sv" "regs.h host/include/abb/abb_regs.h" \
+	@ok=1; for pair in "pkg.sv $(RTL_DIR)/abb_reg_pkg.sv" "regs.h rtl-model/include/abb/abb_regs.h" \
 	    "regs.md $(RTL_DIR)/REGISTERS.md" "reset.txt vectors/reg_reset.txt"; do \
 	  set -- $$pair; \
 	  if ! diff -u $$2 $(B)/regmap-check/$$1; then \

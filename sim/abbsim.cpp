@@ -4,7 +4,6 @@
  * exception leaves this file).
  */
 #include "abbsim.h"
-#include "../host/lib/abb_options.h"
 
 #include "error.h"
 #include "platform.h"
@@ -99,7 +98,7 @@ int explain_ur(Platform *p, unsigned bar, uint64_t off, uint64_t addr, size_t le
 
 extern "C" {
 
-int abbsim_open(const struct abbsim_params *prm)
+int abbsim_open(const struct abbsim_params *prm, const struct abbsim_record *rec)
 {
 	return guard(__func__, [&] {
 		if (!prm)
@@ -109,38 +108,30 @@ int abbsim_open(const struct abbsim_params *prm)
 			return rc;
 		OpenArgs a;
 		a.p = *prm;
-		/* ABB_TRACE, ABB_TRACE_FROM/_TO, ABB_TLP_LOG: the option table's
-		 * parser, as every other variable */
-		struct abb_optvals v;
-		char msg[1024];
-		abb_opt_defaults(&v);
-		if ((rc = abb_opt_from_env(&v, ABB_OPT_SIM, ABB_OPTG_TRACE, msg, sizeof msg)))
-			return fail(rc, "%s", msg);
-		if (v.trace[0])
-			a.trace_path = v.trace;
-		if (v.tlp_log[0])
-			a.log_path = v.tlp_log;
-		a.trace_from = v.trace_from;
-		a.trace_to = v.trace_to;
-		if (v.trace_dma[0]) {
-			char *e = nullptr;
-			a.dma_from = strtoull(v.trace_dma, &e, 10);
-			a.dma_to = a.dma_from;
-			if (*e == '-')
-				a.dma_to = strtoull(e + 1, &e, 10);
-			if (*e || !a.dma_from || a.dma_to < a.dma_from)
-				return fail(-EINVAL, "ABB_TRACE_DMA=%s: accepted N or N-M, 1 <= N <= M",
-					    v.trace_dma);
+		if (rec) {
+			auto text = [](const char *s) { return std::string(s ? s : ""); };
+			a.trace_path = text(rec->fst);
+			a.log_path = text(rec->tlp_log);
+			a.trace_from = rec->fst_from;
+			a.trace_to = rec->fst_to;
+			a.dma_from = rec->dma_from;
+			a.dma_to = rec->dma_to;
+			a.test = text(rec->test);
+			a.on_error = rec->on_error;
+			a.stim_path = text(rec->stim);
+			a.coverage_base = text(rec->coverage);
 		}
-		a.test = v.trace_test;
-		a.on_error = v.trace_on_error;
+		if ((a.dma_from || a.dma_to) && (!a.dma_from || a.dma_to < a.dma_from))
+			return fail(-EINVAL, "abbsim_open: DMA window %llu-%llu: accepted N-M with "
+				    "1 <= N <= M", (unsigned long long)a.dma_from,
+				    (unsigned long long)a.dma_to);
 		if ((a.dma_from || !a.test.empty() || a.on_error) && a.trace_path.empty())
-			return fail(-EINVAL, "ABB_TRACE_DMA, ABB_TRACE_TEST and ABB_TRACE_ON_ERROR need "
-				    "ABB_TRACE=file.fst");
+			return fail(-EINVAL, "trace_dma, trace_test and trace_on_error need a waveform "
+				    "file (trace=file.fst, ABB_TRACE)");
 		if ((a.traced_model() || a.on_error) && !abbsim::rtl_traced_available())
 			return fail(-ENOTSUP, "%s: this libabbsim has no traced RTL model (built with "
 				    "SIM_TRACE=0): no waveforms; use a build with tracing (make sim)",
-				    a.p.traceable ? "traceable=1" : "ABB_TRACE");
+				    a.p.traceable ? "traceable=1" : "trace=");
 		Platform *p;
 		if ((rc = platform_get(&p)))
 			return rc;
@@ -460,7 +451,7 @@ int abbsim_trace_fst(const char *path, uint64_t from_cycle, uint64_t to_cycle)
 	});
 }
 
-int abbsim_trace_note(unsigned kind, const char *text)
+int abbsim_trace_note(unsigned kind, unsigned channel, const char *text)
 {
 	return guard(__func__, [&] {
 		Platform *p;
@@ -472,7 +463,7 @@ int abbsim_trace_note(unsigned kind, const char *text)
 		if (!p->is_open)
 			return 0;
 		std::string s = text ? text : "";
-		p->post([p, kind, s] { p->do_note(kind, s); });
+		p->post([p, kind, channel, s] { p->do_note(kind, channel, s); });
 		return 0;
 	});
 }

@@ -21,8 +21,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "abbsim_inject.h"
+#include "abbsim_note.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,7 +42,12 @@ extern "C" {
  * (Still 5, the binary interface unchanged: the fault-injection rule and
  * its kinds, once struct abbsim_fault_spec and ABBSIM_FAULT_*, are
  * abbsim_inject.h's struct abb_sim_inject_spec and ABB_SIM_INJ_*.) */
-#define ABBSIM_ABI_VERSION 5
+/* 6: the simulator reads no environment variable: libabb parses every
+ * option from its one table and hands them over, the parameters as
+ * struct abbsim_params, what a run records as struct abbsim_record at
+ * abbsim_open (abbsim_params_from_env and abbsim_params_set removed);
+ * abbsim_trace_note takes the DMA's channel (abbsim_note.h). */
+#define ABBSIM_ABI_VERSION 6
 
 /* Flow-control credit limits one receiver advertises: header credits count
  * TLPs, data credits 16-byte units; 0 = infinite. */
@@ -49,9 +56,27 @@ struct abbsim_credits {
 	unsigned nph, npd;   /* non-posted: memory reads */
 	unsigned cplh, cpld; /* completions */
 };
+/* The fields by index, in struct order, and their names (the items of the
+ * option credits=, in messages): the one list every layer uses. Even
+ * indexes are header credits (0 or 1..127), odd ones data (0 or 1..2047). */
+#define ABBSIM_CREDIT_ITEMS 6
+static inline const char *abbsim_credit_name(unsigned i)
+{
+	static const char *const names[ABBSIM_CREDIT_ITEMS] = {"ph", "pd", "nph", "npd",
+							       "cplh", "cpld"};
+	return i < ABBSIM_CREDIT_ITEMS ? names[i] : "";
+}
+static inline unsigned *abbsim_credit_field(struct abbsim_credits *c, unsigned i)
+{
+	unsigned *f[ABBSIM_CREDIT_ITEMS] = {&c->ph, &c->pd, &c->nph, &c->npd, &c->cplh, &c->cpld};
+	return i < ABBSIM_CREDIT_ITEMS ? f[i] : 0;
+}
+#define ABBSIM_CREDIT_MAX(i) ((i) % 2 ? 2047u : 127u)
 
 /* Link and platform parameters. abbsim_params_default() fills the ABB in a
- * Gen1 x4 slot; abbsim_params_from_env() then applies ABB_SIM_* variables. */
+ * Gen1 x4 slot. The names in parentheses are the options of libabb's
+ * option table (doc/options.md) that set each field; the simulator itself
+ * reads no environment variable. */
 struct abbsim_params {
 	unsigned gen;            /* PCIe generation 1..3 (ABB_SIM_GEN, default 1) */
 	unsigned lanes;          /* 1,2,4,8,12,16 (ABB_SIM_LANES, default 4) */
@@ -95,10 +120,38 @@ struct abbsim_params {
 				  * board fails with -ENOTSUP */
 };
 
+/* The defaults, defined once here: abbsim_params_default() returns them,
+ * and libabb's option table shows and starts from them. */
+static inline void abbsim_params_defaults_fill(struct abbsim_params *p)
+{
+	struct abbsim_credits up = {64, 1024, 64, 64, 0, 0};
+	struct abbsim_credits down = {32, 256, 16, 16, 0, 0};
+	struct abbsim_params d;
+
+	/* every field named: a field added later starts as 0 (memset) */
+	memset(&d, 0, sizeof d);
+	d.gen = 1;
+	d.lanes = 4;
+	d.mps = 128;
+	d.mrrs = 512;
+	d.rcb = 64;
+	d.clk_mhz = 0;
+	d.link_latency_ns = 200;
+	d.mem_latency_ns = 300;
+	d.reorder = 0;
+	d.seed = 1;
+	d.mem_bytes = 1u << 20;
+	d.iova_scatter = 0;
+	d.watchdog_s = 120;
+	d.cpl_rcb = 1;
+	d.credits_up = up;
+	d.credits_down = down;
+	d.strict = 0;
+	d.msi = 0;
+	d.traceable = 0;
+	*p = d;
+}
 void abbsim_params_default(struct abbsim_params *p);
-/* Applies ABB_SIM_* environment variables; -EINVAL with a message naming the
- * variable and the accepted values when one is invalid. */
-int abbsim_params_from_env(struct abbsim_params *p);
 /* The user clock a parameter set runs at: clk_mhz, or when it is 0, 125 MHz
  * up to 1 GB/s of raw link bandwidth and 250 MHz above (Gen1 x8, Gen2 x4). */
 unsigned abbsim_clk_mhz(const struct abbsim_params *p);
@@ -106,22 +159,35 @@ unsigned abbsim_clk_mhz(const struct abbsim_params *p);
  * credit limit must hold the largest TLP of its class, MPS must not exceed
  * the device's Device Capabilities maximum); -EINVAL with a message. */
 int abbsim_params_check(const struct abbsim_params *p);
-/* Sets one parameter by its option name: the URI names of the option
- * table (host/lib/abb_options.c; `abb_tool options` lists them), the
- * ABB_SIM_* variables without the prefix, lower case, with the same values
- * and the same parser: e.g. "mem_size" ("4M"), "credits" (a list
- * "ph=8,pd=64,nph=4,npd=0,cplh=0,cpld=0"; items separated by ',' ':' or
- * '/'; "up." or "down." before an item sets one direction only, else both;
- * the items not named keep their value), "cpl" ("rcb" or "mps"). -EINVAL
- * with a message naming the option, the value and what is accepted; p
- * unchanged then. The combination is checked by abbsim_params_check. */
-int abbsim_params_set(struct abbsim_params *p, const char *name, const char *value);
+
+/* What a run records, given at open (ABI 6; libabb fills it from the
+ * options trace, trace_from, trace_to, trace_dma, trace_test,
+ * trace_on_error, tlp_log, stim and coverage of its table). A string NULL
+ * or "" is off; all zero records nothing. */
+struct abbsim_record {
+	const char *fst;         /* FST waveform of the RTL, from open */
+	uint64_t fst_from;       /* first cycle of the waveform */
+	uint64_t fst_to;         /* end of it, exclusive (0: until close) */
+	uint64_t dma_from, dma_to; /* only the dma_from-th to dma_to-th DMA libabb starts
+				  * (from 1; 0: not by DMA); needs fst */
+	const char *test;        /* only this test of abb_tests ("suite/test"); needs fst */
+	uint64_t on_error;       /* flight recorder: the last this many cycles go to fst when
+				  * a DMA ends in error, a protocol error is recorded or a
+				  * test fails (0: off); needs fst */
+	const char *tlp_log;     /* a decoded line per TLP */
+	const char *stim;        /* the RTL's port values per edge from the hot reset on,
+				  * for the Icarus replay (sim/stim_rec.h) */
+	const char *coverage;    /* coverage build only: the counters are written to
+				  * <coverage>.<pid>.<n>.dat at exit and when a model is
+				  * replaced (sim/hard_ip.cpp) */
+};
 
 /* Builds (first call) or hot-resets the board with these parameters and
  * enumerates it as Linux would (BAR sizing and assignment, memory space,
- * bus master, MSI, MPS/MRRS). -EBUSY if already open, or if another thread's
- * open is under way (of opens at the same moment exactly one proceeds). */
-int abbsim_open(const struct abbsim_params *p);
+ * bus master, MSI, MPS/MRRS), recording what rec asks for (NULL: nothing).
+ * -EBUSY if already open, or if another thread's open is under way (of
+ * opens at the same moment exactly one proceeds). */
+int abbsim_open(const struct abbsim_params *p, const struct abbsim_record *rec);
 /* Lets the link drain, then tears the board down: every posted write
  * already issued reaches the board and what it sends in answer (an
  * interrupt message) reaches the root complex, in the TLP log and the
@@ -217,26 +283,19 @@ uint64_t abbsim_cycles(void);            /* user-clock cycles since open */
  * -ETIMEDOUT after timeout_ns of device time (< 0: no device-time limit). */
 int abbsim_wait_idle(int64_t timeout_ns);
 
-/* Tracing: FST waveform of a cycle window and a decoded TLP log. Also set by
- * ABB_TRACE=file.fst, ABB_TRACE_FROM / ABB_TRACE_TO (cycles), ABB_TLP_LOG=file
- * at open. from/to are cycles; to == 0 means until close. A waveform needs
- * the RTL model with tracing compiled in: -ENOTSUP unless the board was
- * opened with traceable = 1 or a waveform asked for by ABB_TRACE. */
+/* Tracing during a run: FST waveform of a cycle window and a decoded TLP
+ * log (at open: struct abbsim_record). from/to are cycles; to == 0 means
+ * until close. A waveform needs the RTL model with tracing compiled in:
+ * -ENOTSUP unless the board was opened with traceable = 1 or a waveform
+ * asked for in its abbsim_record. */
 int abbsim_trace_fst(const char *path, uint64_t from_cycle, uint64_t to_cycle);
-/* A note from the host software for the waveform (sim/trace.h): text for
- * the API lane, and the boundaries of DMAs and tests, which open and close
- * the windows ABB_TRACE_DMA / ABB_TRACE_TEST, put markers into the save
- * file and trigger the flight recorder (ABB_TRACE_ON_ERROR). Returns at
- * once (0) when no waveform is asked for. libabb and abb_tests call it;
- * libabb looks it up optionally (an older libabbsim lacks it). */
-#define ABBSIM_NOTE_TEXT 0u
-#define ABBSIM_NOTE_DMA_START 1u
-#define ABBSIM_NOTE_DMA_DONE 2u
-#define ABBSIM_NOTE_DMA_ERROR 3u
-#define ABBSIM_NOTE_TEST_BEGIN 4u
-#define ABBSIM_NOTE_TEST_PASS 5u
-#define ABBSIM_NOTE_TEST_FAIL 6u
-int abbsim_trace_note(unsigned kind, const char *text);
+/* A note from the host software for the waveform (sim/trace.h): kind
+ * ABB_SIM_NOTE_* (abbsim_note.h), the channel of a DMA note (else
+ * ABB_SIM_NOTE_NO_CHANNEL) and text for the API lane. The boundaries of DMAs
+ * and tests open and close the windows abbsim_record.dma_from/.test, put
+ * markers into the save file and trigger the flight recorder. Returns at
+ * once (0) when no waveform is asked for. libabb and abb_tests call it. */
+int abbsim_trace_note(unsigned kind, unsigned channel, const char *text);
 int abbsim_tlp_log(const char *path);
 
 /* Statistics of the link, per direction (0 = down: root complex to device,

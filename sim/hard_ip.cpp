@@ -19,21 +19,22 @@ namespace abbsim {
 
 #if VM_COVERAGE
 /* Coverage build (make coverage): the model's coverage counters are
- * written to $ABB_SIM_COVERAGE.<pid>.<n>.dat (nothing when unset) when the
+ * written to <coverage>.<pid>.<n>.dat (abbsim_record.coverage of the last
+ * open that gave one; nothing before) when the
  * process exits and before a model is replaced (another clock), then
  * cleared (the points belong to the model being destroyed); make coverage
  * merges the files only after the bench passed. */
 static VerilatedContext *cov_ctx;
+static std::string cov_base;
 
 static void cov_write()
 {
 	static unsigned seq;
-	const char *base = getenv("ABB_SIM_COVERAGE");
 	char path[4096];
 
-	if (!cov_ctx || !base || !*base)
+	if (!cov_ctx || cov_base.empty())
 		return;
-	snprintf(path, sizeof path, "%s.%ld.%u.dat", base, (long)getpid(), seq++);
+	snprintf(path, sizeof path, "%s.%ld.%u.dat", cov_base.c_str(), (long)getpid(), seq++);
 	cov_ctx->coveragep()->write(path);
 }
 #endif
@@ -97,6 +98,17 @@ HardIp::~HardIp()
 	top_->final();
 }
 
+void HardIp::set_record(const std::string &stim_path, const std::string &coverage_base)
+{
+	stim_path_ = stim_path;
+#if VM_COVERAGE
+	if (!coverage_base.empty())
+		cov_base = coverage_base;
+#else
+	(void)coverage_base;
+#endif
+}
+
 void HardIp::reset()
 {
 	rx_.clear();
@@ -109,7 +121,7 @@ void HardIp::reset()
 	top_->rx_valid_i = 0;
 	top_->tx_ready_i = 0;
 	std::string err;
-	rec_.reset(StimRec::from_env(err));
+	rec_.reset(StimRec::create(stim_path_, err));
 	rec_irq_ = false;
 	if (!err.empty() && violation)
 		violation(err);

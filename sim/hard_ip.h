@@ -53,6 +53,10 @@ public:
 
 	/* Drops every buffered TLP; the RTL reset is driven by set_reset. */
 	void reset();
+	/* What the next resets record (abbsim_record): the RTL port record
+	 * (stim_rec.h; "" none) and, in a coverage build, where the coverage
+	 * counters go ("" keeps the last). */
+	void set_record(const std::string &stim_path, const std::string &coverage_base);
 	void set_reset(bool active);
 	/* Copies command/MPS/MRRS/MSI state from the config space to the RTL;
 	 * sends the INTx message a change of Interrupt Disable or MSI enable
@@ -75,7 +79,7 @@ public:
 	Tracer &tracer() { return *tracer_; }
 	Tracer *tr = nullptr;
 
-	/* ABB_SIM_STIM: the port record for a replay (stim_rec.h); mark = the
+	/* stim (abbsim_record): the port record for a replay (stim_rec.h); mark = the
 	 * TLP log was opened at this cycle (pub: the
 	 * count abbsim_cycles() reads then). */
 	void stim_mark(uint64_t cycle, uint64_t pub)
@@ -114,6 +118,7 @@ private:
 	ModelInputs inputs_; // the inputs abb_sim_top holds (model_inputs.h)
 	std::unique_ptr<Tracer> tracer_;
 	std::unique_ptr<StimRec> rec_;
+	std::string stim_path_;
 	bool rec_irq_ = false;
 	void stim_in();
 

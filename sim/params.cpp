@@ -1,9 +1,8 @@
 /*
- * params.cpp - platform parameters: defaults (the ABB in a Gen1 x4 slot),
- * ABB_SIM_* environment variables, and the consistency check.
+ * params.cpp - platform parameters: the defaults (abbsim.h's) and the
+ * consistency check. Parsing options is libabb's (its option table).
  */
 #include "abbsim.h"
-#include "../host/lib/abb_options.h"
 #include "cfg_space.h"
 #include "error.h"
 
@@ -34,25 +33,18 @@ const char *last_error() { return g_last_error.c_str(); }
 
 static bool pow2(uint64_t v) { return v && !(v & (v - 1)); }
 
-/* Credit fields by item name, in struct order. */
-static const char *const credit_names[6] = {"ph", "pd", "nph", "npd", "cplh", "cpld"};
-static unsigned *credit_field(struct abbsim_credits &c, unsigned i)
-{
-	unsigned *f[6] = {&c.ph, &c.pd, &c.nph, &c.npd, &c.cplh, &c.cpld};
-	return f[i];
-}
-
 /* One direction's credit limits against the largest TLP of each class
  * (a data limit below it would stop the link for good). */
 static int check_credits(const char *dir, const struct abbsim_credits &c, unsigned p_max,
 			 unsigned cpl_max, const char *p_why, const char *cpl_why)
 {
-	for (unsigned i = 0; i < 6; i++) {
-		unsigned v = *credit_field(const_cast<struct abbsim_credits &>(c), i);
-		if (v > (i % 2 ? 2047u : 127u))
+	struct abbsim_credits cc = c;
+	for (unsigned i = 0; i < ABBSIM_CREDIT_ITEMS; i++) {
+		unsigned v = *abbsim_credit_field(&cc, i);
+		if (v > ABBSIM_CREDIT_MAX(i))
 			return fail(-EINVAL, "ABB_SIM_CREDITS / credits: %s.%s=%u is out of range: "
-				    "accepted 0 (infinite) or 1..%u", dir, credit_names[i], v,
-				    i % 2 ? 2047u : 127u);
+				    "accepted 0 (infinite) or 1..%u", dir, abbsim_credit_name(i), v,
+				    ABBSIM_CREDIT_MAX(i));
 	}
 	unsigned need_p = (p_max + 15) / 16, need_cpl = (cpl_max + 15) / 16;
 	if (c.pd && c.pd < need_p)
@@ -70,16 +62,11 @@ static int check_credits(const char *dir, const struct abbsim_credits &c, unsign
 
 using namespace abbsim;
 
-/* The defaults, the environment and abbsim_params_set come from the one
- * option table (host/lib/abb_options.c), shared with libabb's URI parser
- * and `abb_tool options`: the same names, ranges and parser everywhere. */
+/* The defaults are abbsim.h's (libabb's option table shows the same). */
 extern "C" void abbsim_params_default(struct abbsim_params *p)
 {
-	if (!p)
-		return;
-	struct abb_optvals v;
-	abb_opt_defaults(&v);
-	*p = v.p;
+	if (p)
+		abbsim_params_defaults_fill(p);
 }
 
 /* The user clock when none is given: the 64-bit interface of the hard block
@@ -148,38 +135,4 @@ extern "C" int abbsim_params_check(const struct abbsim_params *p)
 	if (!rc)
 		rc = check_credits("down", p->credits_down, 128, cpl_down, "a PIO write of 128 bytes", why);
 	return rc;
-}
-
-extern "C" int abbsim_params_set(struct abbsim_params *p, const char *name, const char *value)
-{
-	if (!p || !name)
-		return fail(-EINVAL, "abbsim_params_set: %s is NULL", p ? "name" : "params");
-	struct abb_optvals v;
-	char msg[1024];
-	abb_opt_defaults(&v);
-	v.p = *p;
-	int rc = abb_opt_set(&v, ABB_OPT_SIM, nullptr, name, value ? value : "", msg, sizeof msg);
-	if (rc)
-		return fail(rc, "%s", msg);
-	/* only the parameters: the table's other options are libabb's */
-	*p = v.p;
-	return 0;
-}
-
-extern "C" int abbsim_params_from_env(struct abbsim_params *p)
-{
-	if (!p)
-		return fail(-EINVAL, "abbsim_params_from_env: params is NULL");
-	struct abb_optvals v;
-	char msg[1024];
-	abb_opt_defaults(&v);
-	v.p = *p;
-	int rc = abb_opt_from_env(&v, ABB_OPT_SIM, ABB_OPTG_PARAMS, msg, sizeof msg);
-	if (rc)
-		return fail(rc, "%s", msg);
-	rc = abbsim_params_check(&v.p);
-	if (rc)
-		return rc;
-	*p = v.p;
-	return 0;
 }

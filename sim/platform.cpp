@@ -543,6 +543,7 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 		w.error = "this libabbsim has no traced RTL model (built with SIM_TRACE=0)";
 		return;
 	}
+	hip_.set_record(a.stim_path, a.coverage_base);
 	hip_.reset();
 	hip_.set_strict(params.strict != 0);
 	cfg.reset(params, DeviceBdf);
@@ -796,13 +797,13 @@ void Platform::finish_traces()
 		trace_file_close("finished");
 }
 
-void Platform::do_note(unsigned kind, const std::string &text)
+void Platform::do_note(unsigned kind, unsigned channel, const std::string &text)
 {
 	Tracer &T = hip_.tracer();
 	switch (kind) {
-	case ABBSIM_NOTE_DMA_START:
+	case ABB_SIM_NOTE_DMA_START:
 		dma_count_++;
-		dma_num_[text.substr(0, text.find(' '))] = dma_count_;
+		dma_num_[channel] = dma_count_;
 		if (win_ == WinDma && !win_done_ && dma_count_ == win_dma_from_)
 			trace_file_open("DMA window");
 		if (tr_) {
@@ -810,27 +811,23 @@ void Platform::do_note(unsigned kind, const std::string &text)
 			tr_->mark("DMA " + std::to_string(dma_count_) + " start: " + text, now_);
 		}
 		break;
-	case ABBSIM_NOTE_DMA_DONE:
-	case ABBSIM_NOTE_DMA_ERROR: {
-		/* which DMA ended: the last started on its channel (the note
-		 * starts with dma_read / dma_write, or the failing call) */
-		std::string key = text.substr(0, text.find(' '));
-		if (key.compare(0, 12, "abb_dma_read") == 0)
-			key = "dma_read";
-		else if (key.compare(0, 13, "abb_dma_write") == 0)
-			key = "dma_write";
-		uint64_t num = dma_num_.count(key) ? dma_num_[key] : dma_count_;
+	case ABB_SIM_NOTE_DMA_DONE:
+	case ABB_SIM_NOTE_DMA_ERROR: {
+		/* which DMA ended: the last started on its channel (a failing
+		 * call that started none: the last of the run) */
+		auto it = dma_num_.find(channel);
+		uint64_t num = it != dma_num_.end() ? it->second : dma_count_;
 		if (tr_) {
 			tr_->lane(LaneApi, text);
 			tr_->mark("DMA " + std::to_string(num) + " end: " + text, now_);
 		}
-		if (kind == ABBSIM_NOTE_DMA_ERROR)
+		if (kind == ABB_SIM_NOTE_DMA_ERROR)
 			rec_trigger("DMA error: " + text);
 		if (win_ == WinDma && T.file_on() && num >= win_dma_to_)
 			trace_file_close("DMA window end");
 		break;
 	}
-	case ABBSIM_NOTE_TEST_BEGIN:
+	case ABB_SIM_NOTE_TEST_BEGIN:
 		if (win_ == WinTest && !win_done_ && text == win_test_)
 			trace_file_open("test");
 		if (tr_) {
@@ -838,14 +835,14 @@ void Platform::do_note(unsigned kind, const std::string &text)
 			tr_->mark("test " + text, now_);
 		}
 		break;
-	case ABBSIM_NOTE_TEST_PASS:
-	case ABBSIM_NOTE_TEST_FAIL:
+	case ABB_SIM_NOTE_TEST_PASS:
+	case ABB_SIM_NOTE_TEST_FAIL:
 		if (tr_) {
-			std::string s = (kind == ABBSIM_NOTE_TEST_FAIL ? "FAILED test " : "passed test ") + text;
+			std::string s = (kind == ABB_SIM_NOTE_TEST_FAIL ? "FAILED test " : "passed test ") + text;
 			tr_->lane(LaneApi, s);
 			tr_->mark(s, now_);
 		}
-		if (kind == ABBSIM_NOTE_TEST_FAIL)
+		if (kind == ABB_SIM_NOTE_TEST_FAIL)
 			rec_trigger("test failed: " + text);
 		if (win_ == WinTest && T.file_on() && text == win_test_)
 			trace_file_close("test end");

@@ -71,6 +71,7 @@ struct OpenArgs {
 	uint64_t dma_from = 0, dma_to = 0;
 	std::string test;
 	uint64_t on_error = 0;
+	std::string stim_path, coverage_base; /* abbsim_record.stim, .coverage */
 	/* whether this open runs the RTL with tracing compiled in: asked for
 	 * (traceable), or a waveform of the real model may be written (a cycle
 	 * window or one by content; the flight recorder alone traces its own
@@ -121,7 +122,7 @@ public:
 	int do_tlp_log(const std::string &path, std::string &err);
 	/* A note from the host (abbsim_trace_note): a text lane entry, a DMA
 	 * or test boundary (window, markers, recorder trigger). */
-	void do_note(unsigned kind, const std::string &text);
+	void do_note(unsigned kind, unsigned channel, const std::string &text);
 	/* Finishes every waveform (process exit). */
 	void finish_traces();
 	void cfg_changed();
@@ -188,7 +189,7 @@ private:
 	std::string win_key_; /* the content window in effect (kept across opens) */
 	uint64_t win_dma_from_ = 0, win_dma_to_ = 0, dma_count_ = 0;
 	std::string win_test_;
-	std::map<std::string, uint64_t> dma_num_; /* channel -> number of its last DMA */
+	std::map<unsigned, uint64_t> dma_num_; /* channel -> number of its last DMA */
 	bool win_done_ = false;
 	std::chrono::steady_clock::time_point win_t0_;
 	uint64_t win_c0_ = 0;

@@ -95,8 +95,8 @@ SIM_VSAN_ON := USER_CPPFLAGS='$(filter -fsanitize% -fno-sanitize% -fno-omit-fram
 SIM_SRCS := params.cpp tlp.cpp cfg_space.cpp enumerate.cpp iommu.cpp link.cpp \
             root_complex.cpp faults.cpp hard_ip.cpp platform.cpp rtl_hooks.cpp abbsim.cpp \
             stim_rec.cpp rtl_model.cpp trace.cpp
-SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o)) $(SIM_B)/abb_options.o
-SIM_CXXFLAGS := -std=c++17 -fPIC $(CXXFLAGS) $(WARN) -Isim -Ihost/include $(SIM_SC_CFLAGS) \
+SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o))
+SIM_CXXFLAGS := -std=c++17 -fPIC $(CXXFLAGS) $(WARN) -Isim -Irtl-model/include $(SIM_SC_CFLAGS) \
                 -I$(SIM_VDIR) -I$(SIM_VDIR250) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
                 -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL $(SIM_CXXEXTRA)
 # the verilated models each library links: the untraced ones (rtl_model.cpp),
@@ -158,12 +158,6 @@ $(SIM_B)/rtl_model_traced.o: sim/rtl_model_traced.cpp $(SIM_VDIR_TR)/.verilated 
 	@mkdir -p $(SIM_B)
 	$(CXX) $(SIM_CXXFLAGS) -I$(SIM_VDIR_TR) -I$(SIM_VDIR250_TR) -MMD -MP -c -o $@ $<
 
-# The option table (host/lib/abb_options.c), shared with libabb: one parser
-# of the environment and the URI.
-$(SIM_B)/abb_options.o: host/lib/abb_options.c
-	@mkdir -p $(SIM_B)
-	$(CC) -std=c11 -fPIC $(CFLAGS) $(WARN) -Isim -MMD -MP -c -o $@ $<
-
 # the traced models of a library: its 125 MHz one (DIR) and the 250 MHz one
 sim_tr_models = $(if $(SIM_TR_OBJS),$(1)/Vabb_top_tr__ALL.a $(SIM_VDIR250_TR)/Vabb_top250_tr__ALL.a)
 sim_tr_models_250 = $(if $(SIM_TR_OBJS),$(SIM_VDIR250_TR)/Vabb_top250_tr__ALL.a)
@@ -192,14 +186,14 @@ $(SIM_B)/fast/libabbsim.so: $(SIM_OBJS) $(SIM_TR_OBJS) $(SIM_VDIRFAST)/.compiled
 	  $(call sim_untraced_first,$(SIM_VDIRFAST)/Vabb_top__ALL.a) $(SIM_TR_OBJS) \
 	  $(call sim_tr_models,$(SIM_VDIRFAST_TR)) $(SIM_VRT) $(SIM_SC_LIBS) -lz -pthread
 
-$(SIM_B)/smoke_abbsim: sim/smoke_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_LIB)
-	$(CC) -std=c11 $(CFLAGS) $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
+$(SIM_B)/smoke_abbsim: sim/smoke_abbsim.c sim/abbsim.h rtl-model/include/abb/abb_regs.h $(SIM_LIB)
+	$(CC) -std=c11 $(CFLAGS) $(WARN) -Isim -Irtl-model/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
 
 sim-smoke: $(SIM_B)/smoke_abbsim
 	$(SIM_B)/smoke_abbsim
 
-$(SIM_B)/test_abbsim: sim/test_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_LIB)
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
+$(SIM_B)/test_abbsim: sim/test_abbsim.c sim/abbsim.h rtl-model/include/abb/abb_regs.h $(SIM_LIB)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Isim -Irtl-model/include -o $@ $< -L$(SIM_B) -labbsim -Wl,-rpath,'$$ORIGIN'
 
 sim-test: $(SIM_B)/test_abbsim
 	$(SIM_B)/test_abbsim
@@ -212,8 +206,8 @@ $(SIM_B)/fast/bare_bench: sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cp
 	$(CXX) $(filter-out -I$(SIM_VDIR),$(SIM_CXXFLAGS)) -I$(SIM_VDIRFAST) -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
 	  $(SIM_VDIRFAST)/Vabb_top__ALL.a $(SIM_VRT) -lz -pthread
 
-$(SIM_B)/fast/speed_abbsim: sim/speed_abbsim.c sim/abbsim.h host/include/abb/abb_regs.h $(SIM_B)/fast/libabbsim.so
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Isim -Ihost/include -o $@ $< -L$(SIM_B)/fast -labbsim -Wl,-rpath,'$$ORIGIN'
+$(SIM_B)/fast/speed_abbsim: sim/speed_abbsim.c sim/abbsim.h rtl-model/include/abb/abb_regs.h $(SIM_B)/fast/libabbsim.so
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Isim -Irtl-model/include -o $@ $< -L$(SIM_B)/fast -labbsim -Wl,-rpath,'$$ORIGIN'
 
 # make sim-speed [BASELINE=<rev>] [SIM_SPEED_RUNS=n] [SIM_SPEED_IR=1]: with
 # SIM_SPEED_IR=1 also instructions per cycle (callgrind). With BASELINE, the
@@ -245,15 +239,11 @@ endif
 sim-speed: $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH)
 	@IR=$(SIM_SPEED_IR) sim/sim_speed.sh $(SIM_SPEED_RUNS) $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH) $(BASELINE)
 
-# The program behind `make wave-shots` and the walk-through of doc/waveforms.md.
-$(SIM_B)/wave_demo: sim/wave_demo.c $(B)/libabb.so
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Ihost/include -Isim -o $@ $< $(LDFLAGS) -L$(B) -labb -Wl,-rpath,'$$ORIGIN/..'
-all: $(SIM_B)/wave_demo
 
 sim-install: $(SIM_LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 0755 $(SIM_LIB) $(DESTDIR)$(PREFIX)/lib/
-	install -m 0644 sim/abbsim.h sim/abbsim_inject.h $(DESTDIR)$(PREFIX)/include/
+	install -m 0644 sim/abbsim.h sim/abbsim_inject.h sim/abbsim_note.h $(DESTDIR)$(PREFIX)/include/
 
 install: sim-install
 

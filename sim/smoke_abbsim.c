@@ -13,12 +13,7 @@ int main(void)
 {
 	struct abbsim_params p;
 	abbsim_params_default(&p);
-	int rc = abbsim_params_from_env(&p);
-	if (rc) {
-		fprintf(stderr, "smoke_abbsim: %s\n", abbsim_last_error());
-		return 1;
-	}
-	rc = abbsim_open(&p);
+	int rc = abbsim_open(&p, NULL);
 	if (rc) {
 		fprintf(stderr, "smoke_abbsim: open: %s\n", abbsim_last_error());
 		return 1;

@@ -25,18 +25,17 @@ static int wr(uint32_t off, uint32_t v) { return abbsim_mmio_write(0, off, &v, 4
 int main(int argc, char **argv)
 {
 	size_t bytes = argc > 1 ? strtoull(argv[1], NULL, 0) : 4u << 20;
-	if (bytes == 0 || bytes % 4 || bytes > (16u << 20)) {
-		fprintf(stderr, "usage: speed_abbsim [BYTES]  (multiple of 4, at most 16 MiB)\n");
+	int traceable = argc > 2 && strcmp(argv[2], "traceable") == 0;
+	if (bytes == 0 || bytes % 4 || bytes > (16u << 20) || argc > 3 || (argc > 2 && !traceable)) {
+		fprintf(stderr, "usage: speed_abbsim [BYTES [traceable]]  (BYTES a multiple of 4, at "
+			"most 16 MiB; traceable: the RTL model with tracing compiled in)\n");
 		return 2;
 	}
 	struct abbsim_params p;
 	abbsim_params_default(&p);
-	if (abbsim_params_from_env(&p)) {
-		fprintf(stderr, "speed_abbsim: %s\n", abbsim_last_error());
-		return 1;
-	}
 	p.mem_bytes = 16u << 20;
-	if (abbsim_open(&p)) {
+	p.traceable = (unsigned)traceable;
+	if (abbsim_open(&p, NULL)) {
 		fprintf(stderr, "speed_abbsim: open: %s\n", abbsim_last_error());
 		return 1;
 	}

@@ -17,14 +17,13 @@ bool StimIn::operator==(const StimIn &o) const
 	       reqid == o.reqid && skip == o.skip && rxdata == o.rxdata;
 }
 
-StimRec *StimRec::from_env(std::string &err)
+StimRec *StimRec::create(const std::string &path, std::string &err)
 {
-	const char *p = getenv("ABB_SIM_STIM");
-	if (!p || !*p)
+	if (path.empty())
 		return nullptr;
-	FILE *f = fopen(p, "w");
+	FILE *f = fopen(path.c_str(), "w");
 	if (!f) {
-		err = std::string("ABB_SIM_STIM: cannot create ") + p + ": " + strerror(errno);
+		err = "stim (ABB_SIM_STIM): cannot create " + path + ": " + strerror(errno);
 		return nullptr;
 	}
 	StimRec *r = new StimRec;

@@ -1,8 +1,8 @@
 /*
  * stim_rec.h - records the RTL's port activity edge by edge, for a replay
  * of the same RTL in another simulator (testbench/icarus/replay_tb.sv).
- * Switched on by the environment: ABB_SIM_STIM=<path> when the board is
- * opened (abbsim_open) records from that open's hot reset on; `make vectors`
+ * Switched on by abbsim_record.stim (libabb's option stim=, ABB_SIM_STIM):
+ * an open records from its hot reset on; `make vectors`
  * writes one file per golden vector, vectors/tlp/<name>.stim.
  *
  * Format (text, one record a line; numbers hex unless said):
@@ -38,8 +38,9 @@ struct StimIn {
 
 class StimRec {
 public:
-	/* Opens path (from ABB_SIM_STIM) or returns nullptr when unset. */
-	static StimRec *from_env(std::string &err);
+	/* Opens path (abbsim_record.stim) or returns nullptr when it is empty;
+	 * nullptr with err set when it cannot be created. */
+	static StimRec *create(const std::string &path, std::string &err);
 	~StimRec();
 	void in(const StimIn &s);      /* the inputs of the next edge */
 	void tx(bool sop, bool eop, uint64_t data);

@@ -10,7 +10,7 @@ na=() ta=() ra=()
 for i in $(seq "$runs"); do
 	na+=("$(cps "$notrace")")
 	ta+=("$(cps "$speed")")
-	ra+=("$(ABB_SIM_TRACEABLE=1 cps "$speed")")
+	ra+=("$(cps "$speed" $((4 << 20)) traceable)")
 done
 stats() { printf '%s\n' "$@" | awk '{ s += $1; q += $1 * $1; n++ } END { m = s / n; v = q / n - m * m; if (v < 0) v = 0; printf "%.0f %.0f", m, sqrt(v) }'; }
 read -r nm ns <<< "$(stats "${na[@]}")"
@@ -18,7 +18,7 @@ read -r tm tsd <<< "$(stats "${ta[@]}")"
 read -r rm rsd <<< "$(stats "${ra[@]}")"
 echo "trace-cost: (a) a build without tracing (SIM_TRACE=0):          ${na[*]} cycles/s"
 echo "trace-cost: (b) the normal build, tracing off (the default):    ${ta[*]} cycles/s"
-echo "trace-cost: (c) the normal build, ABB_SIM_TRACEABLE=1, no trace: ${ra[*]} cycles/s"
+echo "trace-cost: (c) the normal build, traceable, no trace: ${ra[*]} cycles/s"
 # the runs were alternating (a b c a b c ...): the ratio pair by pair is
 # robust to the machine's speed drifting during the call and to a single
 # disturbed run; its median is the figure, the means' ratio a check
@@ -34,7 +34,7 @@ awk -v nm="$nm" -v ns="$ns" -v tm="$tm" -v tsd="$tsd" -v rm="$rm" -v rsd="$rsd" 
 	noise = 100 * (ns / nm > tsd / tm ? ns / nm : tsd / tm);
 	d = 100 * (bmed - 1);
 	printf "trace-cost: tracing off / not compiled in = (b)/(a): pair by pair median %.4f (min %.4f, max %.4f), means %.4f: difference %+.1f %%, run-to-run noise %.1f %%: %s\n", bmed, bmin, bmax, tm / nm, d, noise, (d < 0 ? -d : d) < noise ? "within the noise" : "MORE than the noise";
-	printf "trace-cost: the traced model with nothing traced (ABB_SIM_TRACEABLE=1) / not compiled in = (c)/(a): pair by pair median %.4f (min %.4f, max %.4f), means %.4f: %+.1f %%\n", cmed, cmin, cmax, rm / nm, 100 * (cmed - 1) }'
+	printf "trace-cost: the traced model with nothing traced (traceable) / not compiled in = (c)/(a): pair by pair median %.4f (min %.4f, max %.4f), means %.4f: %+.1f %%\n", cmed, cmin, cmax, rm / nm, 100 * (cmed - 1) }'
 # a window of 20000 cycles in the middle of the same run (the traced model)
 f=$(mktemp /tmp/trace_cost.XXXXXX.fst)
 out=$(ABB_TRACE=$f ABB_TRACE_FROM=200000 ABB_TRACE_TO=220000 "$speed" 2>&1)

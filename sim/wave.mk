@@ -72,11 +72,11 @@ STALL_ENV  := ABB_SIM_CREDITS=up.ph=1,up.pd=8 ABB_WAIT_LIMIT_MS=1
 wave-shots: all wave-deps
 	@rm -rf $(WAVE_SHOTS) && mkdir -p $(WAVE_SHOTS) doc
 	time ABB_DEVICE=sim ABB_TRACE=$(WAVE_SHOTS)/dma-read.fst ABB_TRACE_DMA=2 \
-	  ABB_TLP_LOG=$(WAVE_SHOTS)/dma-read-tlp.txt $(SIM_B)/wave_demo 4096
+	  ABB_TLP_LOG=$(WAVE_SHOTS)/dma-read-tlp.txt $(B)/wave_demo 4096
 	WAVE_SHOT_DROP="registers;H2C channel (0, DMA write)" \
 	  sim/wave_shot.sh $(WAVE_SHOTS)/dma-read.gtkw $(CURDIR)/doc/wave-dma-read.png 1600000
 	time ABB_DEVICE=sim ABB_TRACE=$(WAVE_SHOTS)/stall.fst ABB_TRACE_ON_ERROR=3000 $(STALL_ENV) \
-	  ABB_TLP_LOG=$(WAVE_SHOTS)/stall-tlp.txt $(SIM_B)/wave_demo 524288 || true
+	  ABB_TLP_LOG=$(WAVE_SHOTS)/stall-tlp.txt $(B)/wave_demo 524288 || true
 	WAVE_SHOT_DROP="registers;H2C channel (0, DMA write);TLP in (host to board)" \
 	  sim/wave_shot.sh $(WAVE_SHOTS)/stall.gtkw $(CURDIR)/doc/wave-stall.png 3000000 before
 	@ls -l $(WAVE_SHOTS) doc/wave-*.png

@@ -780,11 +780,18 @@ static void test_robust_sim_options(void)
 		open_case("ABB_SIM_IOVA", "contiguous", "sim", 0, NULL);
 		open_case(NULL, NULL, "sim:iova=contiguous", 0, NULL);
 		open_case(NULL, NULL, "sim:iova=contig", 0, NULL);
-		/* read by the simulator at its open from the environment only:
-		 * as URI options they would have no effect, so they are refused */
-		open_case(NULL, NULL, "sim:trace_dma=2", -EINVAL, "ABB_TRACE_DMA");
-		open_case(NULL, NULL, "sim:trace_test=regs/x", -EINVAL, "ABB_TRACE_TEST");
-		open_case(NULL, NULL, "sim:trace_on_error=100", -EINVAL, "ABB_TRACE_ON_ERROR");
+		/* the windows by content are URI options as well (libabb hands
+		 * them to the simulator at its open): a window needs its file */
+		open_case(NULL, NULL, "sim:trace_dma=2", -EINVAL, "trace=");
+		open_case(NULL, NULL, "sim:trace_test=regs/x", -EINVAL, "trace=");
+		open_case(NULL, NULL, "sim:trace_on_error=100", -EINVAL, "trace=");
+		open_case(NULL, NULL, "sim:trace_dma=0", -EINVAL, "trace_dma");
+		open_case(NULL, NULL, "sim:trace_dma=3-2", -EINVAL, "trace_dma");
+		open_case(NULL, NULL, "sim:trace_dma=2-", -EINVAL, "trace_dma");
+		open_case("ABB_TRACE_DMA", "1-x", "sim", -EINVAL, "ABB_TRACE_DMA");
+		/* read by abb_open for every backend, from the environment only */
+		open_case(NULL, NULL, "sim:wait_limit_ms=5", -EINVAL, "ABB_WAIT_LIMIT_MS");
+		open_case("ABB_WAIT_LIMIT_MS", "5x", "sim", -EINVAL, "ABB_WAIT_LIMIT_MS");
 		/* traceable: a boolean, as the others */
 		open_case(NULL, NULL, "sim:traceable=2", -EINVAL, "traceable");
 		open_case("ABB_SIM_TRACEABLE", "maybe", "sim", -EINVAL, "ABB_SIM_TRACEABLE");

@@ -27,10 +27,12 @@
 TB_PROGS   := testbench/vectors_run.c testbench/regress.c testbench/bench_hosttime.c \
               testbench/soak.c
 TB_SRCS    := $(filter-out $(TB_PROGS),$(wildcard testbench/*.c))
-TB_OBJS    := $(patsubst testbench/%.c,$(B)/testbench/%.o,$(TB_SRCS))
+# and the simulator's one loader (the emulated VFIO kernel and the tests
+# that reach libabbsim directly load it through it)
+TB_OBJS    := $(patsubst testbench/%.c,$(B)/testbench/%.o,$(TB_SRCS)) $(B)/testbench/abbsim_loader.o
 TB_BIN     := $(B)/abb_tests
 # host/lib for abb_vfio.h (the discovery entry point, exported by libabb)
-TB_CFLAGS  := -std=c11 $(WARN) -Ihost/include -Ihost/lib -Isim \
+TB_CFLAGS  := -std=c11 $(WARN) -Ihost/include -Irtl-model/include -Ihost/lib -Isim \
               -DTB_VECTORS_DIR='"$(abspath vectors)"' -DTB_BUILD_DIR='"$(abspath $(B))"'
 # libabb next to the binary: found at run time without LD_LIBRARY_PATH
 TB_LDFLAGS := -L$(B) -Wl,-rpath,'$$ORIGIN'
@@ -47,12 +49,21 @@ SHARD      ?=
 JUNIT_DIR  ?=
 TB_SHARD_SFX := $(if $(SHARD),-$(subst /,_,$(SHARD)))
 
-.PHONY: test tests vectors regress soak vfio-coverage hosttime-cost
+.PHONY: test tests vectors regress soak vfio-coverage hosttime-cost include-check
+
+# The include graph against the layer order (testbench/include_order.sh).
+lint: include-check
+include-check:
+	@testbench/include_order.sh
 
 all: $(TB_BIN) $(B)/vectors_run $(B)/abb_regress $(B)/abb_bench_hosttime $(B)/abb_soak
 tests: $(TB_BIN)
 
 $(B)/testbench/%.o: testbench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(TB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/testbench/abbsim_loader.o: sim/abbsim_loader.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(TB_CFLAGS) -MMD -MP -c -o $@ $<
 

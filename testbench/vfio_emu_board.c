@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #include "vfio_emu_priv.h"
 
+#include <abb/abb_sim.h>
+
 #include <errno.h>
 #include <dlfcn.h>
 #include <stdio.h>
@@ -15,48 +17,30 @@
 #include <string.h>
 #include <unistd.h>
 
-struct emu_sim emu_sim;
+struct abbsim_api emu_simlib;
 
+/* The simulator the sim backend would load in the build tree, or the
+ * option sim_lib (ABB_SIM_LIB). */
 int emu_load_sim(void)
 {
-	const char *env = getenv("ABB_SIM_LIB");
-	void *h;
+	abb_sim_config *c = NULL;
+	char msg[1024];
+	int rc;
 
-	if (emu_sim.h)
+	if (emu_sim.handle)
 		return 0;
-	h = dlopen(env && *env ? env : TB_BUILD_DIR "/sim/libabbsim.so", RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		fprintf(stderr, "vfio_emu: %s\n", dlerror());
-		return -ENODEV;
+	rc = abb_sim_config_new(&c, NULL);
+	if (rc) {
+		fprintf(stderr, "vfio_emu: %s\n", abb_last_error());
+		return rc;
 	}
-#define SYM(f)                                                                \
-	do {                                                                  \
-		*(void **)&emu_sim.f = dlsym(h, "abbsim_" #f);                    \
-		if (!emu_sim.f) {                                                 \
-			fprintf(stderr, "vfio_emu: no abbsim_" #f "\n");      \
-			return -ELIBBAD;                                      \
-		}                                                             \
-	} while (0)
-	SYM(params_default);
-	SYM(params_from_env);
-	SYM(open);
-	SYM(close);
-	SYM(get_params);
-	SYM(cfg_read);
-	SYM(cfg_write);
-	SYM(mmio_read);
-	SYM(mmio_write);
-	SYM(iommu_map_at);
-	SYM(iommu_unmap_iova);
-	SYM(intx_asserted);
-	SYM(wait_irq);
-	SYM(irq_count);
-	SYM(advance);
-	SYM(now_ps);
-	SYM(last_error);
-#undef SYM
-	emu_sim.h = h;
-	return 0;
+	rc = abbsim_api_load(*abb_sim_config_lib(c) ? abb_sim_config_lib(c) :
+			     TB_BUILD_DIR "/sim/libabbsim.so", RTLD_NOW | RTLD_LOCAL, &emu_sim, msg,
+			     sizeof msg);
+	abb_sim_config_free(c);
+	if (rc)
+		fprintf(stderr, "vfio_emu: %s\n", msg);
+	return rc;
 }
 
 int emu_sim_map(const struct emap *m)
@@ -110,6 +94,7 @@ int emu_board_open(void)
 		char room[sizeof(struct abbsim_params) + 256];
 	} u;
 	struct abbsim_params *pp = &u.p;
+	abb_sim_config *c = NULL;
 	int rc;
 
 	if (emu.sim_open) {
@@ -117,11 +102,15 @@ int emu_board_open(void)
 		emu.sim_open = 0;
 	}
 	memset(&u, 0, sizeof u);
-	emu_sim.params_default(pp);
-	rc = emu_sim.params_from_env(pp);
-	if (rc)
+	/* the options of the sim backend (ABB_SIM_*, ABB_TRACE*), its parser */
+	rc = abb_sim_config_new(&c, NULL);
+	if (rc) {
+		fprintf(stderr, "vfio_emu: %s\n", abb_last_error());
 		return rc;
-	rc = emu_sim.open(pp);
+	}
+	*pp = *abb_sim_config_params(c);
+	rc = emu_sim.open(pp, abb_sim_config_record(c));
+	abb_sim_config_free(c);
 	if (rc) {
 		fprintf(stderr, "vfio_emu: abbsim_open: %s\n", emu_sim.last_error());
 		return rc;

@@ -18,6 +18,7 @@
 #include "abb_vfio.h"
 #include "vfio_iommufd_abi.h"
 #include "abbsim.h"
+#include "abbsim_loader.h"
 #include "vfio_emu.h"
 
 #ifndef TB_BUILD_DIR
@@ -29,28 +30,9 @@
 #define REGION_SHIFT 40 /* as vfio-pci: region index in the offset's top bits */
 #define NOIOMMU_TYPE 8  /* VFIO_NOIOMMU_IOMMU */
 
-/* The simulator's C interface, from dlopen. */
-struct emu_sim {
-	void *h;
-	__typeof__(abbsim_params_default) *params_default;
-	__typeof__(abbsim_params_from_env) *params_from_env;
-	__typeof__(abbsim_open) *open;
-	__typeof__(abbsim_close) *close;
-	__typeof__(abbsim_get_params) *get_params;
-	__typeof__(abbsim_cfg_read) *cfg_read;
-	__typeof__(abbsim_cfg_write) *cfg_write;
-	__typeof__(abbsim_mmio_read) *mmio_read;
-	__typeof__(abbsim_mmio_write) *mmio_write;
-	__typeof__(abbsim_iommu_map_at) *iommu_map_at;
-	__typeof__(abbsim_iommu_unmap_iova) *iommu_unmap_iova;
-	__typeof__(abbsim_intx_asserted) *intx_asserted;
-	__typeof__(abbsim_wait_irq) *wait_irq;
-	__typeof__(abbsim_irq_count) *irq_count;
-	__typeof__(abbsim_advance) *advance;
-	__typeof__(abbsim_now_ps) *now_ps;
-	__typeof__(abbsim_last_error) *last_error;
-};
-extern struct emu_sim emu_sim;
+/* The simulator's C interface, from its one loader (sim/abbsim_loader.h). */
+#define emu_sim emu_simlib
+extern struct abbsim_api emu_simlib;
 
 enum kind { K_NONE, K_CONTAINER, K_GROUP, K_DEVICE, K_EVENTFD, K_IOMMUFD };
 

@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "abb_priv.h"
+#include "abb_options.h"
 
 /* Backends by URI scheme; the first is the default. */
 static const struct abb_backend *const abb_backends[] = {
@@ -232,25 +233,29 @@ void abb_irq_unmask(abb_dev *dev)
 		dev->be->irq_unmask(dev);
 }
 
-/* ABB_WAIT_LIMIT_MS: milliseconds of device time, 0 = no limit. */
+/* The option wait_limit_ms (ABB_WAIT_LIMIT_MS): milliseconds of device
+ * time, 0 = no limit; unset: none where the backend has a wall-clock
+ * watchdog (the simulator), else ABB_WAIT_LIMIT_DEFAULT_NS. */
 static int wait_limit(abb_dev *dev)
 {
-	const char *env = getenv("ABB_WAIT_LIMIT_MS");
-	unsigned long long ms = 0;
-	const char *p;
+	unsigned backend = !strcmp(dev->be->name, "sim")     ? ABB_OPT_SIM
+			   : !strcmp(dev->be->name, "model") ? ABB_OPT_MODEL
+							     : ABB_OPT_VFIO;
+	struct abb_optvals *v = malloc(sizeof *v); /* large (file names): not on the stack */
+	char msg[512];
+	int rc;
 
+	if (!v)
+		return abb_err(-ENOMEM, "out of memory");
 	dev->wait_limit_ns = dev->watchdog_s ? 0 : ABB_WAIT_LIMIT_DEFAULT_NS;
-	if (!env || !*env)
-		return 0;
-	for (p = env; *p; p++) {
-		if (*p < '0' || *p > '9' || ms > (UINT64_MAX / 1000000 - 9) / 10)
-			return abb_err(-EINVAL, "ABB_WAIT_LIMIT_MS=\"%s\": use a number of "
-				       "milliseconds up to %llu (0: no limit)", env,
-				       (unsigned long long)(UINT64_MAX / 1000000 / 10));
-		ms = ms * 10 + (unsigned long long)(*p - '0');
-	}
-	dev->wait_limit_ns = (uint64_t)ms * 1000000u;
-	return 0;
+	abb_opt_defaults(v);
+	rc = abb_opt_from_env(v, backend, ABB_OPTG_CORE, msg, sizeof msg);
+	if (rc)
+		rc = abb_err(rc, "%s", msg);
+	else if (abb_opt_given(v, "wait_limit_ms"))
+		dev->wait_limit_ns = v->wait_limit_ms * 1000000u;
+	free(v);
+	return rc;
 }
 
 int abb_rd(abb_dev *dev, uint32_t off, uint32_t *val)
@@ -579,7 +584,7 @@ int abb_irq_wait(abb_dev *dev, unsigned source, int64_t timeout_ns)
 	rc = abb_dev_enter("abb_irq_wait", dev);
 	if (rc)
 		return rc;
-	abb_note(dev, ABB_NOTE_TEXT, "irq_wait%s%s%s", (source & ABB_ISR_C2H) ? " C2H" : "",
+	abb_note(dev, ABB_SIM_NOTE_TEXT, ABB_SIM_NOTE_NO_CHANNEL, "irq_wait%s%s%s", (source & ABB_ISR_C2H) ? " C2H" : "",
 		 (source & ABB_ISR_H2C) ? " H2C" : "", (source & ABB_ISR_IGEN) ? " IG" : "");
 
 	/* Count first, then enable: an interrupt for the enabled bits after

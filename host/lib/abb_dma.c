@@ -340,7 +340,7 @@ static int chan_fail(const char *fn, abb_dev *dev, struct abb_chan *ch, int err)
 	int rc;
 
 	snprintf(why, sizeof why, "%s", abb_last_error());
-	abb_note(dev, ABB_NOTE_DMA_ERROR, "%s ERROR %s", fn, why);
+	abb_note(dev, ABB_SIM_NOTE_DMA_ERROR, (unsigned)(ch - dev->chan), "%s ERROR %s", fn, why);
 	rc = chan_end(dev, ch, true);
 	if (rc) {
 		/* a copy: abb_err writes the buffer abb_last_error() points to */
@@ -457,7 +457,7 @@ out_registry:
 	if (!rc)
 		rc = abb_wr(dev, ch->base + ABB_CH_CTRL, first[ABB_DW_CTRL]);
 	if (!rc)
-		abb_note(dev, ABB_NOTE_DMA_START, "%s start len=%zu board=0x%x %s",
+		abb_note(dev, ABB_SIM_NOTE_DMA_START, (unsigned)chn, "%s start len=%zu board=0x%x %s",
 			 chn == ABB_CH_C2H ? "dma_read" : "dma_write", x->len, x->board_addr,
 			 (x->flags & ABB_DMA_IRQ) ? "irq" : "polled");
 	if (!rc)
@@ -517,7 +517,7 @@ static int chan_error(const char *fn, abb_dev *dev, struct abb_chan *ch, uint32_
 	if (!abb_rd(dev, ABB_REG_GER, &ger) && ger)
 		abb_wr(dev, ABB_REG_GER, ger);
 	pthread_mutex_unlock(&dev->irq_lock);
-	abb_note(dev, ABB_NOTE_DMA_ERROR, "%s ERROR STA 0x%08x GER 0x%08x", fn, sta, ger);
+	abb_note(dev, ABB_SIM_NOTE_DMA_ERROR, (unsigned)(ch - dev->chan), "%s ERROR STA 0x%08x GER 0x%08x", fn, sta, ger);
 	rc = chan_end(dev, ch, true);
 	return abb_err(-EIO, "%s: the board reported an error (STA 0x%08x, GER 0x%08x: %s); the "
 		       "channel was %s", fn, sta, ger, ger_text(ger, why, sizeof why),
@@ -637,7 +637,7 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 				       (long long)timeout_ns);
 		}
 		if (flags & ABB_DMA_IRQ) {
-			abb_note(dev, ABB_NOTE_TEXT, "irq_wait %s",
+			abb_note(dev, ABB_SIM_NOTE_TEXT, ABB_SIM_NOTE_NO_CHANNEL, "irq_wait %s",
 				 ch->irq_bit == ABB_ISR_C2H ? "dma_read" : "dma_write");
 			abb_watch_before_sleep(dev, &wd);
 			rc = dev->be->irq_wait(dev, &seen,
@@ -660,7 +660,7 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 	if (sta & ABB_STA_BUSY) /* with DONE */
 		return chan_error(fn, dev, ch, sta);
 	if (!(sta & ABB_STA_DONE)) {
-		abb_note(dev, ABB_NOTE_DMA_ERROR, "%s ERROR stopped (STA 0x%08x)", fn, sta);
+		abb_note(dev, ABB_SIM_NOTE_DMA_ERROR, (unsigned)(ch - dev->chan), "%s ERROR stopped (STA 0x%08x)", fn, sta);
 		rc = chan_end(dev, ch, true);
 		return abb_err(-EIO, "%s: the %s was stopped before it was done (STA 0x%08x: "
 			       "neither DONE nor BUSY; a channel reset, GCR.SOFT_RESET or a hot "
@@ -677,7 +677,7 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 			ch->ps_per_byte = ps;
 	}
 	if (dev->sim && dev->be->now_ns(dev, &now) == 0 && now > ch->t_start_ns)
-		abb_note(dev, ABB_NOTE_DMA_DONE, "%s done len=%zu %.0f MB/s",
+		abb_note(dev, ABB_SIM_NOTE_DMA_DONE, (unsigned)(ch - dev->chan), "%s done len=%zu %.0f MB/s",
 			 ch->irq_bit == ABB_ISR_C2H ? "dma_read" : "dma_write", ch->len,
 			 (double)ch->len * 1000.0 / (double)(now - ch->t_start_ns));
 	chan_end(dev, ch, false);

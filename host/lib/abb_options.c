@@ -1,7 +1,7 @@
 /*
  * abb_options.c - the one table of the simulator's and the model's options
- * and their parser (see abb_options.h). C, without libabb's error state:
- * messages go to the caller's buffer, so libabbsim links it too.
+ * and their parser (see abb_options.h). Messages go to the caller's buffer
+ * (libabb's backends put them into its error state).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -23,13 +23,14 @@ enum opt_type {
 	OT_WORD,    /* unsigned field, a word of a list */
 	OT_TEXT,    /* char array */
 	OT_CREDITS, /* the credit list of struct abbsim_params */
+	OT_RANGE,   /* uint64_t[2]: "N" or "N-M", 1 <= N <= M */
 };
 
 #define F_KM    0x1u /* K / M suffixes (x1024, x1048576) */
 #define F_POW2  0x2u /* a power of two */
 #define F_ZERO  0x4u /* 0 accepted besides lo..hi ("auto") */
-#define F_ENV   0x8u /* only as an environment variable: the simulator reads it at
-		      * its open (no URI option, no abbsim_params_set) */
+#define F_ENV   0x8u /* only as an environment variable: abb_open reads it for every
+		      * backend (no URI option) */
 
 struct opt {
 	const char *name, *env;
@@ -38,34 +39,39 @@ struct opt {
 	uint64_t lo, hi;
 	const char *choices; /* OT_UINT: "128,256,..."; OT_WORD: "rcb=1,mps=0,..." */
 	size_t off, size;    /* field in struct abb_optvals */
-	const char *def;     /* default, parsed by abb_opt_defaults */
+	const char *def;     /* default, parsed by abb_opt_defaults; NULL for the
+			      * simulator's parameters (group GP): their defaults are
+			      * abbsim_params_defaults_fill's, shown from there */
 	const char *unit;    /* shown in the table */
 	const char *help;
 };
 
 #define S ABB_OPT_SIM
 #define M ABB_OPT_MODEL
+#define V ABB_OPT_VFIO
+#define A ABB_OPT_ANY
 #define GP ABB_OPTG_PARAMS
+#define GC ABB_OPTG_CORE
 #define GT ABB_OPTG_TRACE
 #define GL ABB_OPTG_LIBABB
 #define PF(f) offsetof(struct abb_optvals, p.f), sizeof(((struct abb_optvals *)0)->p.f)
 #define VF(f) offsetof(struct abb_optvals, f), sizeof(((struct abb_optvals *)0)->f)
 
 static const struct opt table[] = {
-	{"gen", "ABB_SIM_GEN", OT_UINT, S, GP, 0, 1, 3, NULL, PF(gen), "1", "",
+	{"gen", "ABB_SIM_GEN", OT_UINT, S, GP, 0, 1, 3, NULL, PF(gen), NULL, "",
 	 "PCIe generation 1..3"},
-	{"lanes", "ABB_SIM_LANES", OT_UINT, S, GP, 0, 1, 16, "1,2,4,8,12,16", PF(lanes), "4", "",
+	{"lanes", "ABB_SIM_LANES", OT_UINT, S, GP, 0, 1, 16, "1,2,4,8,12,16", PF(lanes), NULL, "",
 	 "lanes 1, 2, 4, 8, 12, 16"},
 	{"mps", "ABB_SIM_MPS", OT_UINT, S, GP, 0, 128, 4096, "128,256,512,1024,2048,4096", PF(mps),
-	 "128", "bytes", "max payload size (the device advertises 4096 in Device Capabilities)"},
+	 NULL, "bytes", "max payload size (the device advertises 4096 in Device Capabilities)"},
 	{"mrrs", "ABB_SIM_MRRS", OT_UINT, S, GP, 0, 128, 4096, "128,256,512,1024,2048,4096",
-	 PF(mrrs), "512", "bytes", "max read request size"},
-	{"rcb", "ABB_SIM_RCB", OT_UINT, S, GP, 0, 64, 128, "64,128", PF(rcb), "64", "bytes",
+	 PF(mrrs), NULL, "bytes", "max read request size"},
+	{"rcb", "ABB_SIM_RCB", OT_UINT, S, GP, 0, 64, 128, "64,128", PF(rcb), NULL, "bytes",
 	 "read completion boundary of the root complex"},
-	{"cpl", "ABB_SIM_CPL", OT_WORD, S, GP, 0, 0, 0, "rcb=1,mps=0", PF(cpl_rcb), "rcb", "",
+	{"cpl", "ABB_SIM_CPL", OT_WORD, S, GP, 0, 0, 0, "rcb=1,mps=0", PF(cpl_rcb), NULL, "",
 	 "completion size: `rcb`: every read completion ends at an RCB boundary (64-byte "
 	 "completions with RCB 64, as Intel root complexes answer); `mps`: coalesced up to MPS"},
-	{"credits", "ABB_SIM_CREDITS", OT_CREDITS, S, GP, 0, 0, 0, NULL, 0, 0, "default", "",
+	{"credits", "ABB_SIM_CREDITS", OT_CREDITS, S, GP, 0, 0, 0, NULL, 0, 0, NULL, "",
 	 "flow-control credit limits as a list, for example `ph=8,pd=64,nph=4` (items `ph pd nph "
 	 "npd cplh cpld`; header credits count TLPs 1..127, data credits 16-byte units 1..2047, "
 	 "0 = infinite); `up.` / `down.` before an item for one direction (up: device to root "
@@ -73,39 +79,39 @@ static const struct opt table[] = {
 	 "device, the hard block's, default 32/256 P, 16/16 NP; completions infinite), else both; "
 	 "`default` resets; in a URI the items may follow as options of their own or be "
 	 "separated by `:` or `/`"},
-	{"clk_mhz", "ABB_SIM_CLK_MHZ", OT_UINT, S, GP, F_ZERO, 10, 1000, NULL, PF(clk_mhz), "0",
+	{"clk_mhz", "ABB_SIM_CLK_MHZ", OT_UINT, S, GP, F_ZERO, 10, 1000, NULL, PF(clk_mhz), NULL,
 	 "MHz", "user clock of the RTL (64-bit beats); 0 = auto: 125 MHz up to 1 GB/s of raw link "
 	 "bandwidth (Gen1 x4), 250 MHz above (Gen1 x8, Gen2 x4), as Xilinx endpoint blocks do. The "
 	 "RTL is built for the clock: ClkNs 4 at 188 MHz and above, else 8 (the interrupt "
 	 "generator counts 4-ns units of that period)"},
 	{"link_ns", "ABB_SIM_LINK_NS", OT_UINT, S, GP, 0, 0, 1000000, NULL, PF(link_latency_ns),
-	 "200", "ns", "one-way link latency"},
+	 NULL, "ns", "one-way link latency"},
 	{"mem_ns", "ABB_SIM_MEM_NS", OT_UINT, S, GP, 0, 0, 10000000, NULL, PF(mem_latency_ns),
-	 "300", "ns", "host memory read latency"},
-	{"reorder", "ABB_SIM_REORDER", OT_UINT, S, GP, 0, 0, 2, NULL, PF(reorder), "0", "",
+	 NULL, "ns", "host memory read latency"},
+	{"reorder", "ABB_SIM_REORDER", OT_UINT, S, GP, 0, 0, 2, NULL, PF(reorder), NULL, "",
 	 "order of the completions of the reads the root complex has ready: 0 the oldest read "
 	 "first, whole; 1 a completion of a read picked at random at a time (seed below); 2 a "
 	 "completion of each in turn (round robin: a small read, such as a descriptor fetch, "
 	 "does not wait behind kilobytes of others)"},
-	{"seed", "ABB_SIM_SEED", OT_U64, S, GP, 0, 0, UINT64_MAX, NULL, PF(seed), "1", "",
+	{"seed", "ABB_SIM_SEED", OT_U64, S, GP, 0, 0, UINT64_MAX, NULL, PF(seed), NULL, "",
 	 "seed of that randomness"},
 	{"mem_size", "ABB_SIM_MEM_SIZE", OT_UINT, S | M, GP, F_KM | F_POW2, 64u << 10, 16u << 20,
-	 NULL, PF(mem_bytes), "1M", "bytes", "BAR1 board memory, power of two, 64K..16M"},
+	 NULL, PF(mem_bytes), NULL, "bytes", "BAR1 board memory, power of two, 64K..16M"},
 	{"iova", "ABB_SIM_IOVA", OT_WORD, S, GP, 0, 0, 0, "contiguous=0,contig=0,scatter=1,0=0,1=1",
-	 PF(iova_scatter), "contiguous", "",
+	 PF(iova_scatter), NULL, "",
 	 "`scatter`: every mapped page gets its own IOVA (scatter-gather lists, chained "
 	 "descriptors); `contiguous` (or `contig`): one IOVA range per buffer"},
 	{"watchdog_s", "ABB_SIM_WATCHDOG_S", OT_UINT, S, GP, 0, 1, 86400, NULL, PF(watchdog_s),
-	 "120", "s", "wall-clock seconds a single wait may go without link traffic (other than "
+	 NULL, "s", "wall-clock seconds a single wait may go without link traffic (other than "
 	 "the wait's own status reads) before it fails: a hung simulation, or an interrupt "
 	 "wait on an idle board, becomes an error; a wait with traffic may take 10 times as "
 	 "long in all"},
-	{"strict", "ABB_SIM_STRICT", OT_BOOL, S | M, GP, 0, 0, 1, NULL, PF(strict), "0", "",
+	{"strict", "ABB_SIM_STRICT", OT_BOOL, S | M, GP, 0, 0, 1, NULL, PF(strict), NULL, "",
 	 "strict mode: none of the model-defined side effects the host could lean on (ISR and "
 	 "GER writes ignored, DONE and ISR cleared only by a channel reset)"},
-	{"msi", "ABB_SIM_MSI", OT_BOOL, S, GP, 0, 0, 1, NULL, PF(msi), "0", "",
+	{"msi", "ABB_SIM_MSI", OT_BOOL, S, GP, 0, 0, 1, NULL, PF(msi), NULL, "",
 	 "interrupts as MSI (the capability in config space) instead of legacy INTx"},
-	{"traceable", "ABB_SIM_TRACEABLE", OT_BOOL, S, GP, 0, 0, 1, NULL, PF(traceable), "0", "",
+	{"traceable", "ABB_SIM_TRACEABLE", OT_BOOL, S, GP, 0, 0, 1, NULL, PF(traceable), NULL, "",
 	 "run the RTL model with tracing compiled in, so that abb_sim_trace() can start a "
 	 "waveform during the run (5-10 % slower even while nothing is traced; without it, that "
 	 "model runs only when trace= or ABB_TRACE asks for a waveform at open)"},
@@ -121,21 +127,41 @@ static const struct opt table[] = {
 	 "0", "cycles", "first cycle of the waveform (tracing is 30-40x slower: trace windows)"},
 	{"trace_to", "ABB_TRACE_TO", OT_U64, S, GT, 0, 0, UINT64_MAX, NULL, VF(trace_to), "0",
 	 "cycles", "end of the waveform, exclusive (0: until close)"},
-	{"trace_dma", "ABB_TRACE_DMA", OT_TEXT, S, GT, F_ENV, 0, 0, NULL, VF(trace_dma), "", "N-M",
-	 "waveform of only the N-th to M-th DMA started by libabb (from 1; N alone: that one)"},
-	{"trace_test", "ABB_TRACE_TEST", OT_TEXT, S, GT, F_ENV, 0, 0, NULL, VF(trace_test), "",
-	 "suite/test", "waveform of only this test of abb_tests"},
-	{"trace_on_error", "ABB_TRACE_ON_ERROR", OT_U64, S, GT, F_ENV, 0, UINT64_MAX, NULL,
+	{"trace_dma", "ABB_TRACE_DMA", OT_RANGE, S, GT, 0, 1, UINT64_MAX, NULL, VF(trace_dma), "",
+	 "", "waveform of only the N-th to M-th DMA started by libabb (from 1; N alone: that "
+	 "one); needs trace="},
+	{"trace_test", "ABB_TRACE_TEST", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(trace_test), "",
+	 "suite/test", "waveform of only this test of abb_tests; needs trace="},
+	{"trace_on_error", "ABB_TRACE_ON_ERROR", OT_U64, S, GT, 0, 0, UINT64_MAX, NULL,
 	 VF(trace_on_error), "0", "cycles", "flight recorder: keep the last this many cycles and "
 	 "write them to the trace file when a DMA ends in error, a protocol error is recorded "
 	 "or a test fails (0: off)"},
 	{"tlp_log", "ABB_TLP_LOG", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(tlp_log), "", "file",
 	 "a decoded line per TLP: cycle, direction, type, address, tag, length"},
+	{"stim", "ABB_SIM_STIM", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(stim), "", "file",
+	 "record the RTL's port values edge by edge from the open's hot reset on, for the Icarus "
+	 "replay (`make vectors` writes one per golden vector; sim/stim_rec.h)"},
+	{"coverage", "ABB_SIM_COVERAGE", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(coverage), "", "file",
+	 "coverage build only (`make coverage`): the RTL's coverage counters are written to "
+	 "FILE.<pid>.<n>.dat at exit and when a model is replaced"},
+	{"sim_lib", "ABB_SIM_LIB", OT_TEXT, S, GL, 0, 0, 0, NULL, VF(sim_lib), "", "file",
+	 "the simulator library to load; unset: next to libabb (and its sim/), the build "
+	 "directory libabb was built in, then the loader's path (libabbsim.so)"},
+	{"iommu", "ABB_VFIO_IOMMU", OT_WORD, V, GL, 0, 0, 0, "auto=0,group=1,iommufd=2", VF(iommu),
+	 "auto", "", "the kernel's IOMMU interface: `group` the legacy VFIO container of the "
+	 "device's group, `iommufd` the device's cdev and /dev/iommu, `auto` iommufd where the "
+	 "kernel has it, else the group"},
+	{"wait_limit_ms", "ABB_WAIT_LIMIT_MS", OT_U64, A, GC, F_ENV, 0, UINT64_MAX / 10000000u, NULL,
+	 VF(wait_limit_ms), "", "ms", "device-time limit of every wait of libabb, 0 none; unset: "
+	 "none on the simulator (its wall-clock watchdog ends a hung wait), 10 s of device time "
+	 "elsewhere"},
 };
 #define NOPT (sizeof table / sizeof table[0])
 
 #undef S
 #undef M
+#undef V
+#undef A
 
 /* How numbers are written, in messages and below the table. */
 #define ABB_OPT_NUMBERS "decimal, leading zeros too (010 is 10, not octal), or 0x hex"
@@ -280,6 +306,9 @@ static const char *accepted(const struct opt *o, char *buf, size_t n)
 		snprintf(buf, n, "%s (at most %zu characters)",
 			 strcmp(o->unit, "file") ? "text" : "a file name", o->size - 1);
 		break;
+	case OT_RANGE:
+		snprintf(buf, n, "N or N-M, 1 <= N <= M");
+		break;
 	case OT_CREDITS:
 		snprintf(buf, n, "a list like \"ph=8,pd=64,nph=4,npd=0,cplh=0,cpld=0\" (items "
 			 "separated by ',' ':' or '/'; \"up.\" or \"down.\" before an item for one "
@@ -292,14 +321,35 @@ static const char *accepted(const struct opt *o, char *buf, size_t n)
 
 static void default_credits(struct abbsim_params *p)
 {
-	p->credits_up = (struct abbsim_credits){64, 1024, 64, 64, 0, 0};
-	p->credits_down = (struct abbsim_credits){32, 256, 16, 16, 0, 0};
+	struct abbsim_params d;
+
+	abbsim_params_defaults_fill(&d);
+	p->credits_up = d.credits_up;
+	p->credits_down = d.credits_down;
+}
+
+/* The index of a credit item's name ("ph", ...; len characters), or
+ * ABBSIM_CREDIT_ITEMS. */
+static unsigned credit_index(const char *key, size_t len)
+{
+	for (unsigned i = 0; i < ABBSIM_CREDIT_ITEMS; i++)
+		if (len == strlen(abbsim_credit_name(i)) && !strncmp(key, abbsim_credit_name(i), len))
+			return i;
+	return ABBSIM_CREDIT_ITEMS;
+}
+
+int abb_opt_credit_item(const char *k)
+{
+	if (strncmp(k, "up.", 3) == 0)
+		k += 3;
+	else if (strncmp(k, "down.", 5) == 0)
+		k += 5;
+	return credit_index(k, strlen(k)) < ABBSIM_CREDIT_ITEMS;
 }
 
 int abb_opt_credits(struct abbsim_params *p, const char *what, const char *value, char *msg,
 		    size_t n)
 {
-	static const char *const names[6] = {"ph", "pd", "nph", "npd", "cplh", "cpld"};
 	struct abbsim_params q = *p;
 	char acc[400], buf[512], *save = NULL;
 
@@ -314,7 +364,7 @@ int abb_opt_credits(struct abbsim_params *p, const char *what, const char *value
 	for (char *item = strtok_r(buf, ",:/", &save); item; item = strtok_r(NULL, ",:/", &save)) {
 		bool up = true, down = true, ok;
 		char *key = item, *eq;
-		unsigned idx = 6;
+		unsigned idx;
 		uint64_t v = 0;
 
 		if (!strcmp(item, "default")) {
@@ -326,32 +376,21 @@ int abb_opt_credits(struct abbsim_params *p, const char *what, const char *value
 		else if (!strncmp(key, "down.", 5))
 			up = false, key += 5;
 		eq = strchr(key, '=');
-		for (unsigned i = 0; i < 6; i++)
-			if (eq && (size_t)(eq - key) == strlen(names[i]) &&
-			    !strncmp(key, names[i], eq - key))
-				idx = i;
-		ok = idx < 6;
+		idx = eq ? credit_index(key, (size_t)(eq - key)) : ABBSIM_CREDIT_ITEMS;
+		ok = idx < ABBSIM_CREDIT_ITEMS;
 		if (ok && (!strcmp(eq + 1, "inf") || !strcmp(eq + 1, "infinite")))
 			v = 0;
 		else if (ok)
-			ok = parse_u64(eq + 1, false, &v) && v <= (idx % 2 ? 2047u : 127u);
+			ok = parse_u64(eq + 1, false, &v) && v <= ABBSIM_CREDIT_MAX(idx);
 		if (!ok) {
 			/* the item as given (strtok_r cut it out of a copy) */
 			return say(msg, n, "%s=\"%s\" is invalid at \"%s\": accepted %s", what, value,
 				   item, acc);
 		}
-		{
-			unsigned *fu[6] = {&q.credits_up.ph, &q.credits_up.pd, &q.credits_up.nph,
-					   &q.credits_up.npd, &q.credits_up.cplh, &q.credits_up.cpld};
-			unsigned *fd[6] = {&q.credits_down.ph, &q.credits_down.pd, &q.credits_down.nph,
-					   &q.credits_down.npd, &q.credits_down.cplh,
-					   &q.credits_down.cpld};
-
-			if (up)
-				*fu[idx] = (unsigned)v;
-			if (down)
-				*fd[idx] = (unsigned)v;
-		}
+		if (up)
+			*abbsim_credit_field(&q.credits_up, idx) = (unsigned)v;
+		if (down)
+			*abbsim_credit_field(&q.credits_down, idx) = (unsigned)v;
 	}
 	*p = q;
 	return 0;
@@ -394,6 +433,27 @@ static int set_one(struct abb_optvals *v, const struct opt *o, const char *who, 
 		if (ok)
 			snprintf(f, o->size, "%s", value);
 		break;
+	case OT_RANGE: {
+		uint64_t lo = 0, hi = 0;
+		const char *dash = strchr(value, '-');
+		char first[32];
+		size_t len = dash ? (size_t)(dash - value) : strlen(value);
+
+		ok = *value == 0; /* "": none */
+		if (!ok && len < sizeof first) {
+			memcpy(first, value, len);
+			first[len] = 0;
+			ok = parse_u64(first, false, &lo) && lo >= 1;
+			hi = lo;
+			if (ok && dash)
+				ok = parse_u64(dash + 1, false, &hi) && hi >= lo;
+		}
+		if (ok) {
+			((uint64_t *)f)[0] = lo;
+			((uint64_t *)f)[1] = hi;
+		}
+		break;
+	}
 	case OT_CREDITS:
 		return abb_opt_credits(&v->p, who, value, msg, n);
 	default:
@@ -411,8 +471,10 @@ static int set_one(struct abb_optvals *v, const struct opt *o, const char *who, 
 void abb_opt_defaults(struct abb_optvals *v)
 {
 	memset(v, 0, sizeof *v);
+	abbsim_params_defaults_fill(&v->p);
 	for (size_t i = 0; i < NOPT; i++)
-		(void)set_one(v, &table[i], table[i].name, table[i].def, NULL, 0);
+		if (table[i].def && table[i].def[0])
+			(void)set_one(v, &table[i], table[i].name, table[i].def, NULL, 0);
 	v->set = 0;
 	v->set_rows = 0;
 }
@@ -453,8 +515,8 @@ int abb_opt_set(struct abb_optvals *v, unsigned backend, const char *what, const
 		if (!(table[i].backends & backend))
 			break; /* another backend's: listed as unknown below */
 		if (table[i].flags & F_ENV) {
-			snprintf(msg, n, "%s%s%s: only as the environment variable %s (the simulator "
-				 "reads it when it opens the board)", what ? what : "", what ? " " : "",
+			snprintf(msg, n, "%s%s%s: only as the environment variable %s (abb_open "
+				 "reads it for every backend)", what ? what : "", what ? " " : "",
 				 name, table[i].env);
 			return -EINVAL;
 		}
@@ -479,6 +541,46 @@ int abb_opt_set(struct abb_optvals *v, unsigned backend, const char *what, const
 	return -EINVAL;
 }
 
+int abb_opt_given(const struct abb_optvals *v, const char *name)
+{
+	for (size_t i = 0; i < NOPT; i++)
+		if (!strcmp(table[i].name, name))
+			return (v->set_rows >> i) & 1;
+	return 0;
+}
+
+/* The default of o as text: the table's, or for the simulator's parameters
+ * the value abbsim_params_defaults_fill gives, written as the option takes
+ * it. */
+static const char *def_text(const struct opt *o, char *buf, size_t n)
+{
+	struct abb_optvals d;
+	const char *f;
+	uint64_t x;
+
+	if (o->def)
+		return o->def;
+	if (o->type == OT_CREDITS)
+		return "default";
+	memset(&d, 0, sizeof d);
+	abbsim_params_defaults_fill(&d.p);
+	f = (const char *)&d + o->off;
+	x = o->size == sizeof(uint64_t) ? *(const uint64_t *)f : *(const unsigned *)f;
+	if (o->type == OT_WORD) {
+		/* the first word of the list with that value */
+		for (const char *p = o->choices; *p;) {
+			size_t len = strcspn(p, ","), w = strcspn(p, "=");
+
+			if (w < len && strtoull(p + w + 1, NULL, 10) == x) {
+				snprintf(buf, n, "%.*s", (int)w, p);
+				return buf;
+			}
+			p += len + (p[len] != 0);
+		}
+	}
+	return num_text(x, o->flags & F_KM, buf, n);
+}
+
 size_t abb_opt_rows(void)
 {
 	return NOPT;
@@ -495,7 +597,7 @@ int abb_opt_row(size_t i, struct abb_opt_row *out)
 
 void abb_opt_print(FILE *f, int markdown)
 {
-	char acc[400];
+	char acc[400], dbuf[64];
 
 	if (markdown) {
 		fprintf(f, "| variable | URI option | backends | default | accepted | meaning |\n");
@@ -503,8 +605,12 @@ void abb_opt_print(FILE *f, int markdown)
 	}
 	for (size_t i = 0; i < NOPT; i++) {
 		const struct opt *o = &table[i];
-		const char *be = o->backends == (ABB_OPT_SIM | ABB_OPT_MODEL) ? "sim, model"
-				 : o->backends == ABB_OPT_MODEL ? "model" : "sim";
+		const char *be = o->backends == ABB_OPT_ANY ? "all"
+				 : o->backends == (ABB_OPT_SIM | ABB_OPT_MODEL) ? "sim, model"
+				 : o->backends == ABB_OPT_MODEL ? "model"
+				 : o->backends == ABB_OPT_VFIO ? "vfio" : "sim";
+
+		const char *def = def_text(o, dbuf, sizeof dbuf);
 
 		accepted(o, acc, sizeof acc);
 		if (o->type == OT_CREDITS)
@@ -513,11 +619,11 @@ void abb_opt_print(FILE *f, int markdown)
 			fprintf(f, "| `%s` | %s%s%s | %s | %s%s%s | %s%s%s | %s |\n", o->env,
 				o->flags & F_ENV ? "" : "`", o->flags & F_ENV ? "(none)" : o->name,
 				o->flags & F_ENV ? "" : "`", be,
-				o->def[0] ? "`" : "", o->def[0] ? o->def : "none",
-				o->def[0] ? "`" : "", acc, o->unit[0] ? " " : "", o->unit, o->help);
+				def[0] ? "`" : "", def[0] ? def : "none",
+				def[0] ? "`" : "", acc, o->unit[0] ? " " : "", o->unit, o->help);
 		else
 			fprintf(f, "%-24s %-14s %-10s default %s\n    accepted: %s%s%s\n    %s\n",
-				o->env, o->flags & F_ENV ? "(no URI)" : o->name, be, o->def[0] ? o->def : "none", acc,
+				o->env, o->flags & F_ENV ? "(no URI)" : o->name, be, def[0] ? def : "none", acc,
 				o->unit[0] ? " " : "", o->unit, o->help);
 	}
 	if (markdown)

@@ -11,9 +11,12 @@
  * case), nothing else; words are from the option's list. The URI overrides
  * the environment; an empty variable counts as unset.
  *
- * Compiled into libabb (the sim and model backends, abb_sim_options_print)
- * and into libabbsim (abbsim_params_default/_from_env/_set, the trace
- * variables at abbsim_open), hidden in both.
+ * Part of libabb only (hidden): the backends parse their options here and
+ * hand the simulator its parameters (struct abbsim_params) and what a run
+ * records (struct abbsim_record) at abbsim_open; the simulator reads no
+ * environment variable. The defaults of the simulator's parameters are
+ * the simulator's own (abbsim_params_defaults_fill, abbsim.h): the table
+ * shows them and starts from them.
  *
  * `abb_tool options` prints the table; `make options` writes it into
  * doc/options.md between the markers, `make options-check` fails when
@@ -41,12 +44,16 @@ extern "C" {
 /* Backends (bit mask) */
 #define ABB_OPT_SIM   0x1u
 #define ABB_OPT_MODEL 0x2u
+#define ABB_OPT_VFIO  0x4u
+#define ABB_OPT_ANY   0x7u
 
 /* Groups: who applies an option (bit mask) */
-#define ABB_OPTG_PARAMS 0x1u /* struct abbsim_params: libabbsim, at abbsim_params_* */
-#define ABB_OPTG_TRACE  0x2u /* tracing: libabbsim at abbsim_open, libabb after it */
-#define ABB_OPTG_LIBABB 0x4u /* libabb's own (host-time coupling, the model's) */
-#define ABB_OPTG_ALL    0x7u
+#define ABB_OPTG_PARAMS 0x1u /* struct abbsim_params, handed to abbsim_open */
+#define ABB_OPTG_TRACE  0x2u /* what a run records: struct abbsim_record at abbsim_open */
+#define ABB_OPTG_LIBABB 0x4u /* libabb's own, per backend (host-time coupling, the
+			      * model's engine, where libabbsim is, the VFIO IOMMU path) */
+#define ABB_OPTG_CORE   0x8u /* libabb's, every backend: read by abb_open (wait limit) */
+#define ABB_OPTG_ALL    0xfu
 
 /* Every option's value. */
 struct abb_optvals {
@@ -55,15 +62,26 @@ struct abb_optvals {
 	unsigned shared_engine;  /* model: GCR.SHARED_ENGINE after reset */
 	char trace[256];         /* FST file ("" none) */
 	uint64_t trace_from, trace_to;
-	char trace_dma[64];      /* "N-M": the N-th to M-th DMA of the run ("" none) */
+	uint64_t trace_dma[2];   /* "N-M": the N-th to M-th DMA of the run (0 0: none) */
 	char trace_test[256];    /* "suite/test": only that test ("" none) */
 	uint64_t trace_on_error; /* flight recorder: cycles kept (0 off) */
 	char tlp_log[256];       /* TLP log file ("" none) */
+	char stim[256];          /* RTL port record for the Icarus replay ("" none) */
+	char coverage[256];      /* coverage build: where the RTL's counters go ("" none) */
+	char sim_lib[256];       /* libabbsim.so to load ("" search) */
+	unsigned iommu;          /* vfio: ABB_OPT_IOMMU_* */
+	uint64_t wait_limit_ms;  /* device-time limit of one wait (0 none); see set_rows */
 	unsigned set;            /* groups an option was set in (ABB_OPTG_*) */
 	uint64_t set_rows;       /* bit per table row: given (environment or URI) */
 };
 
-/* The defaults of every option (the table's default column). */
+/* vfio's IOMMU interface (option iommu) */
+#define ABB_OPT_IOMMU_AUTO    0u
+#define ABB_OPT_IOMMU_GROUP   1u
+#define ABB_OPT_IOMMU_IOMMUFD 2u
+
+/* The defaults of every option (the table's default column; the
+ * simulator's parameters from abbsim_params_defaults_fill). */
 ABB_OPT_HIDDEN void abb_opt_defaults(struct abb_optvals *v);
 /* Applies the environment variables of the options of backend (ABB_OPT_*)
  * in groups (ABB_OPTG_*). All or nothing: on an error v is unchanged and
@@ -76,10 +94,13 @@ ABB_OPT_HIDDEN int abb_opt_from_env(struct abb_optvals *v, unsigned backend, uns
  * an option of another backend, a bad value. */
 ABB_OPT_HIDDEN int abb_opt_set(struct abb_optvals *v, unsigned backend, const char *what,
 			       const char *name, const char *value, char *msg, size_t n);
+/* 1 if key is an item of the credit list given as an option of its own
+ * after credits= ("ph", "up.pd", ...): the URI parsers collect them. */
+ABB_OPT_HIDDEN int abb_opt_credit_item(const char *key);
 /* One row of the table, for tests and the fuzzer (every option without
  * a list of its own): its URI name, its environment variable, the
  * backends (ABB_OPT_*) and group (ABB_OPTG_*), env_only 1 if it is only a
- * variable (no URI option: the simulator reads it when it opens). */
+ * variable (no URI option: abb_open reads it for every backend). */
 struct abb_opt_row {
 	const char *name, *env;
 	unsigned backends, group;
@@ -91,8 +112,10 @@ ABB_OPT_HIDDEN int abb_opt_row(size_t i, struct abb_opt_row *out);
 /* The table as text: markdown 0 a plain list for a terminal, 1 the
  * Markdown table of doc/options.md. */
 ABB_OPT_HIDDEN void abb_opt_print(FILE *f, int markdown);
-/* The credit list parser ("ph=8,pd=64,up.nph=4,default"), shared with
- * abbsim_params_set("credits"); what names the source in msg. */
+/* Whether the option named name was given (environment or URI) in v. */
+ABB_OPT_HIDDEN int abb_opt_given(const struct abb_optvals *v, const char *name);
+/* The credit list parser ("ph=8,pd=64,up.nph=4,default"); what names
+ * the source in msg. */
 ABB_OPT_HIDDEN int abb_opt_credits(struct abbsim_params *p, const char *what, const char *value,
 				   char *msg, size_t n);
 

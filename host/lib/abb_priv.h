@@ -24,6 +24,7 @@
 
 #include <abb/abb.h>
 #include <abb/abb_regs.h>
+#include <abbsim_note.h>
 
 #include "backend.h"
 #include "sim_ops.h"
@@ -143,13 +144,11 @@ ABB_HIDDEN int abb_dmabuf_can(const char *fn, const abb_dmabuf *buf, bool dev_wr
 
 /* abb_error.c: sets the calling thread's message, returns err. */
 ABB_HIDDEN int abb_err(int err, const char *fmt, ...) ABB_PRINTF(2, 3);
-/* A note for the simulator's waveform (backend op note; nothing elsewhere).
- * Kinds as ABBSIM_NOTE_* of sim/abbsim.h. */
-#define ABB_NOTE_TEXT 0u
-#define ABB_NOTE_DMA_START 1u
-#define ABB_NOTE_DMA_DONE 2u
-#define ABB_NOTE_DMA_ERROR 3u
-ABB_HIDDEN void abb_note(abb_dev *dev, unsigned kind, const char *fmt, ...) ABB_PRINTF(3, 4);
+/* A note for the simulator's waveform (sim op note; nothing elsewhere):
+ * kind ABB_SIM_NOTE_* and the DMA's channel (ABB_SIM_NOTE_NO_CHANNEL for
+ * text), <abbsim_note.h>. */
+ABB_HIDDEN void abb_note(abb_dev *dev, unsigned kind, unsigned channel, const char *fmt, ...)
+	ABB_PRINTF(4, 5);
 /* Prefixes the current message with "what: " (keeps err). */
 ABB_HIDDEN int abb_err_prefix(int err, const char *what);
 /* Splits the URI options "key=value,key=value" (at most maxlen - 1

@@ -173,12 +173,12 @@ void abb_sim_note(abb_dev *dev, unsigned kind, const char *text)
 		abb_sim_note_any(kind, text);
 	else if (abb_dev_check("abb_sim_note", dev) == 0 && dev->sim &&
 		 abb_pio_enter("abb_sim_note", dev) == 0) {
-		dev->sim->note(dev, kind, text);
+		dev->sim->note(dev, kind, ABB_SIM_NOTE_NO_CHANNEL, text);
 		abb_pio_leave(dev);
 	}
 }
 
-void abb_note(abb_dev *dev, unsigned kind, const char *fmt, ...)
+void abb_note(abb_dev *dev, unsigned kind, unsigned channel, const char *fmt, ...)
 {
 	char buf[256];
 	va_list ap;
@@ -188,7 +188,7 @@ void abb_note(abb_dev *dev, unsigned kind, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	dev->sim->note(dev, kind, buf);
+	dev->sim->note(dev, kind, channel, buf);
 }
 
 int abb_sim_inject(abb_dev *dev, const struct abb_sim_inject_spec *spec)

@@ -51,7 +51,7 @@ struct abb_sim_ops {
 	/* A note for the simulator's waveform (abbsim_trace_note:
 	 * ABBSIM_NOTE_* kinds; the libabb call being served, DMA boundaries,
 	 * abb_note). Does nothing when nothing is traced. */
-	void (*note)(abb_dev *dev, unsigned kind, const char *text);
+	void (*note)(abb_dev *dev, unsigned kind, unsigned channel, const char *text);
 };
 
 #endif

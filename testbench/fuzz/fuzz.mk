@@ -75,7 +75,7 @@ $(B)/fuzz/%.o: testbench/fuzz/%.c
 
 $(B)/fuzz/params.o: sim/params.cpp
 	@mkdir -p $(@D)
-	$(CXX) -std=c++17 $(CXXFLAGS) $(WARN) -Isim -Ihost/include -c $< -o $@
+	$(CXX) -std=c++17 $(CXXFLAGS) $(WARN) -Isim -Ihost/include -Irtl-model/include -c $< -o $@
 
 $(B)/fuzz/fuzz_options: $(B)/fuzz/fuzz_options.o $(B)/fuzz/params.o $(HOST_A)
 	$(CXX) $(CXXFLAGS) -fsanitize=fuzzer -o $@ $(B)/fuzz/fuzz_options.o $(B)/fuzz/params.o $(FUZZ_LIBS)

@@ -15,16 +15,17 @@
  *      table's variables (ABB_SIM_*, ABB_TRACE*, ABB_TLP_LOG,
  *      ABB_MODEL_SHARED_ENGINE), set to VALUE; then abb_opt_from_env for
  *      both backends and every group (unchanged on an error) and
- *      abbsim_params_from_env (sim/params.cpp, linked in: params unchanged
- *      on an error); every variable is unset again afterwards
+ *      abb_sim_config_new (the sim backend's whole parse, <abb/abb_sim.h>);
+ *      every variable is unset again afterwards
  *   3  the URI and the environment agree (issue 17): byte 0 of TEXT picks
  *      a row of the table, the rest is VALUE, bit 7 of the first byte the
  *      backend. The same name and value through abb_opt_set (a URI option)
  *      and through its variable (abb_opt_from_env) are both accepted with
  *      equal parsed values, or both refused; a variable without a URI
- *      option is refused in the URI. For the simulator's parameters also
- *      abbsim_params_set + abbsim_params_check against
- *      abbsim_params_from_env; for the model also abb_open("model:NAME=
+ *      option is refused in the URI. For the simulator's options also
+ *      abb_sim_config_new("NAME=VALUE") against abb_sim_config_new(NULL)
+ *      with the variable (parameters and record equal, then
+ *      abbsim_params_check on both); for the model also abb_open("model:NAME=
  *      VALUE") against abb_open("model") with the variable (both open with
  *      the same board memory size, or both fail). An empty VALUE is
  *      skipped (an empty variable counts as unset), and values the URI
@@ -34,6 +35,7 @@
  * their buffer and are terminated; in 3, the same answer from both.
  */
 #include <abb/abb.h>
+#include <abb/abb_sim.h>
 
 #include <errno.h>
 #include <stdint.h>
@@ -139,6 +141,19 @@ static void differ(const char *what, const char *name, const char *env, const ch
 	abort();
 }
 
+static int same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static int same_record(const struct abbsim_record *a, const struct abbsim_record *b)
+{
+	return same_text(a->fst, b->fst) && a->fst_from == b->fst_from && a->fst_to == b->fst_to &&
+	       a->dma_from == b->dma_from && a->dma_to == b->dma_to && same_text(a->test, b->test) &&
+	       a->on_error == b->on_error && same_text(a->tlp_log, b->tlp_log) &&
+	       same_text(a->stim, b->stim) && same_text(a->coverage, b->coverage);
+}
+
 /* Mode 3: one name and value through the URI and through the environment. */
 static void uri_env_agree(unsigned backend, const char *text)
 {
@@ -165,20 +180,30 @@ static void uri_env_agree(unsigned backend, const char *text)
 	} else if (!ru != !re || (!ru && memcmp(&vu, &ve, sizeof vu))) {
 		differ("abb_opt_set / abb_opt_from_env", r.name, r.env, value, ru, re, mu, me);
 	}
-	if (!r.env_only && backend == ABB_OPT_SIM && (r.group & ABB_OPTG_PARAMS)) {
-		struct abbsim_params pu, pe;
+	if (!r.env_only && backend == ABB_OPT_SIM && !strpbrk(value, ",") &&
+	    strlen(r.name) + strlen(value) < 200) {
+		char opt[300];
+		abb_sim_config *cu = NULL, *ce = NULL;
 
-		abbsim_params_default(&pu);
-		ru = abbsim_params_set(&pu, r.name, value);
+		re = abb_sim_config_new(&ce, NULL);
+		if (!re)
+			re = abbsim_params_check(abb_sim_config_params(ce));
+		unsetenv(r.env);
+		snprintf(opt, sizeof opt, "%s=%s", r.name, value);
+		ru = abb_sim_config_new(&cu, opt);
 		if (!ru)
-			ru = abbsim_params_check(&pu);
-		abbsim_params_default(&pe);
-		re = abbsim_params_from_env(&pe);
+			ru = abbsim_params_check(abb_sim_config_params(cu));
 		CHECK_RC(ru);
 		CHECK_RC(re);
-		if (!ru != !re || (!ru && memcmp(&pu, &pe, sizeof pu)))
-			differ("abbsim_params_set / abbsim_params_from_env", r.name, r.env, value, ru,
-			       re, "", "");
+		if (!ru != !re ||
+		    (!ru && (memcmp(abb_sim_config_params(cu), abb_sim_config_params(ce),
+				    sizeof(struct abbsim_params)) ||
+			     !same_record(abb_sim_config_record(cu), abb_sim_config_record(ce)))))
+			differ("abb_sim_config_new: option / variable", r.name, r.env, value, ru, re,
+			       "", "");
+		abb_sim_config_free(cu);
+		abb_sim_config_free(ce);
+		setenv(r.env, value, 1);
 	}
 	if (!r.env_only && backend == ABB_OPT_MODEL && !strpbrk(value, ",") &&
 	    strlen(r.name) + strlen(value) < 200) {
@@ -248,7 +273,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	case 2: {
 		struct abb_optvals v, vbefore;
-		struct abbsim_params p, before;
+		static char poison; /* a non-NULL value abb_sim_config_new must overwrite */
 		char *save = NULL, msg[512];
 		int set[NENV] = {0};
 
@@ -274,14 +299,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				}
 			}
 		}
-		abbsim_params_default(&p);
-		before = p;
-		rc = abbsim_params_from_env(&p);
-		CHECK_RC(rc);
-		if (rc && memcmp(&p, &before, sizeof p) != 0) {
-			fprintf(stderr, "abbsim_params_from_env failed (%d) but changed the params\n",
-				rc);
-			abort();
+		{
+			abb_sim_config *c = (abb_sim_config *)(void *)&poison;
+
+			rc = abb_sim_config_new(&c, NULL);
+			CHECK_RC(rc);
+			if (rc ? c != NULL : !c) {
+				fprintf(stderr, "abb_sim_config_new returned %d with%s a config\n", rc,
+					c ? "" : "out");
+				abort();
+			}
+			abb_sim_config_free(c);
 		}
 		for (unsigned i = 0; i < NENV; i++)
 			if (set[i])

@@ -27,7 +27,7 @@ MPR_HDRS     := $(wildcard $(MPR_DIR)/include/mprace/*.h)
 MPR_CXXFLAGS := -std=c++17 -fPIC $(WARN) $(CXXFLAGS) -MMD -MP
 # host/lib: abb_vfio.h (libabb's discovery, exported by libabb.so); sim:
 # <abbsim_inject.h>, which <abb/abb_sim.h> includes
-MPR_CPPFLAGS := -I$(MPR_DIR)/include -I$(MPR_DIR)/src -Ihost/include -Ihost/lib -Isim
+MPR_CPPFLAGS := -I$(MPR_DIR)/include -I$(MPR_DIR)/src -Ihost/include -Irtl-model/include -Ihost/lib -Isim
 MPR_TEST     := $(B)/mprace_tests
 MPR_BENCH    := $(B)/abb_bench_mprace
 # the bench's parts of their own (tau statistics, testABB log reader), with
@@ -115,7 +115,7 @@ $(MPR_BENCH): $(B)/mprace/bench/abb_bench_mprace.o $(MPR_BENCH_PARTS) $(B)/host/
 
 # C++98 on purpose: only the public headers, as an installed program sees them
 $(MPR_CXX98_TEST): $(MPR_DIR)/test/test_cxx98.cpp $(MPR_DIR)/test/check.h $(MPR_PUB_HDRS) $(B)/libabb-mprace.so
-	$(CXX) -std=c++98 $(MPR_CXX98_FLAGS) $(CXXFLAGS) -I$(MPR_DIR)/include -Ihost/include \
+	$(CXX) -std=c++98 $(MPR_CXX98_FLAGS) $(CXXFLAGS) -I$(MPR_DIR)/include -Ihost/include -Irtl-model/include \
 	  -o $@ $< -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
 
 # Each public header alone (it includes what it needs), in every standard
@@ -124,7 +124,7 @@ lint: mprace-cxx98-check
 mprace-cxx98-check:
 	@set -e; for std in $(MPR_HDR_STDS); do for h in $(MPR_PUB_HDRS:$(MPR_DIR)/include/%=%); do \
 	  echo "#include <$$h>" | $(CXX) -std=$$std $(MPR_CXX98_FLAGS) -I$(MPR_DIR)/include \
-	    -Ihost/include -x c++ -fsyntax-only - || \
+	    -Ihost/include -Irtl-model/include -x c++ -fsyntax-only - || \
 	    { echo "mprace-cxx98-check: <$$h> does not compile as -std=$$std" >&2; exit 1; }; \
 	done; done
 	@echo "mprace-cxx98-check: $(words $(MPR_PUB_HDRS)) public headers compile as $(MPR_HDR_STDS)"

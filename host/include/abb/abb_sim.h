@@ -14,6 +14,7 @@
 
 #include <abb/abb.h>
 #include <abbsim_inject.h>
+#include <abbsim_note.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -94,11 +95,9 @@ ABB_MUST_USE int abb_sim_protocol_errors(abb_dev *dev, char *buf, size_t len);
  * ABB_TRACE_TEST=suite/test and triggers the flight recorder on a failed
  * test (ABB_TRACE_ON_ERROR). dev NULL: the simulator of this process, if
  * one was opened. Does nothing on other backends or when nothing is traced.
- * libabb itself notes its DMA calls. */
-#define ABB_SIM_NOTE_TEXT 0u
-#define ABB_SIM_NOTE_TEST_BEGIN 4u
-#define ABB_SIM_NOTE_TEST_PASS 5u
-#define ABB_SIM_NOTE_TEST_FAIL 6u
+ * libabb itself notes its DMA calls. The kinds (ABB_SIM_NOTE_TEXT,
+ * _TEST_BEGIN, _TEST_PASS, _TEST_FAIL; the DMA kinds are libabb's) are
+ * the simulator's, <abbsim_note.h> (installed next to abbsim.h). */
 void abb_sim_note(abb_dev *dev, unsigned kind, const char *text);
 
 /* Fault injection (sim/README.md, "Fault injection"): a rule (struct
@@ -124,6 +123,26 @@ ABB_MUST_USE int abb_sim_inject_hits(abb_dev *dev, int id);
  * for a terminal, 1 the Markdown table of doc/options.md. Needs no device.
  * -EINVAL if f is NULL. */
 int abb_sim_options(FILE *f, int markdown);
+
+/* The simulator's parameters and what a run records, as the sim backend
+ * opens the board with them: the defaults, the ABB_SIM_* and ABB_TRACE*
+ * variables, then options (the text after "sim:" in a URI, e.g.
+ * "mem_size=4M,strict=1"; NULL or "": none). For programs that drive
+ * libabbsim through its own C interface (abbsim.h, which defines the two
+ * structures; the test bench's emulated VFIO kernel), so that they take
+ * the same options with the same parser. 0, or -EINVAL with a message
+ * (abb_last_error) naming the option; -ENOMEM. The structures stay valid
+ * until abb_sim_config_free. */
+struct abbsim_params;
+struct abbsim_record;
+typedef struct abb_sim_config abb_sim_config;
+ABB_MUST_USE int abb_sim_config_new(abb_sim_config **cfg, const char *options);
+const struct abbsim_params *abb_sim_config_params(const abb_sim_config *cfg);
+const struct abbsim_record *abb_sim_config_record(const abb_sim_config *cfg);
+/* The option sim_lib (ABB_SIM_LIB): the simulator library to load, "" when
+ * not given. */
+const char *abb_sim_config_lib(const abb_sim_config *cfg);
+void abb_sim_config_free(abb_sim_config *cfg);
 
 #ifdef __cplusplus
 }
