@@ -14,8 +14,8 @@
  */
 #define _GNU_SOURCE
 #include "tb.h"
+#include "tb_simlib.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -514,20 +514,19 @@ static void test_strict_option_checked(void)
 
 /* ---- IOMMU permissions (abbsim_iommu_map_at) ---- */
 
-typedef int (*map_at_fn)(void *, size_t, uint64_t, unsigned);
-typedef int (*unmap_iova_fn)(uint64_t, uint64_t);
 
-#define DMA_READ 0x1u  /* ABBSIM_DMA_READ: the device may read (host to board) */
-#define DMA_WRITE 0x2u /* ABBSIM_DMA_WRITE: the device may write (board to host) */
+#define DMA_READ ABBSIM_DMA_READ   /* the device may read (host to board) */
+#define DMA_WRITE ABBSIM_DMA_WRITE /* the device may write (board to host) */
 #define IOVA 0x08000000ull /* below the library's IOVA window */
 
 static void test_iommu_map_at_permissions(void)
 {
 	const size_t pg = 4096;
 	uint8_t *m, *pat, *back;
-	void *lib;
-	map_at_fn map_at;
-	unmap_iova_fn unmap_iova;
+	const struct abbsim_api *lib;
+	__typeof__(abbsim_iommu_map_at) *map_at;
+	__typeof__(abbsim_iommu_unmap_iova) *unmap_iova;
+	char why[512];
 	struct abb_sim_fault f[4];
 
 	TB_REQUIRE_DEV();
@@ -537,16 +536,14 @@ static void test_iommu_map_at_permissions(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pat);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(back);
 	/* the simulator libabb loaded */
-	lib = dlopen("libabbsim.so", RTLD_NOW | RTLD_NOLOAD);
+	lib = tb_simlib(why, sizeof why);
 	if (!lib) {
-		tb_skip("libabbsim.so is not loaded under that name (%s)", dlerror());
+		tb_skip("libabbsim.so is not loaded under that name (%s)", why);
 		free(m), free(pat), free(back);
 		return;
 	}
-	map_at = (map_at_fn)(uintptr_t)dlsym(lib, "abbsim_iommu_map_at");
-	unmap_iova = (unmap_iova_fn)(uintptr_t)dlsym(lib, "abbsim_iommu_unmap_iova");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(map_at);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(unmap_iova);
+	map_at = lib->iommu_map_at;
+	unmap_iova = lib->iommu_unmap_iova;
 
 	/* argument rules */
 	CU_ASSERT_EQUAL(map_at(m + 1, pg, IOVA, DMA_READ), -EINVAL);
@@ -605,7 +602,6 @@ static void test_iommu_map_at_permissions(void)
 	tb_reg_set(ABB_BLK_C2H + ABB_CH_CTRL, ABB_CTRL_RESET_CODE | ABB_CTRL_V | ABB_CTRL_BAR);
 	tb_reg_set(ABB_BLK_H2C + ABB_CH_CTRL, ABB_CTRL_RESET_CODE | ABB_CTRL_V | ABB_CTRL_BAR);
 	CU_ASSERT_EQUAL(abb_sim_protocol_errors(tb_dev, NULL, 0), 0);
-	dlclose(lib);
 	free(m), free(pat), free(back);
 }
 
