@@ -109,8 +109,6 @@ void tb_skip_part(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Deterministic pseudo-random bytes: the same (seed, n) always gives the
  * same bytes; different seeds give different data. */
 void tb_fill(void *p, size_t n, uint32_t seed);
-/* Fills n bytes with the repeated byte v. */
-void tb_fill_byte(void *p, size_t n, uint8_t v);
 
 /* Compares got with want; on a mismatch prints what (a label), the first
  * differing offset and the bytes there, and returns 0. Returns 1 if equal. */

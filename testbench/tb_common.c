@@ -133,11 +133,6 @@ void tb_fill(void *p, size_t n, uint32_t seed)
 	}
 }
 
-void tb_fill_byte(void *p, size_t n, uint8_t v)
-{
-	memset(p, v, n);
-}
-
 int tb_same(const char *what, const void *got, const void *want, size_t n)
 {
 	const uint8_t *g = got, *w = want;

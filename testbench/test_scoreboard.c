@@ -1,6 +1,6 @@
 /*
  * test_scoreboard.c - the differential suite: the simulator (the RTL)
- * against the reference model (host/lib/model_core.c), the same programs
+ * against the reference model (host/lib/ref_model.c), the same programs
  * on both at the same time in this process (tb_scoreboard.h).
  *
  * After every step host memory, the board memory the step touched (BAR1),

@@ -37,7 +37,7 @@
 static const struct abb_backend *const abb_backends[] = {
 	&abb_backend_sim,
 	&abb_backend_vfio,
-	&abb_backend_model,
+	&abb_backend_refmodel,
 };
 
 #define ABB_URI_FORMS "\"sim\", \"sim:key=val,...\", \"vfio\", \"vfio:DDDD:BB:DD.F\", " \

@@ -1,7 +1,7 @@
 /*
  * backend.h - private operations table of a libabb backend.
  *
- * One file per backend (backend_sim.c, backend_vfio.c, backend_model.c), each exporting one
+ * One file per backend (backend_sim.c, backend_vfio.c, backend_ref_model.c), each exporting one
  * filled-in table, in the manner of libpci's struct pci_methods. The core
  * (abb_core.c, abb_dma.c, abb_dmabuf.c) does every argument check before it
  * calls an operation, so an operation may assume valid arguments: offsets
@@ -95,6 +95,6 @@ struct abb_backend {
 
 ABB_BACKEND_TABLE abb_backend_sim;
 ABB_BACKEND_TABLE abb_backend_vfio;
-ABB_BACKEND_TABLE abb_backend_model;
+ABB_BACKEND_TABLE abb_backend_refmodel;
 
 #endif

@@ -1,23 +1,23 @@
 /*
- * model_core.h - the reference model of the ABB: the device core.
+ * ref_model.h - the reference model of the ABB: the device core.
  *
  * The board's BAR0 registers, its BAR1 memory, the descriptor engine of
  * both DMA channels, the event source, the interrupt generator and the
  * interrupt line, with the strict and lenient behaviour of the register
- * side effects, in plain C and untimed (model_core.c says what it models
+ * side effects, in plain C and untimed (ref_model.c says what it models
  * and how). It is the yardstick the RTL is compared with: the "model"
- * backend of libabb (backend_model.c) is this core plus the glue to
+ * backend of libabb (backend_ref_model.c) is this core plus the glue to
  * abb_backend (host memory mapping, locking, waiting, the clock), and the
  * differential suite and `make regress` run the same programs on the
  * simulator and on it.
  *
  * The core depends on nothing but <abb/abb_regs.h> and the C library: no
  * locks (the caller serialises every call on one model), no clock (the
- * caller tells it the device time with abb_model_advance), no host memory
+ * caller tells it the device time with abb_refmodel_advance), no host memory
  * (every DMA access to host memory goes through the host's dma callback).
  */
-#ifndef ABB_MODEL_CORE_H
-#define ABB_MODEL_CORE_H
+#ifndef ABB_REF_MODEL_H
+#define ABB_REF_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,10 +28,10 @@
 #pragma GCC visibility push(hidden)
 #endif
 
-struct abb_model;
+struct abb_refmodel;
 
 /* What the device is connected to. */
-struct abb_model_host {
+struct abb_refmodel_host {
 	/* A DMA access to host memory at IOVA iova: to_host 1 = the device
 	 * writes len bytes from buf (board to host, a posted write), 0 = it
 	 * reads len bytes into buf (a read request, or a descriptor fetch).
@@ -44,7 +44,7 @@ struct abb_model_host {
 	void *ctx;
 };
 
-struct abb_model_cfg {
+struct abb_refmodel_cfg {
 	size_t mem_bytes;   /* BAR1: a power of two, 64 KiB .. 16 MiB */
 	bool shared_engine; /* GCR.SHARED_ENGINE at reset (stored only) */
 	bool strict;        /* no model-defined register side effects */
@@ -52,36 +52,29 @@ struct abb_model_cfg {
 
 /* A model in its reset state at device time 0; NULL if out of memory or
  * mem_bytes is no power of two. */
-struct abb_model *abb_model_create(const struct abb_model_cfg *cfg,
-				   const struct abb_model_host *host);
-void abb_model_destroy(struct abb_model *m);
+struct abb_refmodel *abb_refmodel_create(const struct abb_refmodel_cfg *cfg,
+				   const struct abb_refmodel_host *host);
+void abb_refmodel_destroy(struct abb_refmodel *m);
 
-/* BAR0: off a byte offset, multiple of 4, below ABB_MODEL_BAR0 (others
+/* BAR0: off a byte offset, multiple of 4, below ABB_REFMODEL_BAR0 (others
  * read 0 and ignore writes). A write of CTRL with V runs the transfer to its
  * end (or to a wait for the event source) before it returns. */
-#define ABB_MODEL_BAR0 0x10000u
-uint32_t abb_model_reg_read(struct abb_model *m, uint32_t off);
-void abb_model_reg_write(struct abb_model *m, uint32_t off, uint32_t val);
+#define ABB_REFMODEL_BAR0 0x10000u
+uint32_t abb_refmodel_reg_read(struct abb_refmodel *m, uint32_t off);
+void abb_refmodel_reg_write(struct abb_refmodel *m, uint32_t off, uint32_t val);
 /* BAR1 PIO; [off, off+len) inside BAR1 (checked by the caller). */
-void abb_model_mem_read(struct abb_model *m, uint32_t off, void *buf, size_t len);
-void abb_model_mem_write(struct abb_model *m, uint32_t off, const void *buf, size_t len);
-size_t abb_model_mem_size(const struct abb_model *m);
+void abb_refmodel_mem_read(struct abb_refmodel *m, uint32_t off, void *buf, size_t len);
+void abb_refmodel_mem_write(struct abb_refmodel *m, uint32_t off, const void *buf, size_t len);
 
 /* Device time: lets it run to now_ns (never backwards; an earlier value is
  * ignored). The interrupt generator fires when its latency has passed. */
-void abb_model_advance(struct abb_model *m, uint64_t now_ns);
-uint64_t abb_model_now(const struct abb_model *m);
+void abb_refmodel_advance(struct abb_refmodel *m, uint64_t now_ns);
 /* Device time of the next thing the model would do by itself (the armed
  * interrupt generator), UINT64_MAX if none. */
-uint64_t abb_model_next_event(const struct abb_model *m);
+uint64_t abb_refmodel_next_event(const struct abb_refmodel *m);
 
-/* Interrupts: rising edges of the line (ISR & IER) != 0 so far, and the
- * line now. */
-uint64_t abb_model_irq_count(const struct abb_model *m);
-bool abb_model_irq_line(const struct abb_model *m);
-/* Board-to-host writes dropped because the host refused them (dma
- * callback failed): the IOMMU faults of the simulator. */
-uint64_t abb_model_faults(const struct abb_model *m);
+/* Interrupts: rising edges of the line (ISR & IER) != 0 so far. */
+uint64_t abb_refmodel_irq_count(const struct abb_refmodel *m);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -1,6 +1,6 @@
 /*
- * backend_model.c - libabb's "model" backend: the reference model of the ABB
- * (the device core, model_core.c) with the glue to struct abb_backend.
+ * backend_ref_model.c - libabb's "model" backend: the reference model of the ABB
+ * (the device core, ref_model.c) with the glue to struct abb_backend.
  *
  * URI: "model" or "model:mem_size=N,shared_engine=0|1,strict=0|1" (mem_size:
  * BAR1 bytes, power of two, 64 KiB .. 16 MiB, default 1 MiB; k/M
@@ -26,7 +26,7 @@
 
 #include "abb_options.h"
 #include "abb_priv.h"
-#include "model_core.h"
+#include "ref_model.h"
 
 struct model_map {
 	uintptr_t base;
@@ -36,7 +36,7 @@ struct model_map {
 struct model {
 	pthread_mutex_t lock;     /* guards everything below and the core */
 	pthread_cond_t irq_cond;  /* broadcast on every interrupt */
-	struct abb_model *core;   /* the reference model */
+	struct abb_refmodel *core;   /* the reference model */
 	uint64_t t0;              /* CLOCK_MONOTONIC at open: device time 0 */
 
 	struct model_map *maps; /* sorted by base, not overlapping */
@@ -61,7 +61,7 @@ static uint64_t model_tick(struct model *m)
 {
 	uint64_t t = mono_ns() - m->t0;
 
-	abb_model_advance(m->core, t);
+	abb_refmodel_advance(m->core, t);
 	return t;
 }
 
@@ -161,18 +161,18 @@ static int model_open(abb_dev *dev, const char *args)
 	mem = o.p.mem_bytes;
 	m = calloc(1, sizeof *m);
 	if (m) {
-		struct abb_model_cfg cfg = {
+		struct abb_refmodel_cfg cfg = {
 			.mem_bytes = mem,
 			.shared_engine = o.shared_engine != 0,
 			.strict = o.p.strict != 0,
 		};
-		struct abb_model_host host = {
+		struct abb_refmodel_host host = {
 			.dma = model_host_dma,
 			.irq = model_host_irq,
 			.ctx = m,
 		};
 
-		m->core = abb_model_create(&cfg, &host);
+		m->core = abb_refmodel_create(&cfg, &host);
 	}
 	if (!m || !m->core) {
 		free(m);
@@ -185,7 +185,7 @@ static int model_open(abb_dev *dev, const char *args)
 	pthread_condattr_destroy(&ca);
 	m->t0 = mono_ns();
 	dev->be_priv = m;
-	dev->bar0_size = ABB_MODEL_BAR0;
+	dev->bar0_size = ABB_REFMODEL_BAR0;
 	dev->bar1_size = mem;
 	dev->watchdog_s = 0;
 	return 0;
@@ -199,7 +199,7 @@ static void model_close(abb_dev *dev)
 		return;
 	pthread_mutex_destroy(&m->lock);
 	pthread_cond_destroy(&m->irq_cond);
-	abb_model_destroy(m->core);
+	abb_refmodel_destroy(m->core);
 	free(m->maps);
 	free(m);
 	dev->be_priv = NULL;
@@ -211,7 +211,7 @@ static int model_reg_read(abb_dev *dev, uint32_t off, uint32_t *val)
 
 	pthread_mutex_lock(&m->lock);
 	model_tick(m);
-	*val = abb_model_reg_read(m->core, off);
+	*val = abb_refmodel_reg_read(m->core, off);
 	pthread_mutex_unlock(&m->lock);
 	return 0;
 }
@@ -222,7 +222,7 @@ static int model_reg_write(abb_dev *dev, uint32_t off, uint32_t val)
 
 	pthread_mutex_lock(&m->lock);
 	model_tick(m);
-	abb_model_reg_write(m->core, off, val);
+	abb_refmodel_reg_write(m->core, off, val);
 	pthread_mutex_unlock(&m->lock);
 	return 0;
 }
@@ -232,7 +232,7 @@ static int model_mem_read(abb_dev *dev, uint32_t off, void *buf, size_t len)
 	struct model *m = M(dev);
 
 	pthread_mutex_lock(&m->lock);
-	abb_model_mem_read(m->core, off, buf, len);
+	abb_refmodel_mem_read(m->core, off, buf, len);
 	pthread_mutex_unlock(&m->lock);
 	return 0;
 }
@@ -242,7 +242,7 @@ static int model_mem_write(abb_dev *dev, uint32_t off, const void *buf, size_t l
 	struct model *m = M(dev);
 
 	pthread_mutex_lock(&m->lock);
-	abb_model_mem_write(m->core, off, buf, len);
+	abb_refmodel_mem_write(m->core, off, buf, len);
 	pthread_mutex_unlock(&m->lock);
 	return 0;
 }
@@ -322,14 +322,14 @@ static int model_irq_wait(abb_dev *dev, uint64_t *seen, int64_t timeout_ns)
 		uint64_t until = end, next;
 		struct timespec ts;
 
-		abb_model_advance(m->core, now - m->t0);
-		if (abb_model_irq_count(m->core) > *seen)
+		abb_refmodel_advance(m->core, now - m->t0);
+		if (abb_refmodel_irq_count(m->core) > *seen)
 			break;
 		if (now >= end) {
 			rc = -ETIMEDOUT;
 			break;
 		}
-		next = abb_model_next_event(m->core); /* the interrupt generator */
+		next = abb_refmodel_next_event(m->core); /* the interrupt generator */
 		if (next != UINT64_MAX && next + m->t0 < until)
 			until = next + m->t0;
 		if (until == UINT64_MAX) {
@@ -341,7 +341,7 @@ static int model_irq_wait(abb_dev *dev, uint64_t *seen, int64_t timeout_ns)
 		}
 		now = mono_ns();
 	}
-	*seen = abb_model_irq_count(m->core);
+	*seen = abb_refmodel_irq_count(m->core);
 	pthread_mutex_unlock(&m->lock);
 	if (rc)
 		return abb_err(rc, "no interrupt within %lld ns", (long long)timeout_ns);
@@ -354,7 +354,7 @@ static uint64_t model_irq_count(abb_dev *dev)
 	uint64_t n;
 
 	pthread_mutex_lock(&m->lock);
-	n = abb_model_irq_count(m->core);
+	n = abb_refmodel_irq_count(m->core);
 	pthread_mutex_unlock(&m->lock);
 	return n;
 }
@@ -378,7 +378,7 @@ static int model_delay_ns(abb_dev *dev, int64_t ns)
 	return 0;
 }
 
-const struct abb_backend abb_backend_model = {
+const struct abb_backend abb_backend_refmodel = {
 	.name = "model",
 	.open = model_open,
 	.close = model_close,
