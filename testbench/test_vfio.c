@@ -20,9 +20,10 @@
 #include <linux/vfio.h>
 
 #include <abb/abb_regs.h>
+#include <abb/abb_vfio.h>
 
-#include "abb_vfio.h"
 #include "vfio_emu.h"
+#include "vfio_seam.h" /* host/lib: the emulated calls, and the real table */
 #include "vfio_iommufd_abi.h"
 
 #define PG 4096u
