@@ -1,6 +1,6 @@
 /*
  * test_discovery.c - discovery of the board on the PCI bus (the VFIO
- * backend's abb_vfio_find, private header host/lib/abb_vfio.h), on fake
+ * backend's abb_vfio_find, public header <abb/abb_vfio.h>), on fake
  * buses: `lspci -x` style dumps read through libpci's dump method,
  * generated sysfs trees (tb_sysfs.h) read through libpci's sysfs method,
  * and (simulator) the config space that the simulated endpoint dumps; the
@@ -23,9 +23,10 @@
 #include <sys/wait.h>
 
 #include <abb/abb_sim.h>
+#include <abb/abb_vfio.h>
 
-#include "abb_vfio.h"
 #include "tb_sysfs.h"
+#include "vfio_seam.h" /* host/lib: the real system calls on a generated tree */
 
 #ifndef TB_BUILD_DIR
 #define TB_BUILD_DIR "build"

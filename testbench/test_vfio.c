@@ -20,9 +20,10 @@
 #include <linux/vfio.h>
 
 #include <abb/abb_regs.h>
+#include <abb/abb_vfio.h>
 
-#include "abb_vfio.h"
 #include "vfio_emu.h"
+#include "vfio_seam.h" /* host/lib: the emulated calls, and the real table */
 #include "vfio_iommufd_abi.h"
 
 #define PG 4096u
@@ -685,9 +686,9 @@ static void test_vfio_cdev_select(void)
 	if (d)
 		abb_close(d);
 	setenv("ABB_VFIO_IOMMU", "both", 1);
-	open_fails(&o, NULL, -EINVAL, "ABB_VFIO_IOMMU", "iommu=group");
+	open_fails(&o, NULL, -EINVAL, "ABB_VFIO_IOMMU", "group");
 	unsetenv("ABB_VFIO_IOMMU");
-	open_fails(&o, VFIO_EMU_URI ",iommu=cdev", -EINVAL, "iommu=cdev", NULL);
+	open_fails(&o, VFIO_EMU_URI ",iommu=cdev", -EINVAL, "iommu=\"cdev\"", NULL);
 	d = cdev_open(&o, VFIO_EMU_URI ",iommu=auto");
 	if (d)
 		abb_close(d);

@@ -12,8 +12,9 @@
 #   make soak                         the DAQ soak run: readout and writer at once, 10^7
 #                                     buffers on the model, 10^5 on the simulator (see below)
 #   make vectors                      regenerate the golden TLP vectors (vectors/tlp/)
-#   make vfio-coverage                gcov line coverage of host/lib/backend_vfio.c by the
-#                                     bench on the emulated VFIO kernel (build/cov/)
+#   make vfio-coverage                gcov line coverage of the vfio backend (backend_vfio.c
+#                                     and its host/lib/vfio_*.c units) by the bench on the
+#                                     emulated VFIO kernel (build/cov/)
 #   make hosttime-cost [ROUNDS=5]     what host-time coupling charges a device call on this
 #                                     machine (a figure, not a test: bench_hosttime.c)
 #
@@ -31,7 +32,8 @@ TB_SRCS    := $(filter-out $(TB_PROGS),$(wildcard testbench/*.c))
 # that reach libabbsim directly load it through it)
 TB_OBJS    := $(patsubst testbench/%.c,$(B)/testbench/%.o,$(TB_SRCS)) $(B)/testbench/abbsim_loader.o
 TB_BIN     := $(B)/abb_tests
-# host/lib for abb_vfio.h (the discovery entry point, exported by libabb)
+# host/lib for vfio_seam.h (the vfio backend's system-call seam, which the
+# emulated VFIO kernel fills; exported by libabb) and vfio_iommufd_abi.h
 TB_CFLAGS  := -std=c11 $(WARN) -Ihost/include -Irtl-model/include -Ihost/lib -Isim \
               -DTB_VECTORS_DIR='"$(abspath vectors)"' -DTB_BUILD_DIR='"$(abspath $(B))"'
 # libabb next to the binary: found at run time without LD_LIBRARY_PATH
@@ -170,10 +172,14 @@ test:
 
 # libabb and the bench built with --coverage in $(TB_COV_B) (the simulator
 # of $(B) is used as it is), the suites run on the emulated VFIO kernel,
-# then gcov's line figure for backend_vfio.c and the lines not run
-# ($(TB_COV_B)/backend_vfio.c.gcov marks them #####; TB_COV_B is below
-# $(B), so `make clean` removes it).
+# then gcov's line figure for each file of the vfio backend (TB_COV_SRCS:
+# backend_vfio.c and its units; discovery, vfio_find.c and vfio_sysfs.c,
+# is the discovery suite's) and the lines not run
+# ($(TB_COV_B)/<file>.c.gcov marks them #####; TB_COV_B is below $(B), so
+# `make clean` removes it).
 TB_COV_B      ?= $(B)/cov
+TB_COV_SRCS   := host/lib/backend_vfio.c $(sort $(filter-out host/lib/vfio_find.c \
+                 host/lib/vfio_sysfs.c,$(wildcard host/lib/vfio_*.c)))
 TB_COV_SUITES ?= vfio regs blocking dma_integrity bad_input
 # a second run through the iommufd/cdev path (no legacy container)
 TB_COV_CDEV_SUITES ?= regs blocking dma_integrity
@@ -189,10 +195,11 @@ vfio-coverage: $(B)/sim/libabbsim.so
 	  > $(TB_COV_B)/vfio-coverage-cdev.log 2>&1 || \
 	  { grep -B1 -A3 FAILED $(TB_COV_B)/vfio-coverage-cdev.log; \
 	    echo "vfio-coverage: cdev run failed (log: $(TB_COV_B)/vfio-coverage-cdev.log)"; }
-	@gcov -o $(TB_COV_B)/host/lib host/lib/backend_vfio.c 2>/dev/null | \
-	  grep -A1 "File '.*backend_vfio.c'"; mv -f *.gcov $(TB_COV_B)/ 2>/dev/null || true
-	@echo "vfio-coverage: lines not run (line number: source), from $(TB_COV_B)/backend_vfio.c.gcov:"
-	@grep -n '#####' $(TB_COV_B)/backend_vfio.c.gcov | sed 's/^[0-9]*: *#####: *//' || true
+	@gcov -o $(TB_COV_B)/host/lib $(TB_COV_SRCS) 2>/dev/null | \
+	  grep -A1 "File 'host/lib/.*\.c'" | grep -v '^--'; mv -f *.gcov $(TB_COV_B)/ 2>/dev/null || true
+	@echo "vfio-coverage: lines not run (file:line: source), from $(TB_COV_B)/*.c.gcov:"
+	@for f in $(notdir $(TB_COV_SRCS)); do \
+	  grep '#####' $(TB_COV_B)/$$f.gcov | sed "s/^ *#####: *\([0-9]*\):/$$f:\1:/"; done || true
 
 -include $(TB_OBJS:.o=.d) $(B)/testbench/vectors_run.d $(B)/testbench/regress.d \
   $(B)/testbench/bench_hosttime.d \

@@ -3,7 +3,7 @@
  *
  * vfio_emu_install() creates a fake sysfs tree and a fake /dev in a
  * temporary directory and installs a system-call seam (struct abb_vfio_sys,
- * host/lib/abb_vfio.h) that emulates, on top of them, the VFIO container
+ * host/lib/vfio_seam.h) that emulates, on top of them, the VFIO container
  * (/dev/vfio/vfio), the group (/dev/vfio/<N>), the device fd and the IOMMU
  * of the type-1 driver. The device is the simulator (libabbsim.so, loaded
  * with dlopen as the sim backend loads it): BAR regions are

@@ -15,7 +15,7 @@
 
 #include <linux/vfio.h>
 
-#include "abb_vfio.h"
+#include "vfio_seam.h" /* host/lib: the seam the emulator fills */
 #include "vfio_iommufd_abi.h"
 #include "abbsim.h"
 #include "abbsim_loader.h"

@@ -20,8 +20,9 @@
 
 #include <pci/pci.h>
 
+#include <abb/abb_vfio.h>
+
 #include "abb_priv.h"
-#include "abb_vfio.h"
 
 static pthread_mutex_t pci_lock = PTHREAD_MUTEX_INITIALIZER;
 static jmp_buf pci_jmp;

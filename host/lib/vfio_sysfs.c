@@ -15,8 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <abb/abb_vfio.h>
+
 #include "abb_priv.h"
-#include "abb_vfio.h"
+#include "vfio_priv.h" /* abb_vfio_link_base */
 
 static const char *root_or(const char *root, const char *dflt)
 {

@@ -27,8 +27,8 @@
 #include <abb/abb.h>
 #include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
+#include <abb/abb_vfio.h>
 
-#include "abb_vfio.h"
 #include "doctor.h"
 #include "tool_args.h"
 

@@ -32,8 +32,8 @@
 #include <unistd.h>
 
 #include <abb/abb.h>
+#include <abb/abb_vfio.h>
 
-#include "abb_vfio.h"
 #include "doctor.h"
 #include "tool_args.h"
 

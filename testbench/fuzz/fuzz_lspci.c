@@ -22,7 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "abb_vfio.h"
+#include <abb/abb_vfio.h>
 
 #define GUARD 0x5a
 

@@ -25,9 +25,9 @@ MPR_SRCS     := $(wildcard $(MPR_DIR)/src/*.cpp)
 MPR_OBJS     := $(MPR_SRCS:$(MPR_DIR)/src/%.cpp=$(B)/mprace/%.o)
 MPR_HDRS     := $(wildcard $(MPR_DIR)/include/mprace/*.h)
 MPR_CXXFLAGS := -std=c++17 -fPIC $(WARN) $(CXXFLAGS) -MMD -MP
-# host/lib: abb_vfio.h (libabb's discovery, exported by libabb.so); sim:
-# <abbsim_inject.h>, which <abb/abb_sim.h> includes
-MPR_CPPFLAGS := -I$(MPR_DIR)/include -I$(MPR_DIR)/src -Ihost/include -Irtl-model/include -Ihost/lib -Isim
+# host/include: libabb's public headers only (<abb/abb_vfio.h> for the
+# board number); sim: <abbsim_inject.h>, which <abb/abb_sim.h> includes
+MPR_CPPFLAGS := -I$(MPR_DIR)/include -I$(MPR_DIR)/src -Ihost/include -Irtl-model/include -Isim
 MPR_TEST     := $(B)/mprace_tests
 MPR_BENCH    := $(B)/abb_bench_mprace
 # the bench's parts of their own (tau statistics, testABB log reader), with

@@ -4,9 +4,7 @@
  */
 #include <memory>
 
-extern "C" {
-#include "abb_vfio.h"
-}
+#include <abb/abb_vfio.h>
 
 #include "mprace_priv.h"
 

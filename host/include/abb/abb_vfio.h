@@ -1,15 +1,20 @@
 /*
- * abb_vfio.h - internal entry points of the VFIO backend, for the test
- * bench and abb_tool (not installed; the functions are exported by libabb).
+ * abb_vfio.h - finding and diagnosing the board on the PCI bus, for
+ * programs that choose a board or explain why it cannot be opened
+ * (abb_tool find and doctor, the mprace layer's board number).
+ *
+ * Read-only: nothing here opens a device or changes a binding; opening is
+ * abb_open("vfio") or abb_open("vfio:DDDD:BB:DD.F") (<abb/abb.h>).
+ * sysfs_root NULL means "/sys", dev_root NULL "/dev" (a generated tree in
+ * tests). Every int function returns 0 (or a count) or a negative errno
+ * and never exits; only abb_vfio_find and abb_vfio_find_all leave a
+ * message in abb_last_error(): the checks return codes and their callers
+ * word the message.
  */
-#ifndef ABB_VFIO_H
-#define ABB_VFIO_H
+#ifndef ABB_ABB_VFIO_H
+#define ABB_ABB_VFIO_H
 
-#include <poll.h>
 #include <stddef.h>
-#include <sys/resource.h>
-#include <sys/types.h>
-#include <time.h>
 
 #include <abb/abb.h>
 
@@ -17,7 +22,7 @@
 extern "C" {
 #endif
 
-/* ---- discovery (vfio_find.c) ---------------------------------------- */
+/* ---- discovery (libpci) ----------------------------------------------- */
 
 /* Bytes of a PCI address "DDDD:BB:DD.F" with its NUL (room for a 5-digit
  * domain). */
@@ -29,8 +34,7 @@ extern "C" {
  * device, function) to bdf (n >= 13 bytes).
  * dump_file non-NULL: a text dump in `lspci -x` format read through
  * libpci's "dump" access method (a fake bus for tests); else libpci's
- * "sysfs" method with sysfs.path = sysfs_root/bus/pci (sysfs_root NULL:
- * "/sys"; a generated tree in tests).
+ * "sysfs" method with sysfs.path = sysfs_root/bus/pci.
  * Returns the number of ABBs found (>= 1), -ENODEV if none (the message
  * says how to check the board), -EIO if libpci failed (its message; it
  * never exits the program), -EINVAL for bad arguments or when the address
@@ -46,17 +50,11 @@ int abb_vfio_find(const char *sysfs_root, const char *dump_file, char *bdf, size
 int abb_vfio_find_all(const char *sysfs_root, const char *dump_file,
 		      char (*bdfs)[ABB_BDF_LEN], size_t max);
 
-/* ---- read-only checks of a device under a sysfs root (vfio_sysfs.c) --
- * sysfs_root NULL = "/sys". No message in abb_last_error(): the callers
- * (the backend, abb_tool doctor) word their own. */
+/* ---- read-only checks of a device under a sysfs root ------------------ */
 
 /* Normalizes "BB:DD.F" or "DDDD:BB:DD.F" to "DDDD:BB:DD.F" (out: n >=
  * ABB_BDF_LEN). 0, or -EINVAL if in is not a PCI address. */
 int abb_vfio_bdf_norm(const char *in, char *out, size_t n);
-/* The last part of the target of symbolic link path (a driver or group
- * name) into out (n bytes), read with rl; 0, -errno of rl, -ENAMETOOLONG. */
-int abb_vfio_link_base(ssize_t (*rl)(const char *, char *, size_t), const char *path, char *out,
-		       size_t n);
 
 /* 0 if sysfs_root/bus/pci/devices/<bdf> exists, else -ENODEV. */
 int abb_vfio_dev_exists(const char *sysfs_root, const char *bdf);
@@ -76,8 +74,9 @@ int abb_vfio_group(const char *sysfs_root, const char *bdf);
  * not, -ENOENT if there is no such group. */
 int abb_vfio_group_noiommu(const char *sysfs_root, int group);
 
-/* Path of the group's character device under dev_root (NULL = "/dev"):
- * dev_root/vfio/<group> or dev_root/vfio/noiommu-<group>. */
+/* Path of the group's character device under dev_root into path (n
+ * bytes): dev_root/vfio/<group> or dev_root/vfio/noiommu-<group>. 0, or
+ * -ENAMETOOLONG if it does not fit. */
 int abb_vfio_group_node(const char *dev_root, int group, int noiommu, char *path, size_t n);
 
 /* One device of an IOMMU group. driver "" = none. */
@@ -103,8 +102,10 @@ int abb_vfio_driver_viable(const char *driver);
  * unreadable or not a hex number. */
 int abb_vfio_ids(const char *sysfs_root, const char *bdf, unsigned *vendor, unsigned *device,
 		 long *class_code);
+
 /* What a class code is, in words ("a host bridge", "a network
- * controller"; "a device of class 0xCC" for others; "" for -1). */
+ * controller"; "a device of class 0xCC" for others; "" for -1), written
+ * to buf (n bytes); returns buf. */
 const char *abb_vfio_class_name(long class_code, char *buf, size_t n);
 
 /* Interrupt support of a device, from its config space (the sysfs
@@ -117,49 +118,11 @@ struct abb_vfio_irqinfo {
 	int msix;
 	int irq; /* the `irq` file (the line the kernel routed), -1 unknown */
 };
+
 /* 0, -ENODEV if there is no such device, -EIO if config is unreadable. */
 int abb_vfio_irqinfo(const char *sysfs_root, const char *bdf, struct abb_vfio_irqinfo *info);
 
-/*
- * The system-call seam of the VFIO backend: every call the backend makes
- * to the kernel goes through one of these (the default table calls libc).
- * They behave as the libc functions of the same name: -1 (MAP_FAILED for
- * mmap) and errno on failure. ioctl's third argument is the pointer or the
- * integer (cast to a pointer) the request takes. poll is ppoll() without
- * a signal mask (timeout NULL: no limit), so that a device-time timeout
- * below a millisecond is kept. Every path the backend builds starts with
- * sysfs_root ("/sys") or dev_root ("/dev").
- *
- * Device time of the vfio backend is clock_gettime(CLOCK_MONOTONIC) of the
- * seam; its waits are poll() on the interrupt eventfd and nanosleep().
- */
-struct abb_vfio_sys {
-	int (*open)(const char *path, int flags);
-	int (*close)(int fd);
-	int (*ioctl)(int fd, unsigned long request, void *arg);
-	void *(*mmap)(void *addr, size_t len, int prot, int flags, int fd, off_t off);
-	int (*munmap)(void *addr, size_t len);
-	ssize_t (*pread)(int fd, void *buf, size_t n, off_t off);
-	ssize_t (*pwrite)(int fd, const void *buf, size_t n, off_t off);
-	ssize_t (*read)(int fd, void *buf, size_t n);
-	ssize_t (*write)(int fd, const void *buf, size_t n);
-	int (*eventfd)(unsigned int initval, int flags);
-	int (*poll)(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout);
-	ssize_t (*readlink)(const char *path, char *buf, size_t n);
-	int (*access)(const char *path, int mode);
-	int (*getrlimit)(int resource, struct rlimit *rl);
-	int (*clock_gettime)(clockid_t clk, struct timespec *ts);
-	int (*nanosleep)(const struct timespec *req, struct timespec *rem);
-	const char *sysfs_root; /* "/sys" */
-	const char *dev_root;   /* "/dev" */
-};
-
-/* Installs sys for devices opened from now on (NULL: the real system).
- * The table is copied; the strings must outlive those devices. Not to be
- * called while a vfio device is open. */
-void abb_vfio_set_sys(const struct abb_vfio_sys *sys);
-/* The table in use (the real one unless abb_vfio_set_sys installed one). */
-const struct abb_vfio_sys *abb_vfio_get_sys(void);
+/* ---- an open device ---------------------------------------------------- */
 
 /* How the open vfio device delivers interrupts: "MSI", "INTx" or "none"
  * (polling only); NULL if dev is not a vfio device. */
