@@ -46,16 +46,17 @@ public:
 	/* The edge switch_cycle() has been run: opens or closes the cycle window. */
 	void switch_window();
 
-	/* --- the RTL model --- */
+	/* --- around a change of the RTL model (at open) --- */
 	bool file_on() const { return tracer_->file_on(); }
-	/* Before a new model: ends the waveform of the old one (summary line). */
+	/* Ends the waveform being written (a summary line on stderr); before
+	 * a new model, the old one's. */
 	void file_close(const char *why);
 	/* hip replaced its model (HardIp::select_model): trace the new one. */
 	void rebind() { tracer_->rebind(hip_.model()); }
 	void set_half(uint64_t half_ps) { tracer_->set_half(half_ps); }
 	void set_cycle(uint64_t c) { tracer_->set_cycle(c); }
 
-	/* --- set up at open (sim/platform_open_close.cpp) --- */
+	/* --- set up at open (platform_open_close.cpp) or by the host --- */
 	/* The flight recorder of K cycles, into the trace path (with
 	 * "-error" before ".fst" when a window writes that path too); exact:
 	 * this is the first open of the process. */
