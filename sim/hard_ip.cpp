@@ -59,10 +59,6 @@ bool HardIp::select_model(unsigned clk_mhz, bool traced)
 		return true;
 	if (traced && !rtl_traced_available())
 		return false;
-	/* the platform closed a trace file first (its summary line); the
-	 * flight recorder follows the new model (Tracer::rebind) */
-	if (tracer_)
-		tracer_->file_close();
 	if (top_)
 		top_->final();
 #if VM_COVERAGE
@@ -76,10 +72,6 @@ bool HardIp::select_model(unsigned clk_mhz, bool traced)
 	inputs_ = ModelInputs(); // the new model has sampled nothing yet
 	top_->zero_inputs();
 	top_->eval();
-	if (tracer_)
-		tracer_->rebind(*top_);
-	else
-		tracer_.reset(new Tracer(*top_, half_ps));
 	return true;
 }
 
@@ -94,7 +86,6 @@ HardIp::~HardIp()
 		cov_ctx = nullptr;
 	}
 #endif
-	tracer_.reset();
 	top_->final();
 }
 

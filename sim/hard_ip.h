@@ -8,8 +8,9 @@
  * when it falls; none while Command.Interrupt Disable is set) or, with MSI
  * enabled, into one MSI write per rising edge; either is posted and ordered
  * after the TLPs already accepted. It mirrors the level into Status.Interrupt
- * Status and writes the FST waveform. One call of edge() is one rising edge
- * of the user clock.
+ * Status. One call of edge() is one rising edge of the user clock; while a
+ * waveform is written or recorded it calls the waveform writer (tr, owned
+ * by the trace control, sim/trace_control.h) around the evals.
  */
 #ifndef ABBSIM_HARD_IP_H
 #define ABBSIM_HARD_IP_H
@@ -46,8 +47,11 @@ public:
 	/* The RTL built for this user clock (rtl_model.h), traced (tracing
 	 * compiled in) or not: a new model when the clock needs another build
 	 * or the kind changes (before reset(), at open). false: no traced
-	 * model in this library (rtl_traced_available()); nothing changed. */
+	 * model in this library (rtl_traced_available()); nothing changed.
+	 * A waveform of the old model must be closed first, and the waveform
+	 * writer rebound to the new one after (TraceControl::rebind). */
 	bool select_model(unsigned clk_mhz, bool traced);
+	RtlModel &model() { return *top_; }
 	unsigned rtl_clk_ns() const;
 	bool rtl_traced() const;
 
@@ -74,9 +78,8 @@ public:
 	/* Nothing to do but count: idle_o, no beat waiting or in transfer. */
 	bool idle() const { return idle_o_ && rx_.empty() && !tx_in_tlp_ && !tx_valid_; }
 
-	/* The waveform writer of this model (sim/trace.h); tr points to it
-	 * while it has work per edge, else null (the only cost then). */
-	Tracer &tracer() { return *tracer_; }
+	/* The waveform writer (sim/trace.h), set by the trace control while it
+	 * has work per edge, else null (the only cost then). */
 	Tracer *tr = nullptr;
 
 	/* stim (abbsim_record): the port record for a replay (stim_rec.h); mark = the
@@ -116,7 +119,6 @@ private:
 	std::unique_ptr<VerilatedContext> ctx_;
 	std::unique_ptr<RtlModel> top_;
 	ModelInputs inputs_; // the inputs abb_sim_top holds (model_inputs.h)
-	std::unique_ptr<Tracer> tracer_;
 	std::unique_ptr<StimRec> rec_;
 	std::string stim_path_;
 	bool rec_irq_ = false;

@@ -21,10 +21,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <cstdio>
 #include <functional>
 #include <list>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,6 +32,7 @@
 
 #include "abbsim.h"
 #include "cfg_space.h"
+#include "device_clock.h"
 #include "enumerate.h"
 #include "event_queue.h"
 #include "faults.h"
@@ -41,8 +40,7 @@
 #include "iommu.h"
 #include "link.h"
 #include "root_complex.h"
-#include "trace.h"
-#include <chrono>
+#include "trace_control.h"
 
 namespace abbsim {
 
@@ -83,13 +81,19 @@ struct OpenArgs {
 	}
 };
 
+/* The board, the link, the root complex and the time control; the
+ * simulation thread's work is split by job: the cycle loop (platform.cpp),
+ * the hand-off with host threads (platform_lockstep.cpp), open and close
+ * (platform_open_close.cpp), the process-wide instance and its thread
+ * (sim_thread.cpp); what is recorded of a run is the trace control's
+ * (trace_control.h). */
 class Platform : public sc_core::sc_module {
 public:
 	SC_HAS_PROCESS(Platform);
 	explicit Platform(sc_core::sc_module_name name);
 	~Platform() override;
 
-	/* --- called by host threads with mu held --- */
+	/* --- called by host threads with mu held (platform_lockstep.cpp) --- */
 	/* Queues fn for the simulation thread (run in order, mu held). */
 	void post(std::function<void()> fn);
 	/* Posts fn, registers w, lets time run until w is done (or the
@@ -114,25 +118,41 @@ public:
 	std::atomic<bool> notes_wanted_pub{false}; /* abbsim_trace_note has something to do */
 
 	/* --- simulation thread only (via posted closures) --- */
+	/* open and close (platform_open_close.cpp) */
 	void do_open(const OpenArgs &a, Waiter &w);
 	void do_close();
 	/* abbsim_close: the device time the link may take to drain first */
 	int64_t close_drain_ns() const;
-	int do_trace(const std::string &path, uint64_t from, uint64_t to, std::string &err);
-	int do_tlp_log(const std::string &path, std::string &err);
+	/* the config space was written: its state to the hard IP and the
+	 * root complex (platform.cpp) */
+	void cfg_changed();
+	/* tracing (trace_control.h) */
+	int do_trace(const std::string &path, uint64_t from, uint64_t to, std::string &err)
+	{
+		int r = trace_.cycle_window(path, from, to, err);
+		if (!r)
+			notes_wanted_pub.store(true);
+		return r;
+	}
+	int do_tlp_log(const std::string &path, std::string &err)
+	{
+		return trace_.log_open(path, params, bars, err);
+	}
 	/* A note from the host (abbsim_trace_note): a text lane entry, a DMA
 	 * or test boundary (window, markers, recorder trigger). */
-	void do_note(unsigned kind, unsigned channel, const std::string &text);
+	void do_note(unsigned kind, unsigned channel, const std::string &text)
+	{
+		trace_.note(kind, channel, text);
+	}
 	/* Finishes every waveform (process exit). */
-	void finish_traces();
-	void cfg_changed();
+	void finish_traces() { trace_.finish(); }
 	/* fault injection (sim/faults.h) */
 	int fault_add(const abb_sim_inject_spec &s, std::string &err) { return faults_.add(s, err); }
 	void fault_clear() { faults_.clear(); }
 	int64_t fault_hits(int id) const { return faults_.hits(id); }
 
 	RootComplex rc;
-	uint64_t abs_now() const { return now_; }
+	uint64_t abs_now() const { return clk_.now; }
 
 	/* Synchronisation shared with the simulation pthread. */
 	std::mutex mu;
@@ -140,29 +160,21 @@ public:
 	bool want_run = false;
 
 private:
+	/* the cycle loop (platform.cpp) */
+	bool run_cycles();
+	void edge(uint64_t n, uint64_t t);
+	bool quiet() const { return hip_.idle() && up_.quiet() && down_.quiet() && rc.quiet(); }
+	void add_violation(const std::string &s);
+	/* lockstep (platform_lockstep.cpp) */
 	void main_thread(); /* SC_THREAD */
 	void run();
-	bool run_cycles();
+	void sync_sc_time();
 	void settle_waiters();
 	void publish();
 	void register_waiter(const std::shared_ptr<Waiter> &w);
 	void finish(Waiter &w, int result, const std::string &err = "");
-	bool quiet() const;
+	/* open and close (platform_open_close.cpp) */
 	void close_drained(bool cap_hit);
-	uint64_t edge_time(uint64_t n) const;
-	uint64_t first_edge_at(uint64_t t) const;
-	uint64_t cycle_of(uint64_t t) const;
-	void edge(uint64_t n, uint64_t t);
-	void trace_switch();
-	void log_tlp(const char *dir, const Tlp &t, uint64_t now);
-	void lane_tlp(const char *dir, const Tlp &t);
-	void trace_update();
-	void trace_file_open(const char *why);
-	void trace_file_close(const char *why);
-	void rec_trigger(const std::string &why);
-	void add_violation(const std::string &s);
-	void sync_sc_time();
-	void fault_note(unsigned dir, const std::string &what, uint64_t now);
 	void link_down(uint64_t now, uint64_t ns);
 	void link_up(uint64_t now);
 
@@ -170,30 +182,14 @@ private:
 	Link up_, down_;
 	HardIp hip_;
 	Faults faults_{q_};
+	DeviceClock clk_;
+	TraceControl trace_{hip_, cfg, clk_};
 	uint64_t link_gen_ = 0; /* a link-up event of before a reopen is void */
 	std::vector<std::function<void()>> mail_;
 	std::atomic<bool> mail_flag_{false};
 	std::list<std::shared_ptr<Waiter>> waiters_;
 	bool wake_ = false;
 	bool idle_waiters_ = false;
-	uint64_t now_ = 0, epoch_ = 0, cycle_ = 0;
-	unsigned clk_mhz_ = 125;
-	uint64_t period_ps_ = 8000; /* 0 when 10^6 / clk_mhz is not whole */
-	/* tracing */
-	std::string trace_path_;
-	uint64_t trace_from_ = 0, trace_to_ = 0;
-	uint64_t trace_switch_ = UINT64_MAX; /* cycle at which to open/close */
-	FILE *tlp_log_ = nullptr;
-	Tracer *tr_ = nullptr; /* hip_'s tracer while it has something to do */
-	enum { WinCycles, WinDma, WinTest } win_ = WinCycles;
-	std::string win_key_; /* the content window in effect (kept across opens) */
-	uint64_t win_dma_from_ = 0, win_dma_to_ = 0, dma_count_ = 0;
-	std::string win_test_;
-	std::map<unsigned, uint64_t> dma_num_; /* channel -> number of its last DMA */
-	bool win_done_ = false;
-	std::chrono::steady_clock::time_point win_t0_;
-	uint64_t win_c0_ = 0;
-	unsigned rec_dumps_ = 0;
 	uint64_t idle_run_ = 0; /* quiet cycles run one by one while traced */
 	bool ever_opened_ = false;
 	std::vector<std::string> violations_;

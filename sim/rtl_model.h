@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <memory>
 
-/* no verilated.h here: platform.cpp includes SystemC, which it clashes with */
+/* no verilated.h here: the platform's files include SystemC, which it clashes with */
 class VerilatedContext;
 class VerilatedFstC;
 

@@ -1,12 +1,14 @@
 /*
- * trace.h - the waveform: FST of the RTL with text lanes in the same file,
- * trace windows, and the flight recorder.
+ * trace.h - the waveform writer: FST of the RTL with text lanes in the
+ * same file, and the flight recorder (its windows and triggers: the trace
+ * control, sim/trace_control.h).
  *
  * One file to open: the Verilator top (sim/abb_sim_top.sv) has trace-only
  * inputs next to abb_top: a cycle counter and text lanes (wide vectors
  * holding ASCII; the saved view shows them with GTKWave's ASCII format).
- * The platform writes the lanes (Tracer::lane) only while a waveform is
- * being written or recorded; the hot path of a run without tracing sees a
+ * The trace control (sim/trace_control.h), which owns the Tracer, writes
+ * the lanes (Tracer::lane) only while a waveform is being written or
+ * recorded; the hot path of a run without tracing sees a
  * null pointer test per edge (HardIp::edge), as before.
  *
  * The model is whichever the platform opened (sim/rtl_model.h: the RTL
