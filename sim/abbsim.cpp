@@ -526,57 +526,57 @@ int abbsim_protocol_errors(char *buf, size_t len)
 	});
 }
 
-int abbsim_fault_add(const struct abb_sim_inject_spec *spec)
+int abbsim_inject_add(const struct abb_sim_inject_spec *spec)
 {
 	return guard(__func__, [&] {
 		if (!spec)
-			return fail(-EINVAL, "abbsim_fault_add: spec is NULL");
+			return fail(-EINVAL, "abbsim_inject_add: spec is NULL");
 		Platform *p;
 		std::unique_lock<std::mutex> lk;
-		int rc = open_platform("abbsim_fault_add", &p, lk);
+		int rc = open_platform("abbsim_inject_add", &p, lk);
 		if (rc)
 			return rc;
 		auto w = std::make_shared<Waiter>(Waiter::Call);
 		Waiter *wp = w.get();
 		abb_sim_inject_spec s = *spec;
-		rc = p->wait_for(lk, w, [p, wp, s] { wp->result = p->fault_add(s, wp->error); });
+		rc = p->wait_for(lk, w, [p, wp, s] { wp->result = p->inject_add(s, wp->error); });
 		if (rc < 0 && !w->error.empty())
-			return fail(rc, "abbsim_fault_add: %s", w->error.c_str());
+			return fail(rc, "abbsim_inject_add: %s", w->error.c_str());
 		return rc;
 	});
 }
 
-int abbsim_fault_clear(void)
+int abbsim_inject_clear(void)
 {
 	return guard(__func__, [&] {
 		Platform *p;
 		std::unique_lock<std::mutex> lk;
-		int rc = open_platform("abbsim_fault_clear", &p, lk);
+		int rc = open_platform("abbsim_inject_clear", &p, lk);
 		if (rc)
 			return rc;
 		auto w = std::make_shared<Waiter>(Waiter::Call);
-		return p->wait_for(lk, w, [p] { p->fault_clear(); });
+		return p->wait_for(lk, w, [p] { p->inject_clear(); });
 	});
 }
 
-int abbsim_fault_hits(int id)
+int abbsim_inject_hits(int id)
 {
 	return guard(__func__, [&] {
 		Platform *p;
 		std::unique_lock<std::mutex> lk;
-		int rc = open_platform("abbsim_fault_hits", &p, lk);
+		int rc = open_platform("abbsim_inject_hits", &p, lk);
 		if (rc)
 			return rc;
 		auto w = std::make_shared<Waiter>(Waiter::Call);
 		Waiter *wp = w.get();
 		rc = p->wait_for(lk, w, [p, wp, id] {
-			int64_t h = p->fault_hits(id);
+			int64_t h = p->inject_hits(id);
 			wp->result = h < 0 ? (int)h : (int)std::min<int64_t>(h, INT32_MAX);
 			if (h < 0)
 				wp->error = "no fault rule " + std::to_string(id);
 		});
 		if (rc == -ENOENT)
-			return fail(rc, "abbsim_fault_hits: no fault rule %d", id);
+			return fail(rc, "abbsim_inject_hits: no fault rule %d", id);
 		return rc;
 	});
 }

@@ -36,17 +36,19 @@ extern "C" {
  * interrupt count counts Assert_INTA messages and MSI writes);
  * abbsim_intx_asserted, abbsim_iommu_map_at, abbsim_iommu_unmap_iova; the
  * IOMMU enforces mapping permissions.
- * 4: fault injection: abbsim_fault_add, abbsim_fault_clear, abbsim_fault_hits.
+ * 4: link injection: abbsim_inject_add, abbsim_inject_clear, abbsim_inject_hits.
  * 5: traceable appended to abbsim_params: the RTL model with tracing
  * compiled in runs only when asked for (abbsim_trace_fst needs it).
- * (Still 5, the binary interface unchanged: the fault-injection rule and
+ * (Still 5, the binary interface unchanged: the link-injection rule and
  * its kinds, once struct abbsim_fault_spec and ABBSIM_FAULT_*, are
  * abbsim_inject.h's struct abb_sim_inject_spec and ABB_SIM_INJ_*.) */
 /* 6: the simulator reads no environment variable: libabb parses every
  * option from its one table and hands them over, the parameters as
  * struct abbsim_params, what a run records as struct abbsim_record at
  * abbsim_open (abbsim_params_from_env and abbsim_params_set removed);
- * abbsim_trace_note takes the DMA's channel (abbsim_note.h). */
+ * abbsim_trace_note takes the DMA's channel (abbsim_note.h); link
+ * injection is abbsim_inject_add/_clear/_hits (were abbsim_fault_*:
+ * "fault" is the IOMMU's fault record only). */
 #define ABBSIM_ABI_VERSION 6
 
 /* Flow-control credit limits one receiver advertises: header credits count
@@ -312,17 +314,17 @@ int abbsim_link_stats(unsigned dir, struct abbsim_link_stats *st);
  * terminated, truncated to len); clears the record. buf may be NULL. */
 int abbsim_protocol_errors(char *buf, size_t len);
 
-/* Fault injection: the rules, their kinds, directions and TLP classes are
+/* Link injection: the rules, their kinds, directions and TLP classes are
  * defined once, in abbsim_inject.h (libabb's <abb/abb_sim.h> has the same
  * definitions). abbsim_open removes every rule. */
 /* Adds a rule: its id (>= 0), or -EINVAL with a message (unknown kind or
  * direction, neither or both of nth and prob, ns out of range), -ENOSPC
  * (64 rules), -ENODEV when not open. */
-int abbsim_fault_add(const struct abb_sim_inject_spec *spec);
+int abbsim_inject_add(const struct abb_sim_inject_spec *spec);
 /* Removes every rule (the ids start again at 0). */
-int abbsim_fault_clear(void);
+int abbsim_inject_clear(void);
 /* How often rule id fired; -ENOENT for an unknown id. */
-int abbsim_fault_hits(int id);
+int abbsim_inject_hits(int id);
 
 const char *abbsim_last_error(void);
 unsigned abbsim_abi_version(void);

@@ -1,9 +1,9 @@
 /*
- * abbsim_inject.h - link fault injection: the one definition of its kinds,
+ * abbsim_inject.h - link link injection: the one definition of its kinds,
  * directions, TLP classes and rule.
  *
  * Part of the simulator's C interface (abbsim.h includes it:
- * abbsim_fault_add takes this rule), and the same definitions are libabb's
+ * abbsim_inject_add takes this rule), and the same definitions are libabb's
  * public ones (<abb/abb_sim.h> includes it: abb_sim_inject passes the rule
  * through unchanged). The names are libabb's, which programs use; the
  * simulator has no second set. Installed next to abbsim.h.
@@ -23,7 +23,7 @@
  * data; MALFORMED, TRUNCATED: with at least 3 DWs of data). Rules are
  * checked in the order they were added, the first that fires acts. Every
  * firing is a line with "FAULT" in the TLP log. What the board and libabb
- * make of each: sim/README.md, "Fault injection", and doc/fault-injection.md.
+ * make of each: sim/README.md, "Link injection", and doc/injection.md.
  *
  * Plain C89/C++98 (no trailing enum commas): <abb/abb_sim.h> brings it
  * into C and C++ programs of any standard.

@@ -27,8 +27,8 @@ extern "C" {
 	X(iommu_max_segs) X(iommu_map) X(iommu_unmap) X(iommu_map_at)               \
 	X(iommu_unmap_iova) X(faults) X(wait_irq) X(irq_count) X(intx_asserted)     \
 	X(advance) X(now_ps) X(cycles) X(wait_idle) X(trace_fst) X(trace_note)      \
-	X(tlp_log) X(link_stats) X(protocol_errors) X(fault_add) X(fault_clear)     \
-	X(fault_hits) X(last_error) X(abi_version)
+	X(tlp_log) X(link_stats) X(protocol_errors) X(inject_add) X(inject_clear)     \
+	X(inject_hits) X(last_error) X(abi_version)
 
 struct abbsim_api {
 	void *handle; /* of dlopen; NULL: not loaded */

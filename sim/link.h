@@ -44,9 +44,9 @@ public:
 	/* Queues a TLP for transmission, ready at time now; started (if set)
 	 * is called with the time its transmission starts. */
 	void submit(Tlp &&t, uint64_t now, std::function<void(uint64_t)> started = nullptr);
-	/* The same without the fault-injection tap (the injector's own TLPs). */
+	/* The same without the link-injection tap (the injector's own TLPs). */
 	void submit_raw(Tlp &&t, uint64_t now, std::function<void(uint64_t)> started = nullptr);
-	/* Fault injection: no TLP starts before time until (credit starvation). */
+	/* Link injection: no TLP starts before time until (credit starvation). */
 	void starve(uint64_t until);
 	/* Link down: drops every queued and in-flight TLP, the credits count
 	 * from zero; while down, every submitted TLP is dropped. */
@@ -63,7 +63,7 @@ public:
 				return true;
 		return false;
 	}
-	/* Fault injection at the transmitter (sim/faults.h): true = taken. */
+	/* Link injection at the transmitter (sim/inject.h): true = taken. */
 	std::function<bool(Tlp &, uint64_t, std::function<void(uint64_t)> &)> tap;
 	/* The receiver freed the buffers of a TLP of this class at time now:
 	 * its credits are back at the transmitter one latency later. */

@@ -30,22 +30,22 @@ Platform::Platform(sc_core::sc_module_name name)
 	down_.violation = fc;
 	mmu.on_fault = [this](const abbsim_fault &f) { trace_.iommu_fault(f); };
 	trace_.on_error = [this](const std::string &s) { add_violation(s); };
-	/* fault injection at both transmitters */
+	/* link injection at both transmitters */
 	down_.tap = [this](Tlp &t, uint64_t now, std::function<void(uint64_t)> &st) {
-		return faults_.on_submit(0, down_, t, now, st);
+		return inject_.on_submit(0, down_, t, now, st);
 	};
 	up_.tap = [this](Tlp &t, uint64_t now, std::function<void(uint64_t)> &st) {
-		return faults_.on_submit(1, up_, t, now, st);
+		return inject_.on_submit(1, up_, t, now, st);
 	};
-	faults_.note = [this](unsigned dir, const std::string &w, uint64_t now) {
+	inject_.note = [this](unsigned dir, const std::string &w, uint64_t now) {
 		trace_.fault_note(dir, w, now);
 	};
-	faults_.link_down = [this](uint64_t now, uint64_t ns) { link_down(now, ns); };
-	faults_.end_read = [this](unsigned dir, unsigned tag) {
+	inject_.link_down = [this](uint64_t now, uint64_t ns) { link_down(now, ns); };
+	inject_.end_read = [this](unsigned dir, unsigned tag) {
 		if (dir == 0)
 			rc.end_read(tag);
 	};
-	faults_.free_tag = [this](unsigned dir, unsigned orig) -> unsigned {
+	inject_.free_tag = [this](unsigned dir, unsigned orig) -> unsigned {
 		/* downstream: a tag of the DMA engine's data reads (0..NumTags-1,
 		 * NumTags = 16, the RTL default) with no read outstanding at the
 		 * root complex or on its way there; else one outside every range

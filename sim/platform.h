@@ -35,7 +35,7 @@
 #include "device_clock.h"
 #include "enumerate.h"
 #include "event_queue.h"
-#include "faults.h"
+#include "inject.h"
 #include "hard_ip.h"
 #include "iommu.h"
 #include "link.h"
@@ -146,10 +146,10 @@ public:
 	}
 	/* Finishes every waveform (process exit). */
 	void finish_traces() { trace_.finish(); }
-	/* fault injection (sim/faults.h) */
-	int fault_add(const abb_sim_inject_spec &s, std::string &err) { return faults_.add(s, err); }
-	void fault_clear() { faults_.clear(); }
-	int64_t fault_hits(int id) const { return faults_.hits(id); }
+	/* link injection (sim/inject.h) */
+	int inject_add(const abb_sim_inject_spec &s, std::string &err) { return inject_.add(s, err); }
+	void inject_clear() { inject_.clear(); }
+	int64_t inject_hits(int id) const { return inject_.hits(id); }
 
 	RootComplex rc;
 	uint64_t abs_now() const { return clk_.now; }
@@ -181,7 +181,7 @@ private:
 	EventQueue q_;
 	Link up_, down_;
 	HardIp hip_;
-	Faults faults_{q_};
+	Injector inject_{q_};
 	DeviceClock clk_;
 	TraceControl trace_{hip_, cfg, clk_};
 	uint64_t link_gen_ = 0; /* a link-up event of before a reopen is void */

@@ -3,7 +3,7 @@
  * thread: abbsim_open (every part reset, the RTL for the clock, hot reset,
  * enumeration, the TLP log and waveform windows asked for), abbsim_close
  * (the link drained first, capped, then the board torn down), and the hot
- * reset a surprise link down (fault injection) causes.
+ * reset a surprise link down (link injection) causes.
  */
 #include "platform.h"
 
@@ -28,7 +28,7 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	clk_.set_mhz(params.clk_mhz);
 	q_.clear();
 	link_gen_++;
-	faults_.clear();
+	inject_.clear();
 	up_.reset(params, Link::from_params(params.credits_up));
 	down_.reset(params, Link::from_params(params.credits_down));
 	rc.reset(params);

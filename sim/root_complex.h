@@ -61,7 +61,7 @@ public:
 		return reads_.empty() && ready_.empty() && pio_pending_ == 0 && pio_wait_.empty();
 	}
 
-	/* Fault injection: the link went down at now (every read outstanding
+	/* Link injection: the link went down at now (every read outstanding
 	 * either way is lost: PIO reads fail with -ENOLINK, device reads are
 	 * forgotten); while down a PIO read fails at once, a write is dropped. */
 	void link_down(uint64_t now, const std::string &why);

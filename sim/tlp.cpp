@@ -199,7 +199,7 @@ std::string Tlp::describe() const
 		snprintf(buf, sizeof buf, "?    fmt=%u type=%02x dw0=%08x dw1=%08x dw2=%08x", fmt(),
 			 type(), h[0], h[1], h[2]);
 	}
-	if (h[0] & (1u << 14)) /* poisoned (fault injection) */
+	if (h[0] & (1u << 14)) /* poisoned (link injection) */
 		return std::string(buf) + " EP";
 	return buf;
 }

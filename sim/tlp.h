@@ -31,7 +31,7 @@ struct Tlp {
 	std::vector<uint32_t> data; /* payload DWs, byte 0 of a DW in [7:0] */
 	unsigned bar = 0;           /* BAR hit, set by the hard IP for requests to the RTL */
 	/* Host address of the first byte a root-complex completion carries
-	 * (fault injection matches it); UINT64_MAX when unknown. */
+	 * (link injection matches it); UINT64_MAX when unknown. */
 	uint64_t host_addr = UINT64_MAX;
 
 	unsigned fmt() const { return h[0] >> 29; }

@@ -93,7 +93,7 @@ public:
 	/* A protocol error (already counted and printed by the platform):
 	 * TLP log, error lane, recorder trigger. */
 	void violation(const std::string &s);
-	/* A fault injection or link event (sim/faults.h) at time now. */
+	/* A link injection or link event (sim/inject.h) at time now. */
 	void fault_note(unsigned dir, const std::string &what, uint64_t now);
 	void iommu_fault(const abbsim_fault &f);
 	/* A line for the TLP log ("# msg") and the error lane. */

@@ -76,7 +76,7 @@ COV_BINS       := $(COV_B)/sim/libabbsim.so $(COV_B)/abb_tests $(COV_B)/abb_regr
 # wall seconds per program of the bench (the instrumented model is slow)
 COV_TIMEOUT    ?= 3600
 # The RTL's completion timeout in the coverage build (cycles; the normal
-# build: 2^22, 33.6 ms at 125 MHz): the fault-injection suite waits for it
+# build: 2^22, 33.6 ms at 125 MHz): the link-injection suite waits for it
 # in five tests, which the instrumented model runs at a few 10^4 cycles per
 # second; 2^18 (2.1 ms) keeps those waits short and stays above the 1 ms
 # wait limit of test_faults_drop_wait_limit (which must end by that limit,

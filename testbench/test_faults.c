@@ -1,6 +1,6 @@
 /*
  * test_faults.c - link and completion faults injected from C
- * (abb_sim_inject, sim/README.md "Fault injection").
+ * (abb_sim_inject, sim/README.md "Link injection").
  *
  * Each test arms one rule, runs a DMA (or a PIO read) that meets it and
  * checks:

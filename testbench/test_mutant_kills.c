@@ -2,7 +2,7 @@
  * test_mutant_kills.c - suite "mutant_kills": checks written for RTL mutants
  * that survived the rest of the bench (testbench/MUTATION.md names the
  * mutant each test kills). Each test drives the board the way some host
- * could, through register writes and the simulator's fault injection, in a
+ * could, through register writes and the simulator's link injection, in a
  * corner the library's own call sequences never reach. Simulation only.
  */
 #define _GNU_SOURCE

@@ -932,7 +932,7 @@ out:
 		munmap(ro, PG);
 }
 
-/* ---- failures of single calls (fault injection) ----------------------- */
+/* ---- failures of single calls (link injection) ----------------------- */
 
 struct fail_case {
 	const char *what;

@@ -90,7 +90,7 @@
 struct emu_state emu = {.lock = PTHREAD_MUTEX_INITIALIZER, .container_fd = -1, .group_fd = -1,
 			.device_fd = -1, .irq_index = -1, .irq_efd = -1, .iommufd_fd = -1};
 
-/* Fault injection (vfio_emu_fail). */
+/* Link injection (vfio_emu_fail). */
 static struct {
 	char call[16];
 	unsigned long request;

@@ -96,7 +96,7 @@ void vfio_emu_stats(struct vfio_emu_stats *out);
 void vfio_emu_stats_reset(void);
 /* The sysfs root of the tree (for messages and discovery). */
 const char *vfio_emu_sysfs_root(void);
-/* Fault injection: the next call of the seam function call ("open",
+/* Link injection: the next call of the seam function call ("open",
  * "ioctl", "pread", "pwrite", "mmap", "eventfd", "read", "nanosleep") -
  * for "ioctl"
  * only one with this request (0: any) - after skip matching calls fails

@@ -311,23 +311,23 @@ static int sim_protocol_errors(abb_dev *dev, char *buf, size_t len)
 /* The rule is the simulator's own type (abbsim_inject.h): no translation. */
 static int sim_inject(abb_dev *dev, const struct abb_sim_inject_spec *spec)
 {
-	int rc = abb_simlib.fault_add(spec);
+	int rc = abb_simlib.inject_add(spec);
 
-	return rc < 0 ? abb_simlib_err(rc, "fault injection") : rc;
+	return rc < 0 ? abb_simlib_err(rc, "link injection") : rc;
 }
 
 static int sim_inject_clear(abb_dev *dev)
 {
-	int rc = abb_simlib.fault_clear();
+	int rc = abb_simlib.inject_clear();
 
-	return rc < 0 ? abb_simlib_err(rc, "fault injection") : rc;
+	return rc < 0 ? abb_simlib_err(rc, "link injection") : rc;
 }
 
 static int sim_inject_hits(abb_dev *dev, int id)
 {
-	int rc = abb_simlib.fault_hits(id);
+	int rc = abb_simlib.inject_hits(id);
 
-	return rc < 0 ? abb_simlib_err(rc, "fault injection") : rc;
+	return rc < 0 ? abb_simlib_err(rc, "link injection") : rc;
 }
 
 /* The operations as the tables use them: refused at once in a forked
@@ -365,10 +365,10 @@ GUARD_OP(cfg_write, "config write", (abb_dev *dev, unsigned off, unsigned size, 
 	 (dev, off, size, val))
 GUARD_OP(link_params, "link parameters", (abb_dev *dev, struct abb_sim_link *out), (dev, out))
 GUARD_OP(protocol_errors, "protocol errors", (abb_dev *dev, char *buf, size_t len), (dev, buf, len))
-GUARD_OP(inject, "fault injection", (abb_dev *dev, const struct abb_sim_inject_spec *spec),
+GUARD_OP(inject, "link injection", (abb_dev *dev, const struct abb_sim_inject_spec *spec),
 	 (dev, spec))
-GUARD_OP(inject_clear, "fault injection", (abb_dev *dev), (dev))
-GUARD_OP(inject_hits, "fault injection", (abb_dev *dev, int id), (dev, id))
+GUARD_OP(inject_clear, "link injection", (abb_dev *dev), (dev))
+GUARD_OP(inject_hits, "link injection", (abb_dev *dev, int id), (dev, id))
 #undef GUARD_OP
 
 static uint64_t g_irq_count(abb_dev *dev)

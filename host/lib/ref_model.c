@@ -45,7 +45,7 @@
  *    failing one (REGISTERS.md STA.ERR_DATA; the RTL writes the data of
  *    every completion that arrived, also while the channel drains).
  *  - GER.CPL_TIMEOUT, GER.POISONED and the CPL_TAG of an unexpected
- *    completion come from link faults only (simulator fault injection,
+ *    completion come from link faults only (simulator link injection,
  *    abb_sim_fault_add); the model has no link and never sets them. Its
  *    GER holds and clears them as every cause (ABB_REG_GER_FIELDS).
  *  - A chain of more than MODEL_MAX_CHAIN descriptors is stopped as a

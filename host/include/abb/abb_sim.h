@@ -100,7 +100,7 @@ ABB_MUST_USE int abb_sim_protocol_errors(abb_dev *dev, char *buf, size_t len);
  * the simulator's, <abbsim_note.h> (installed next to abbsim.h). */
 void abb_sim_note(abb_dev *dev, unsigned kind, const char *text);
 
-/* Fault injection (sim/README.md, "Fault injection"): a rule (struct
+/* Link injection (sim/README.md, "Link injection"): a rule (struct
  * abb_sim_inject_spec) with its kind (enum abb_sim_inject_kind:
  * ABB_SIM_INJ_UR, _CA, _POISON, _DROP, _DELAY, _DUP, _UNEXPECTED,
  * _MALFORMED, _STARVE, _LINK_DOWN, _TRUNCATED), direction (ABB_SIM_DIR_*)
@@ -108,7 +108,7 @@ void abb_sim_note(abb_dev *dev, unsigned kind, const char *text);
  * interface <abbsim_inject.h> (installed next to abbsim.h; the rules and
  * the meaning of each kind are documented there): libabb hands the rule to
  * the simulator as it is. What the board and libabb make of each:
- * doc/fault-injection.md. */
+ * doc/injection.md. */
 /* Adds a rule; returns its id (>= 0), -EINVAL (bad spec, with a message),
  * -ENOSPC (64 rules). Rules last until abb_sim_inject_clear or the next
  * abb_open of the simulator. */

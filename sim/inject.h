@@ -1,5 +1,6 @@
 /*
- * faults.h - fault injection on the simulated link (abbsim_fault_add).
+ * inject.h - link injection: faults put onto the simulated link on purpose
+ * (abbsim_inject_add; "fault" alone means the IOMMU's fault records).
  *
  * Rules sit at the transmit side of each link direction: every TLP a
  * transmitter submits (the root complex downstream, the hard IP upstream)
@@ -9,8 +10,8 @@
  * or the link is starved or taken down). Every firing is reported through
  * note (a line of the TLP log).
  */
-#ifndef ABBSIM_FAULTS_H
-#define ABBSIM_FAULTS_H
+#ifndef ABBSIM_LINK_INJECT_H
+#define ABBSIM_LINK_INJECT_H
 
 #include <cstdint>
 #include <functional>
@@ -24,9 +25,9 @@
 
 namespace abbsim {
 
-class Faults {
+class Injector {
 public:
-	explicit Faults(EventQueue &q) : q_(q) {}
+	explicit Injector(EventQueue &q) : q_(q) {}
 	/* Checks and adds a rule; its id (>= 0) or -EINVAL with a message. */
 	int add(const abb_sim_inject_spec &s, std::string &err);
 	void clear() { rules_.clear(); }

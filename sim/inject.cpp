@@ -1,7 +1,7 @@
 /*
- * faults.cpp - matching and applying the fault-injection rules.
+ * inject.cpp - matching and applying the link-injection rules.
  */
-#include "faults.h"
+#include "inject.h"
 #include "rng.h"
 
 #include <cerrno>
@@ -27,7 +27,7 @@ const char *fault_kind_name(unsigned kind)
 	}
 }
 
-int Faults::add(const abb_sim_inject_spec &s, std::string &err)
+int Injector::add(const abb_sim_inject_spec &s, std::string &err)
 {
 	char buf[200];
 	if (s.kind < ABB_SIM_INJ_FIRST || s.kind > ABB_SIM_INJ_LAST) {
@@ -68,7 +68,7 @@ int Faults::add(const abb_sim_inject_spec &s, std::string &err)
 		return -EINVAL;
 	}
 	if (rules_.size() >= 64) {
-		err = "fault: at most 64 rules (abbsim_fault_clear removes them)";
+		err = "fault: at most 64 rules (abbsim_inject_clear removes them)";
 		return -ENOSPC;
 	}
 	Rule r;
@@ -78,14 +78,14 @@ int Faults::add(const abb_sim_inject_spec &s, std::string &err)
 	return (int)rules_.size() - 1;
 }
 
-int64_t Faults::hits(int id) const
+int64_t Injector::hits(int id) const
 {
 	if (id < 0 || (size_t)id >= rules_.size())
 		return -ENOENT;
 	return (int64_t)rules_[id].fired;
 }
 
-bool Faults::applies(const Rule &r, unsigned dir, const Tlp &t) const
+bool Injector::applies(const Rule &r, unsigned dir, const Tlp &t) const
 {
 	const abb_sim_inject_spec &s = r.s;
 	if (s.dir != dir)
@@ -140,7 +140,7 @@ bool Faults::applies(const Rule &r, unsigned dir, const Tlp &t) const
 	return true;
 }
 
-bool Faults::fires(Rule &r)
+bool Injector::fires(Rule &r)
 {
 	uint64_t max = r.s.times ? r.s.times : r.s.nth ? 1 : UINT64_MAX;
 	r.seen++;
@@ -156,7 +156,7 @@ bool Faults::fires(Rule &r)
 	return f;
 }
 
-bool Faults::on_submit(unsigned dir, Link &link, Tlp &t, uint64_t now,
+bool Injector::on_submit(unsigned dir, Link &link, Tlp &t, uint64_t now,
 		       std::function<void(uint64_t)> &started)
 {
 	Rule *hit = nullptr;
