@@ -119,7 +119,7 @@ static const struct opt table[] = {
 	 "host-time coupling: device time also advances by the CPU time the host software "
 	 "spends between device calls"},
 	{"shared_engine", "ABB_MODEL_SHARED_ENGINE", OT_BOOL, M, GL, 0, 0, 1, NULL,
-	 VF(shared_engine), "0", "", "the model's GCR.SHARED_ENGINE after reset (the two "
+	 VF(shared_engine), "0", "", "the reference model's GCR.SHARED_ENGINE after reset (the two "
 	 "channels share one engine)"},
 	{"trace", "ABB_TRACE", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(trace), "", "file",
 	 "write the waveform of the RTL (FST) to this file"},
