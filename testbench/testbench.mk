@@ -43,6 +43,9 @@ TB_LIBS    := -labb -lcunit -pthread -ldl
 TB_SUITES  ?=
 # Wall-clock limit of one run of the bench, seconds
 TB_TIMEOUT ?= 900
+# The environment of `make test`'s first pass and regression: the RTL
+# models with the protocol assertions (empty: the default ones)
+TB_ASSERT_ENV ?= ABB_SIM_TRACEABLE=1
 # Transfers of the regression that `make test` runs (0: none)
 TB_REGRESS_N ?= 10000
 # Shard k/n of `make test` and `make regress` (empty: everything)
@@ -141,13 +144,16 @@ test:
 	@$(MAKE) --no-print-directory all
 	ABB_DEVICE='$(ABB_DEVICE)' $(B)/readback
 	$(if $(JUNIT_DIR),mkdir -p '$(JUNIT_DIR)')
-	ABB_DEVICE='$(ABB_DEVICE)' timeout $(TB_TIMEOUT) $(TB_BIN) $(if $(SHARD),--shard '$(SHARD)') \
+	@# this pass and the regression on the RTL models with the protocol
+	@# assertions (the traced ones: sim/sim.mk, SIM_VASSERT); the other
+	@# passes on the faster default ones
+	ABB_DEVICE='$(ABB_DEVICE)' $(TB_ASSERT_ENV) timeout $(TB_TIMEOUT) $(TB_BIN) $(if $(SHARD),--shard '$(SHARD)') \
 	  $(if $(JUNIT_DIR),--junit '$(JUNIT_DIR)/abb_tests$(TB_SHARD_SFX).xml') $(TB_SUITES)
 	@if [ -n '$(TB_SUITES)' ] || [ '$(TB_REGRESS_N)' = 0 ]; then \
 	  echo "regress: not run (TB_SUITES or TB_REGRESS_N=0)"; \
 	else case '$(ABB_DEVICE)' in \
 	  ''|sim|sim:*) echo "timeout $(TB_TIMEOUT) $(B)/abb_regress N=$(TB_REGRESS_N) SEED=$(SEED) SHARD=$(SHARD)"; \
-	    timeout $(TB_TIMEOUT) $(B)/abb_regress N='$(TB_REGRESS_N)' SEED='$(SEED)' SHARD='$(SHARD)' \
+	    $(TB_ASSERT_ENV) timeout $(TB_TIMEOUT) $(B)/abb_regress N='$(TB_REGRESS_N)' SEED='$(SEED)' SHARD='$(SHARD)' \
 	      JUNIT='$(if $(JUNIT_DIR),$(JUNIT_DIR)/regress$(TB_SHARD_SFX).xml)' ;; \
 	  *) echo "regress: not run on ABB_DEVICE=$(ABB_DEVICE) (it runs the simulator against the reference model)" ;; \
 	esac; fi
