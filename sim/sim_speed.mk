@@ -59,6 +59,8 @@ $(1)/abb_bench: $$(SIM_SPEED_BENCH_SRCS) host/tools/tool_args.h host/lib/abb_dig
 endef
 SIM_SPEED_CUR := $(B)/sim-speed
 $(eval $(call sim_speed_progs,$(SIM_SPEED_CUR),$(B)))
+# built with everything, so a change of the API that breaks it shows at once
+all: $(SIM_SPEED_CUR)/speed_program
 ifneq ($(SIM_SPEED_PROGRAMS),0)
 SIM_SPEED_DEPS := $(SIM_SPEED_CUR)/speed_program $(SIM_SPEED_CUR)/abb_bench $(SIM_LIB)
 endif
