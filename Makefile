@@ -63,6 +63,7 @@ deps:
 -include sim/wave.mk
 -include host/host.mk
 -include host/daq/daq.mk
+-include sim/sim_speed.mk
 -include host/compat/mprace/mprace.mk
 -include testbench/testbench.mk
 -include testbench/coverage.mk

@@ -5,8 +5,7 @@
 #                     reads VERSION, prints the cycle count)
 #   make sim-test     build and run $(B)/sim/test_abbsim (config space, PIO,
 #                     DMA both ways, IOMMU scatter, faults, determinism, speed)
-#   make sim-speed    platform vs bare Verilator loop, 4 MiB DMA read;
-#                     BASELINE=<rev> also the bare loop on the RTL of <rev>
+#   (make sim-speed, the simulator's speed: sim/sim_speed.mk)
 #
 # Needs from rtl-model/rtl.mk: RTL_SRCS (package first) and RTL_TOP.
 # Steps (each a single target, so `make -j` never races): verilate into
@@ -121,7 +120,7 @@ SIM_VRT_CLASS := Vabb_top_tr
 endif
 SIM_VRT := $(SIM_VRT_DIR)/libverilated_pic.a
 
-.PHONY: sim sim-smoke sim-test sim-speed sim-install
+.PHONY: sim sim-smoke sim-test sim-install
 all: sim
 sim: $(SIM_LIB)
 
@@ -204,47 +203,7 @@ $(SIM_B)/test_abbsim: sim/test_abbsim.c sim/abbsim.h rtl-model/include/abb/abb_r
 sim-test: $(SIM_B)/test_abbsim
 	$(SIM_B)/test_abbsim
 
-# Speed: the full platform against the bare Verilator loop (sim/bare_bench.cpp:
-# same model, ideal link), one 4 MiB DMA read each; target ratio >= 0.5.
-# Both use the speed build (no assertions).
-$(SIM_B)/fast/bare_bench: sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_VDIRFAST)/.compiled $(SIM_VRT)
-	@mkdir -p $(@D)
-	$(CXX) $(filter-out -I$(SIM_VDIR),$(SIM_CXXFLAGS)) -I$(SIM_VDIRFAST) -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
-	  $(SIM_VDIRFAST)/Vabb_top__ALL.a $(SIM_VRT) -lz -pthread
-
-$(SIM_B)/fast/speed_abbsim: sim/speed_abbsim.c sim/abbsim.h rtl-model/include/abb/abb_regs.h $(SIM_B)/fast/libabbsim.so
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Isim -Irtl-model/include -o $@ $< -L$(SIM_B)/fast -labbsim -Wl,-rpath,'$$ORIGIN'
-
-# make sim-speed [BASELINE=<rev>] [SIM_SPEED_RUNS=n] [SIM_SPEED_IR=1]: with
-# SIM_SPEED_IR=1 also instructions per cycle (callgrind). With BASELINE, the
-# RTL of <rev> is built beside the current one as <rev> built it (its
-# rtl-model/ and sim/ by git archive into $(B)/baseline/<sha>/src, verilated
-# and compiled by its own sim/sim.mk: its flags) and linked with the current
-# bare loop; sim/sim_speed.sh runs both interleaved and prints the ratio.
-SIM_SPEED_RUNS ?= 5
-SIM_SPEED_IR   ?= 0
-ifneq ($(BASELINE),)
-SIM_BASE_SHA := $(shell git rev-parse --verify -q '$(BASELINE)^{commit}')
-ifeq ($(SIM_BASE_SHA),)
-$(error sim-speed: BASELINE=$(BASELINE) is not a git revision)
-endif
-SIM_BASE_D := $(B)/baseline/$(SIM_BASE_SHA)
-SIM_BASE_VDIR := $(SIM_BASE_D)/src/build/sim/obj_dir
-SIM_BASE_BENCH := $(SIM_BASE_D)/bare_bench
-
-$(SIM_BASE_VDIR)/.compiled:
-	rm -rf $(SIM_BASE_D) && mkdir -p $(SIM_BASE_D)/src
-	git archive $(SIM_BASE_SHA) rtl-model sim | tar -x -C $(SIM_BASE_D)/src
-	$(MAKE) -C $(SIM_BASE_D)/src -f rtl-model/rtl.mk -f sim/sim.mk B=build BASELINE= build/sim/obj_dir/.compiled
-
-$(SIM_BASE_BENCH): sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_BASE_VDIR)/.compiled $(SIM_VRT)
-	$(CXX) $(filter-out -I$(SIM_VDIR) -I$(SIM_VDIR250),$(SIM_CXXFLAGS)) -I$(SIM_BASE_VDIR) -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
-	  $(SIM_BASE_VDIR)/Vabb_top__ALL.a $(SIM_VRT) -lz -pthread
-endif
-
-sim-speed: $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH)
-	@IR=$(SIM_SPEED_IR) sim/sim_speed.sh $(SIM_SPEED_RUNS) $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH) $(BASELINE)
-
+# make sim-speed: sim/sim_speed.mk
 
 sim-install: $(SIM_LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
