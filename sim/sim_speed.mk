@@ -91,7 +91,9 @@ $(SIM_BASE_SRC)/.archived:
 
 # (one make in the baseline tree, so `make -j` never runs two there)
 $(SIM_BASE_D)/.built: $(SIM_BASE_SRC)/.archived
-	cd $(SIM_BASE_SRC) && fast=$$(grep -q '^SIM_VDIRFAST' sim/sim.mk && echo build/sim/obj_fast/.compiled); \
+	@# a baseline with a separate speed model (obj_fast: before the default
+	@# models ran without assertions) builds that one too
+	cd $(SIM_BASE_SRC) && fast=$$(grep -q '^SIM_VDIRFAST := $$(SIM_B)/obj_fast' sim/sim.mk && echo build/sim/obj_fast/.compiled); \
 	  $(MAKE) B=build BASELINE= $$fast build/sim/obj_dir/.compiled \
 	  $(if $(filter 0,$(SIM_SPEED_PROGRAMS)),,build/libabb.so build/sim/libabbsim.so build/abb.pc)
 	@touch $@
