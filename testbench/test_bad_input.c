@@ -3,9 +3,10 @@
  * and no hardware access, and the board works normally afterwards: NULL
  * handles and pointers, lengths, offsets and ranges, stale DMA buffers,
  * unmap while busy, overlapping maps, unknown URIs, a second start on a
- * busy channel; and (simulator) a descriptor that points outside mapped
- * memory, which the board reports as an error without touching host
- * memory, and which a channel reset clears.
+ * busy channel, a buffer's pieces asked for wrongly; and (simulator) a
+ * descriptor that points outside mapped memory, which the board reports
+ * as an error without touching host memory, and which a channel reset
+ * clears.
  */
 #define _GNU_SOURCE
 #include "tb.h"
@@ -586,6 +587,54 @@ static void test_bad_input_host_address_outside_mapped(void)
 	good_dma(16);
 }
 
+/* A buffer's pieces (abb_dmabuf_pieces / _piece): one to three for a
+ * buffer that touches three pages, their lengths add up to the buffer's,
+ * the first starts at the buffer's offset inside its page and the others
+ * at a page; bad arguments, an index past the last piece and an unmapped
+ * buffer are refused with a message (a refused piece leaves its outputs
+ * alone, a refused count reads 0). That the addresses are the ones the
+ * board uses, the scoreboard shows: its raw descriptor chains take them
+ * (tb_scoreboard.c). */
+static void test_bad_input_dmabuf_pieces(void)
+{
+	size_t pg = tb_page(), n = 0, i;
+	uint8_t *p = tb_alloc_pages(3 * pg);
+	abb_dmabuf *b = NULL;
+	uint64_t addr = 0, len = 0, sum = 0;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_FATAL(p != NULL);
+	/* 2 pages from an offset of 100 bytes: touches 3 pages */
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, p + 100, 2 * pg, &b), 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_pieces(b, &n), 0);
+	CU_ASSERT(n >= 1 && n <= 3);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(abb_dmabuf_piece(b, i, &addr, &len), 0);
+		CU_ASSERT(len > 0);
+		/* the first from the buffer's offset inside its page */
+		CU_ASSERT_EQUAL(addr % pg, i == 0 ? 100 : 0);
+		sum += len;
+	}
+	CU_ASSERT_EQUAL(sum, 2 * pg);
+	addr = len = 0x5a5a;
+	EXPECT_ERR(abb_dmabuf_piece(b, n, &addr, &len), -ERANGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "abb_dmabuf_piece: piece"));
+	CU_ASSERT(addr == 0x5a5a && len == 0x5a5a);
+	EXPECT_ERR(abb_dmabuf_piece(b, 0, NULL, &len), -EINVAL);
+	EXPECT_ERR(abb_dmabuf_piece(b, 0, &addr, NULL), -EINVAL);
+	EXPECT_ERR(abb_dmabuf_pieces(b, NULL), -EINVAL);
+	EXPECT_ERR(abb_dmabuf_pieces(NULL, &n), -EINVAL);
+	CU_ASSERT_EQUAL(n, 0);
+	EXPECT_ERR(abb_dmabuf_piece(NULL, 0, &addr, &len), -EINVAL);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	n = 7;
+	EXPECT_ERR(abb_dmabuf_pieces(b, &n), -EINVAL); /* unmapped */
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "was unmapped"));
+	CU_ASSERT_EQUAL(n, 0);
+	EXPECT_ERR(abb_dmabuf_piece(b, 0, &addr, &len), -EINVAL);
+	free(p);
+}
+
 static CU_TestInfo bad_input_tests[] = {
 	{ "test_bad_input_open", test_bad_input_open },
 	{ "test_bad_input_null_handles", test_bad_input_null_handles },
@@ -603,6 +652,7 @@ static CU_TestInfo bad_input_tests[] = {
 	TB_SIM_TEST(test_bad_input_descriptor_outside_mapped),
 	TB_SIM_TEST(test_bad_input_host_address_outside_mapped),
 	{ "test_bad_input_close_while_busy", test_bad_input_close_while_busy },
+	TB_TEST(test_bad_input_dmabuf_pieces),
 	CU_TEST_INFO_NULL,
 };
 
