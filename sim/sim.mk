@@ -253,7 +253,7 @@ all: $(SIM_B)/wave_demo
 sim-install: $(SIM_LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 0755 $(SIM_LIB) $(DESTDIR)$(PREFIX)/lib/
-	install -m 0644 sim/abbsim.h sim/abbsim_inject.h $(DESTDIR)$(PREFIX)/include/
+	install -m 0644 sim/abbsim.h sim/abbsim_inject.h sim/abbsim_cfg.h $(DESTDIR)$(PREFIX)/include/
 
 install: sim-install
 
