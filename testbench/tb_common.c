@@ -7,6 +7,7 @@
 #include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,4 +274,21 @@ uint32_t tb_raw_dma(uint32_t ch, uint32_t board, uint64_t iova, uint32_t len)
 		CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 2000), 0);
 	}
 	return sta;
+}
+
+void *tb_sim_sym(const char *name)
+{
+	void *lib = dlopen("libabbsim.so", RTLD_NOW | RTLD_NOLOAD), *fn;
+
+	if (!lib) {
+		tb_skip("libabbsim.so is not loaded under that name (%s)", dlerror());
+		return NULL;
+	}
+	fn = dlsym(lib, name);
+	dlclose(lib); /* the reference RTLD_NOLOAD took; libabb's stays */
+	if (!fn) {
+		printf("\n    libabbsim.so has no %s\n", name);
+		CU_FAIL("a function of the simulator's C interface is missing");
+	}
+	return fn;
 }

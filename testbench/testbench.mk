@@ -30,6 +30,8 @@ TB_SRCS    := $(filter-out $(TB_PROGS),$(wildcard testbench/*.c))
 TB_OBJS    := $(patsubst testbench/%.c,$(B)/testbench/%.o,$(TB_SRCS))
 TB_BIN     := $(B)/abb_tests
 # host/lib for abb_vfio.h (the discovery entry point, exported by libabb)
+# and abb_procmap.h (the kernel request the bad_input suite blocks); sim for
+# the simulator's C interface (abbsim_cfg.h: the config-space layout)
 TB_CFLAGS  := -std=c11 $(WARN) -Ihost/include -Ihost/lib -Isim \
               -DTB_VECTORS_DIR='"$(abspath vectors)"' -DTB_BUILD_DIR='"$(abspath $(B))"'
 # libabb next to the binary: found at run time without LD_LIBRARY_PATH
