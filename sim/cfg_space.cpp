@@ -4,6 +4,7 @@
 #include "cfg_space.h"
 
 #include "abbsim.h"
+#include "abbsim_cfg.h"
 #include <abb/abb_regs.h>
 
 #include <cstdio>
@@ -52,70 +53,82 @@ void CfgSpace::reset(const abbsim_params &p, uint16_t bdf)
 	ur_detected_.store(false);
 
 	/* Type 0 header. */
-	init16(0x00, ABB_VENDOR_ID);             /* vendor: CERN */
-	init16(0x02, ABB_DEVICE_ID);             /* device: PCIeABB */
-	init16(0x04, 0x0000, 0x0546);            /* command: mem, master, parity, SERR, INTx disable */
-	init16(0x06, 0x0010, 0x0000, 0xf900);    /* status: capability list; error bits RW1C */
-	init8(0x08, 0x01);                       /* revision */
-	init8(0x09, 0x00);                       /* class 0x118000: data acquisition / other */
-	init8(0x0a, 0x80);
-	init8(0x0b, 0x11);
-	init8(0x0c, 0x00, 0xff);                 /* cache line size */
-	init8(0x0e, 0x00);                       /* header type 0, single function */
+	init16(ABBSIM_CFG_VENDOR, ABB_VENDOR_ID);     /* vendor: CERN */
+	init16(ABBSIM_CFG_DEVICE, ABB_DEVICE_ID);     /* device: PCIeABB */
+	/* command: memory, master, parity, SERR, INTx disable writable */
+	init16(ABBSIM_CFG_COMMAND, 0x0000,
+	       ABBSIM_CMD_MEM | ABBSIM_CMD_MASTER | ABBSIM_CMD_PARITY | ABBSIM_CMD_SERR |
+		       ABBSIM_CMD_INTX_DISABLE);
+	/* status: capability list; error bits RW1C */
+	init16(ABBSIM_CFG_STATUS, ABBSIM_STATUS_CAP_LIST, 0x0000, ABBSIM_STATUS_ERRORS);
+	init8(ABBSIM_CFG_REVISION, ABBSIM_CFG_REVISION_ID);
+	init8(ABBSIM_CFG_CLASS + 0, ABBSIM_CFG_CLASS_CODE & 0xff); /* prog-if */
+	init8(ABBSIM_CFG_CLASS + 1, (ABBSIM_CFG_CLASS_CODE >> 8) & 0xff); /* subclass */
+	init8(ABBSIM_CFG_CLASS + 2, ABBSIM_CFG_CLASS_CODE >> 16); /* class */
+	init8(ABBSIM_CFG_CACHE_LINE, 0x00, 0xff);
+	init8(ABBSIM_CFG_HEADER_TYPE, 0x00);          /* header type 0, single function */
 	/* BAR0: 32-bit non-prefetchable memory, 64 KiB; BAR1: board memory. */
-	init32(0x10, 0x0, ~(Bar0Bytes - 1) & ~0xfu);
-	init32(0x14, 0x0, ~(bar1_bytes_ - 1) & ~0xfu);
-	init16(0x2c, ABB_VENDOR_ID);             /* subsystem vendor */
-	init16(0x2e, ABB_DEVICE_ID);             /* subsystem id */
-	init8(0x34, CfgCapPm);                   /* capability pointer */
-	init8(0x3c, 0x00, 0xff);                 /* interrupt line */
-	init8(0x3d, 0x01);                       /* interrupt pin INTA */
+	init32(ABBSIM_CFG_BAR(0), 0x0, ~(ABBSIM_CFG_BAR0_BYTES - 1) & ~ABBSIM_BAR_FLAGS);
+	init32(ABBSIM_CFG_BAR(1), 0x0, ~(bar1_bytes_ - 1) & ~ABBSIM_BAR_FLAGS);
+	init16(ABBSIM_CFG_SUBSYS_VENDOR, ABB_VENDOR_ID);
+	init16(ABBSIM_CFG_SUBSYS, ABB_DEVICE_ID);
+	init8(ABBSIM_CFG_CAP_PTR, ABBSIM_CFG_PM);
+	init8(ABBSIM_CFG_INT_LINE, 0x00, 0xff);
+	init8(ABBSIM_CFG_INT_PIN, 0x01);              /* INTA */
 
 	/* Power management: version 3, D0 only; PMCSR power state writable,
 	 * No_Soft_Reset set. */
-	init8(CfgCapPm + 0, 0x01);
-	init8(CfgCapPm + 1, msi_cap_ ? CfgCapMsi : CfgCapExp);
-	init16(CfgCapPm + 2, 0x0003);
-	init16(CfgCapPm + 4, 0x0008, 0x0003);
+	init8(ABBSIM_CFG_PM + ABBSIM_CAP_ID, ABBSIM_CAP_ID_PM);
+	init8(ABBSIM_CFG_PM + ABBSIM_CAP_NEXT, msi_cap_ ? ABBSIM_CFG_MSI : ABBSIM_CFG_EXP);
+	init16(ABBSIM_CFG_PM + ABBSIM_PM_PMC, 0x0003);
+	init16(ABBSIM_CFG_PM + ABBSIM_PM_CSR, ABBSIM_PM_CSR_NO_SOFT_RESET, ABBSIM_PM_CSR_STATE);
 
 	/* MSI (msi=1 only; the board's original driver used INTx): 64-bit
 	 * address, 1 vector (MMC 0); enable and MME writable. */
 	if (msi_cap_) {
-		init8(CfgCapMsi + 0, 0x05);
-		init8(CfgCapMsi + 1, CfgCapExp);
-		init16(CfgCapMsi + 2, 0x0080, 0x0071);
-		init32(CfgCapMsi + 4, 0, 0xfffffffc);    /* address low */
-		init32(CfgCapMsi + 8, 0, 0xffffffff);    /* address high */
-		init16(CfgCapMsi + 12, 0, 0xffff);       /* data */
+		const unsigned m = ABBSIM_CFG_MSI;
+
+		init8(m + ABBSIM_CAP_ID, ABBSIM_CAP_ID_MSI);
+		init8(m + ABBSIM_CAP_NEXT, ABBSIM_CFG_EXP);
+		init16(m + ABBSIM_MSI_CTRL, ABBSIM_MSI_CTRL_64BIT,
+		       ABBSIM_MSI_CTRL_MME | ABBSIM_MSI_CTRL_ENABLE);
+		init32(m + ABBSIM_MSI_ADDR_LO, 0, 0xfffffffc);
+		init32(m + ABBSIM_MSI_ADDR_HI, 0, 0xffffffff);
+		init16(m + ABBSIM_MSI_DATA_64, 0, 0xffff);
 	}
 
 	/* PCI Express capability, version 2, endpoint. */
+	const unsigned e = ABBSIM_CFG_EXP;
 	unsigned mpss = size_code(DevMpsMax);
-	init8(CfgCapExp + 0, 0x10);
-	init8(CfgCapExp + 1, 0x00);
-	init16(CfgCapExp + 2, 0x0002);
+	init8(e + ABBSIM_CAP_ID, ABBSIM_CAP_ID_EXP);
+	init8(e + ABBSIM_CAP_NEXT, 0x00);
+	init16(e + ABBSIM_EXP_FLAGS, 0x0002);
 	/* Device Capabilities: MPS supported, extended (8-bit) tags, L0s/L1
 	 * acceptable latency "no limit", role-based error reporting. */
-	init32(CfgCapExp + 4, mpss | (1u << 5) | (7u << 6) | (7u << 9) | (1u << 15));
+	init32(e + ABBSIM_EXP_DEVCAP,
+	       mpss | ABBSIM_EXP_DEVCAP_EXT_TAG | (7u << 6) | (7u << 9) | (1u << 15));
 	/* Device Control: error reporting enables, relaxed ordering, MPS,
 	 * extended tags, no snoop, MRRS writable; defaults per specification
 	 * (RO and NS set, MPS 128, MRRS 512). */
-	init16(CfgCapExp + 8, 0x2810, 0x79ff);
-	init16(CfgCapExp + 10, 0x0000, 0x0000, 0x000f); /* Device Status, RW1C errors */
+	init16(e + ABBSIM_EXP_DEVCTL, 0x2810, 0x79ff);
+	init16(e + ABBSIM_EXP_DEVSTA, 0x0000, 0x0000, 0x000f); /* RW1C errors */
 	/* Link Capabilities: max speed, max width, port 0. */
-	init32(CfgCapExp + 12, (p.gen & 0xf) | ((p.lanes & 0x3f) << 4));
-	init16(CfgCapExp + 16, 0x0000, 0x00cb);  /* Link Control: ASPM, RCB, common clock, ext sync */
+	const unsigned lnk = (p.gen & ABBSIM_EXP_LNK_SPEED) |
+			     ((p.lanes << ABBSIM_EXP_LNK_WIDTH_SHIFT) & ABBSIM_EXP_LNK_WIDTH);
+	init32(e + ABBSIM_EXP_LNKCAP, lnk);
+	init16(e + ABBSIM_EXP_LNKCTL, 0x0000, 0x00cb); /* ASPM, RCB, common clock, ext sync */
 	/* Link Status: current speed and negotiated width, slot clock. */
-	init16(CfgCapExp + 18, (uint16_t)((p.gen & 0xf) | ((p.lanes & 0x3f) << 4) | (1u << 12)));
-	init32(CfgCapExp + 36, 0x0000001f);      /* Device Cap 2: completion timeout ranges, disable */
-	init16(CfgCapExp + 40, 0x0000, 0x001f);  /* Device Control 2 */
-	init32(CfgCapExp + 44, ((1u << p.gen) - 1) << 1); /* Link Cap 2: supported speeds */
-	init16(CfgCapExp + 48, (uint16_t)p.gen, 0x000f); /* Link Control 2: target speed */
+	init16(e + ABBSIM_EXP_LNKSTA, (uint16_t)(lnk | ABBSIM_EXP_LNKSTA_SLOT_CLK));
+	init32(e + ABBSIM_EXP_DEVCAP2, 0x0000001f); /* completion timeout ranges, disable */
+	init16(e + ABBSIM_EXP_DEVCTL2, 0x0000, 0x001f);
+	init32(e + ABBSIM_EXP_LNKCAP2, ((1u << p.gen) - 1) << 1); /* supported speeds */
+	init16(e + ABBSIM_EXP_LNKCTL2, (uint16_t)p.gen, 0x000f); /* target speed */
 }
 
 bool CfgSpace::read(unsigned off, unsigned size, uint32_t *val) const
 {
-	if ((size != 1 && size != 2 && size != 4) || off % size || off >= CfgSize || size > CfgSize - off)
+	if ((size != 1 && size != 2 && size != 4) || off % size || off >= ABBSIM_CFG_SIZE ||
+	    size > ABBSIM_CFG_SIZE - off)
 		return false;
 	uint32_t v = 0;
 	for (unsigned i = 0; i < size; i++)
@@ -126,14 +139,15 @@ bool CfgSpace::read(unsigned off, unsigned size, uint32_t *val) const
 
 bool CfgSpace::write(unsigned off, unsigned size, uint32_t val)
 {
-	if ((size != 1 && size != 2 && size != 4) || off % size || off >= CfgSize || size > CfgSize - off)
+	if ((size != 1 && size != 2 && size != 4) || off % size || off >= ABBSIM_CFG_SIZE ||
+	    size > ABBSIM_CFG_SIZE - off)
 		return false;
 	for (unsigned i = 0; i < size; i++) {
 		uint8_t v = (uint8_t)(val >> (8 * i));
 		unsigned o = off + i;
 		b_[o] = (uint8_t)((b_[o] & ~wmask_[o]) | (v & wmask_[o]));
 		b_[o] &= (uint8_t)~(v & w1c_[o]);
-		if (o == CfgCapExp + 10 && (v & 0x08))
+		if (o == ABBSIM_CFG_EXP + ABBSIM_EXP_DEVSTA && (v & ABBSIM_EXP_DEVSTA_URD))
 			ur_detected_.store(false, std::memory_order_relaxed);
 	}
 	return true;
@@ -144,10 +158,11 @@ std::string CfgSpace::dump() const
 	std::string s;
 	char line[80];
 	snprintf(line, sizeof line, "%02x:%02x.%x Class %02x%02x: Device %04x:%04x (rev %02x)\n",
-		 bdf_ >> 8, (bdf_ >> 3) & 0x1f, bdf_ & 7, b_[0x0b], b_[0x0a], rd16(0), rd16(2),
-		 b_[8]);
+		 bdf_ >> 8, (bdf_ >> 3) & 0x1f, bdf_ & 7, b_[ABBSIM_CFG_CLASS + 2],
+		 b_[ABBSIM_CFG_CLASS + 1], rd16(ABBSIM_CFG_VENDOR), rd16(ABBSIM_CFG_DEVICE),
+		 b_[ABBSIM_CFG_REVISION]);
 	s += line;
-	for (unsigned i = 0; i < CfgSize; i += 16) {
+	for (unsigned i = 0; i < ABBSIM_CFG_SIZE; i += 16) {
 		int n = snprintf(line, sizeof line, "%02x:", i);
 		for (unsigned j = 0; j < 16; j++)
 			n += snprintf(line + n, sizeof line - n, " %02x", byte_at(i + j));

@@ -208,7 +208,7 @@ sim-test: $(SIM_B)/test_abbsim
 sim-install: $(SIM_LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 0755 $(SIM_LIB) $(DESTDIR)$(PREFIX)/lib/
-	install -m 0644 sim/abbsim.h sim/abbsim_inject.h sim/abbsim_note.h $(DESTDIR)$(PREFIX)/include/
+	install -m 0644 sim/abbsim.h sim/abbsim_inject.h sim/abbsim_note.h sim/abbsim_cfg.h $(DESTDIR)$(PREFIX)/include/
 
 install: sim-install
 

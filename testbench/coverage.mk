@@ -48,13 +48,13 @@ COV_REGRESS_N  ?= 1000
 # Suites run on the instrumented simulator (the DAQ readout/writer and
 # protocol suites run on the model only: minutes of instrumented simulation
 # of milliseconds of device time, for library code the model run covers too)
-COV_SIM_SUITES ?= regs dma_integrity blocking bad_input determinism discovery tlp_rules faults cover_paths \
+COV_SIM_SUITES ?= regs dma_integrity blocking bad_input determinism discovery tlp_rules faults rx dma_ctl \
                   cfgspace link vectors intx daq_units robust scoreboard
 # Suites run on the reference model: all; daq_units on its own, once more
 # if it fails (it assumes a consumer runs within 20 ms, which the -O0 gcov
 # build on a loaded machine can miss)
 COV_MODEL_SUITES ?= regs dma_integrity blocking protocol bad_input determinism discovery tlp_rules \
-                    cfgspace link vectors intx daq_readout daq_writer robust scoreboard vfio cover_paths
+                    cfgspace link vectors intx daq_readout daq_writer robust scoreboard vfio
 # COV_SUITES: one list for the three runs (simulator, model, emulated VFIO kernel)
 COV_EMU_SUITES ?= $(TB_COV_SUITES)
 ifdef COV_SUITES

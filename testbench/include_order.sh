@@ -15,7 +15,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
-SIM_PUBLIC="sim/abbsim.h sim/abbsim_inject.h sim/abbsim_note.h sim/abbsim_loader.h"
+SIM_PUBLIC="sim/abbsim.h sim/abbsim_inject.h sim/abbsim_note.h sim/abbsim_cfg.h sim/abbsim_loader.h"
 # from-prefix:target  reason
 EXCEPTIONS=(
 	# the VFIO emulator replaces libabb's system calls through this seam;

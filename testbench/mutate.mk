@@ -23,11 +23,13 @@ LIST      ?=
 # strong first (golden vectors 0.1 s, scoreboard 1 s, the register and link
 # suites under 0.5 s each, `regress` = build/abb_regress N=MUT_REGRESS_N
 # 0.4 s), then the slower ones (blocking 2 s, dma_integrity 5 s, faults 17 s:
-# the error paths), last mutant_kills (testbench/test_mutant_kills.c: the
-# checks written for survivors of earlier runs). protocol, robust and the
-# daq_* suites test the library on top: slow and no stronger.
+# the error paths), last the RTL units' suites rx and dma_ctl (under 1 s
+# together: the receiver's and the channel controller's corners, with most
+# of the checks written for survivors of earlier runs, testbench/MUTATION.md).
+# protocol, robust and the daq_* suites test the library on top: slow and
+# no stronger.
 MUT_SUITES ?= vectors scoreboard regs intx cfgspace determinism link bad_input tlp_rules \
-              regress blocking dma_integrity faults mutant_kills
+              regress blocking dma_integrity faults rx dma_ctl
 MUT_REGRESS_N ?= 300
 MUT_TIMEOUT   ?= 60
 MUT_OUT       ?= $(B)/mutate

@@ -592,7 +592,7 @@ def main():
     ap.add_argument("--tests", default="build/abb_tests")
     ap.add_argument("--regress", default="build/abb_regress")
     ap.add_argument("--suites", default="vectors scoreboard regs intx cfgspace determinism link bad_input "
-                    "tlp_rules regress blocking dma_integrity faults mutant_kills",
+                    "tlp_rules regress blocking dma_integrity faults rx dma_ctl",
                     help="checks in order: suites of --tests, 'regress' for --regress")
     ap.add_argument("--regress-n", type=int, default=300)
     ap.add_argument("--timeout", type=int, default=60, help="wall seconds per check")

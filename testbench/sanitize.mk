@@ -45,13 +45,13 @@ SAN_COMMON := -O1 -g -fno-omit-frame-pointer
 SAN_ASAN_FLAGS := $(SAN_COMMON) -fsanitize=address,undefined -fno-sanitize-recover=all
 SAN_TSAN_FLAGS := $(SAN_COMMON) -fsanitize=thread
 SAN_SIM_SUITES ?= regs dma_integrity blocking bad_input determinism discovery tlp_rules cfgspace \
-                  link vectors intx scoreboard robust vfio faults stress
+                  link vectors intx scoreboard robust vfio faults rx dma_ctl stress
 # On the model: every suite but vfio, whose emulated VFIO board is always the
 # simulator (SystemC: no stack-use-after-return check there; it runs with
 # the simulator suites)
 SAN_MODEL_SUITES ?= regs dma_integrity blocking protocol bad_input determinism discovery \
                     tlp_rules cfgspace link vectors intx daq_units daq_readout daq_writer robust \
-                    scoreboard faults stress
+                    scoreboard faults rx dma_ctl stress
 SAN_TSAN_SUITES ?= daq_units daq_readout daq_writer blocking protocol robust stress
 # Rounds of the stress suite (issue 17: 10^4 on the model under TSan, 10^2
 # on the simulator under ASan)

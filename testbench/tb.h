@@ -158,8 +158,8 @@ CU_ErrorCode tb_register_robust(void);
 CU_ErrorCode tb_register_scoreboard(void);
 CU_ErrorCode tb_register_vfio(void);
 CU_ErrorCode tb_register_faults(void);
-CU_ErrorCode tb_register_cover_paths(void);
-CU_ErrorCode tb_register_mutant_kills(void);
+CU_ErrorCode tb_register_rx(void);
+CU_ErrorCode tb_register_dma_ctl(void);
 CU_ErrorCode tb_register_runner(void);
 CU_ErrorCode tb_register_stress(void);
 

@@ -145,8 +145,8 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_scoreboard,
 	tb_register_vfio,
 	tb_register_faults,
-	tb_register_cover_paths,
-	tb_register_mutant_kills,
+	tb_register_rx,
+	tb_register_dma_ctl,
 	tb_register_runner,
 	tb_register_stress,
 };

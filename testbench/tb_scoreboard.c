@@ -12,7 +12,11 @@
 #include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
 
-#include "abb_priv.h" /* struct abb_dmabuf: the IOVA pieces of a buffer */
+/* A descriptor in host memory is the channel block's first eight
+ * registers in order, PAH .. CTRL (rtl-model/REGISTERS.md): word j is the
+ * register at offset 4j. */
+#define SB_DESC_WORDS ((int)ABB_DESC_BYTES / 4)
+#define SB_DW(reg) (ABB_CH_##reg / 4)
 
 static const char *const dev_name[SB_NDEV] = {"sim", "model"};
 
@@ -300,12 +304,18 @@ int sb_irq_wait(struct sb *s, unsigned source, int64_t timeout_ns)
 
 uint64_t sb_iova(struct sb *s, int d, int desc, size_t off)
 {
-	const struct abb_dmabuf *b = desc ? s->dbuf[d] : s->buf[d];
+	const abb_dmabuf *b = desc ? s->dbuf[d] : s->buf[d];
+	uint64_t addr, len;
+	size_t n = 0;
 
-	for (size_t i = 0; i < b->nsegs; i++) {
-		if (off < b->segs[i].len)
-			return b->segs[i].iova + off;
-		off -= b->segs[i].len;
+	if (abb_dmabuf_pieces(b, &n))
+		return ~0ull;
+	for (size_t i = 0; i < n; i++) {
+		if (abb_dmabuf_piece(b, i, &addr, &len))
+			return ~0ull;
+		if (off < len)
+			return addr + off;
+		off -= len;
 	}
 	return ~0ull;
 }
@@ -355,21 +365,21 @@ void sb_chain(struct sb *s, int chn, unsigned n, const size_t *hoff, const uint3
 			fprintf(OUT(s), "    piece %u: host+0x%zx board %s0x%x len %u\n", i, hoff[i],
 				i == 0 || upa[i] ? "" : "(continued) ", board[i], len[i]);
 	for (int d = 0; d < SB_NDEV; d++) {
-		uint32_t first[ABB_DESC_WORDS] = {0};
+		uint32_t first[SB_DESC_WORDS] = {0};
 
 		for (unsigned i = 0; i < n; i++) {
-			uint32_t w[ABB_DESC_WORDS];
+			uint32_t w[SB_DESC_WORDS];
 			uint64_t ha = sb_iova(s, d, 0, hoff[i]);
 			uint64_t next = sb_iova(s, d, 1, (size_t)(i + 1) * ABB_DESC_BYTES);
 
-			w[ABB_DW_PAH] = 0;
-			w[ABB_DW_PAL] = board[i];
-			w[ABB_DW_HAH] = (uint32_t)(ha >> 32);
-			w[ABB_DW_HAL] = (uint32_t)ha;
-			w[ABB_DW_BDAH] = i + 1 < n ? (uint32_t)(next >> 32) : 0;
-			w[ABB_DW_BDAL] = i + 1 < n ? (uint32_t)next : 0;
-			w[ABB_DW_LENG] = len[i];
-			w[ABB_DW_CTRL] = ABB_CTRL_V | ABB_CTRL_BAR | ctrl_extra |
+			w[SB_DW(PAH)] = 0;
+			w[SB_DW(PAL)] = board[i];
+			w[SB_DW(HAH)] = (uint32_t)(ha >> 32);
+			w[SB_DW(HAL)] = (uint32_t)ha;
+			w[SB_DW(BDAH)] = i + 1 < n ? (uint32_t)(next >> 32) : 0;
+			w[SB_DW(BDAL)] = i + 1 < n ? (uint32_t)next : 0;
+			w[SB_DW(LENG)] = len[i];
+			w[SB_DW(CTRL)] = ABB_CTRL_V | ABB_CTRL_BAR | ctrl_extra |
 					 (i == 0 || upa[i] ? ABB_CTRL_UPA : 0) |
 					 (i + 1 == n ? ABB_CTRL_LAST : 0);
 			if (i == 0) {
@@ -377,12 +387,12 @@ void sb_chain(struct sb *s, int chn, unsigned n, const size_t *hoff, const uint3
 			} else {
 				uint8_t *p = s->desc[d] + (size_t)i * ABB_DESC_BYTES;
 
-				for (int j = 0; j < ABB_DESC_WORDS; j++)
+				for (int j = 0; j < SB_DESC_WORDS; j++)
 					put_le32(p + 4 * j, w[j]);
 			}
 		}
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		for (int j = 0; j < ABB_DESC_WORDS; j++)
+		for (int j = 0; j < SB_DESC_WORDS; j++)
 			wr(s, d, b + 4u * (unsigned)j, first[j]);
 	}
 	sb_settle(s, 2000000);
@@ -417,7 +427,7 @@ void sb_chain_bad(struct sb *s, int chn, int kind, size_t hoff, uint32_t board, 
 	for (int d = 0; d < SB_NDEV; d++) {
 		uint64_t ha = sb_iova(s, d, 0, hoff);
 		uint64_t next = sb_iova(s, d, 1, ABB_DESC_BYTES);
-		uint32_t w[ABB_DESC_WORDS];
+		uint32_t w[SB_DESC_WORDS];
 		uint8_t *p = s->desc[d] + ABB_DESC_BYTES;
 
 		if (kind == 0)
@@ -425,15 +435,15 @@ void sb_chain_bad(struct sb *s, int chn, int kind, size_t hoff, uint32_t board, 
 		else if (kind == 1)
 			next = 0xdead00000000ull; /* mapped on neither */
 		/* the second descriptor: right after the first on the board */
-		w[ABB_DW_PAH] = 0;
-		w[ABB_DW_PAL] = board + len;
-		w[ABB_DW_HAH] = (uint32_t)(ha >> 32);
-		w[ABB_DW_HAL] = (uint32_t)ha;
-		w[ABB_DW_BDAH] = 0;
-		w[ABB_DW_BDAL] = 0;
-		w[ABB_DW_LENG] = kind == 2 ? 0 : len;
-		w[ABB_DW_CTRL] = (kind == 3 ? 0 : ABB_CTRL_V) | ABB_CTRL_BAR | ABB_CTRL_LAST | ctrl_extra;
-		for (int j = 0; j < ABB_DESC_WORDS; j++)
+		w[SB_DW(PAH)] = 0;
+		w[SB_DW(PAL)] = board + len;
+		w[SB_DW(HAH)] = (uint32_t)(ha >> 32);
+		w[SB_DW(HAL)] = (uint32_t)ha;
+		w[SB_DW(BDAH)] = 0;
+		w[SB_DW(BDAL)] = 0;
+		w[SB_DW(LENG)] = kind == 2 ? 0 : len;
+		w[SB_DW(CTRL)] = (kind == 3 ? 0 : ABB_CTRL_V) | ABB_CTRL_BAR | ABB_CTRL_LAST | ctrl_extra;
+		for (int j = 0; j < SB_DESC_WORDS; j++)
 			put_le32(p + 4 * j, w[j]);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		wr(s, d, b + ABB_CH_PAH, 0);

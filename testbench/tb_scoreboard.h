@@ -105,7 +105,8 @@ unsigned sb_check(struct sb *s, uint32_t board_lo, uint32_t board_hi);
 /* Compares one register. */
 unsigned sb_check_reg(struct sb *s, uint32_t off, const char *name);
 
-/* IOVA of host offset off on device d (the descriptor area if desc). */
+/* IOVA of host offset off on device d (the descriptor area if desc), from
+ * the buffer's pieces (abb_dmabuf_piece); ~0 if off is outside it. */
 uint64_t sb_iova(struct sb *s, int d, int desc, size_t off);
 
 /* Deterministic 64-bit generator (splitmix64). */

@@ -2,6 +2,7 @@
  * tb_simlib.c - the simulator libabb has loaded (tb_simlib.h).
  */
 #include "tb_simlib.h"
+#include "tb.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -19,4 +20,14 @@ const struct abbsim_api *tb_simlib(char *why, size_t n)
 		r = &api;
 	pthread_mutex_unlock(&lock);
 	return r;
+}
+
+const struct abbsim_api *tb_sim(void)
+{
+	char why[512];
+	const struct abbsim_api *api = tb_simlib(why, sizeof why);
+
+	if (!api)
+		tb_skip("libabbsim.so is not loaded under that name (%s)", why);
+	return api;
 }

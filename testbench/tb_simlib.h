@@ -12,5 +12,8 @@
  * backend's), or NULL with why (n bytes) when none is loaded under that
  * name or it does not match this bench. */
 const struct abbsim_api *tb_simlib(char *why, size_t n);
+/* The same for a test: NULL when none is loaded, and the test is skipped
+ * (tb_skip) with the reason; the caller returns then. */
+const struct abbsim_api *tb_sim(void);
 
 #endif

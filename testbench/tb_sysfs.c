@@ -15,6 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <abbsim_cfg.h>
+#include <abb/abb_regs.h>
+
 #define TB_SYSFS_PREFIX "/tmp/abb-tb-sysfs-"
 
 /* root + "/" + formatted relative path into out */
@@ -113,44 +116,46 @@ static void put32(uint8_t *c, unsigned off, uint32_t v)
 }
 
 /* Type-0 header of an endpoint with two 32-bit memory BARs and a
- * capability list: power management at 0x40, MSI (64-bit) at 0x50 if
- * wanted, PCI Express (endpoint) at 0x70. */
+ * capability list, laid out as the simulated ABB's (abbsim_cfg.h): power
+ * management, MSI (64-bit) if wanted, PCI Express (endpoint). */
 static void config_space(uint8_t *c, const struct tb_sysfs_dev *d, unsigned vendor,
 			 unsigned device, unsigned cls, uint32_t bar0, uint32_t bar1)
 {
+	const unsigned pm = ABBSIM_CFG_PM, msi = ABBSIM_CFG_MSI, exp = ABBSIM_CFG_EXP;
+
 	memset(c, 0, 256);
-	put16(c, 0x00, vendor);
-	put16(c, 0x02, device);
-	put16(c, 0x04, 0x0006);   /* memory space, bus master */
-	put16(c, 0x06, 0x0010);   /* capability list */
-	c[0x08] = 0x00;           /* revision */
-	c[0x09] = (uint8_t)cls;   /* prog-if, subclass, class */
-	c[0x0a] = (uint8_t)(cls >> 8);
-	c[0x0b] = (uint8_t)(cls >> 16);
-	c[0x0e] = 0x00;           /* header type 0 */
-	put32(c, 0x10, bar0);     /* 32-bit memory, not prefetchable */
-	put32(c, 0x14, bar1);
-	put16(c, 0x2c, vendor);   /* subsystem */
-	put16(c, 0x2e, device);
-	c[0x34] = 0x40;
-	c[0x3c] = (uint8_t)d->irq;
-	c[0x3d] = (uint8_t)d->pin;
+	put16(c, ABBSIM_CFG_VENDOR, vendor);
+	put16(c, ABBSIM_CFG_DEVICE, device);
+	put16(c, ABBSIM_CFG_COMMAND, ABBSIM_CMD_MEM | ABBSIM_CMD_MASTER);
+	put16(c, ABBSIM_CFG_STATUS, ABBSIM_STATUS_CAP_LIST);
+	c[ABBSIM_CFG_REVISION] = 0x00;
+	c[ABBSIM_CFG_CLASS] = (uint8_t)cls;   /* prog-if, subclass, class */
+	c[ABBSIM_CFG_CLASS + 1] = (uint8_t)(cls >> 8);
+	c[ABBSIM_CFG_CLASS + 2] = (uint8_t)(cls >> 16);
+	c[ABBSIM_CFG_HEADER_TYPE] = 0x00;     /* header type 0 */
+	put32(c, ABBSIM_CFG_BAR(0), bar0);    /* 32-bit memory, not prefetchable */
+	put32(c, ABBSIM_CFG_BAR(1), bar1);
+	put16(c, ABBSIM_CFG_SUBSYS_VENDOR, vendor);
+	put16(c, ABBSIM_CFG_SUBSYS, device);
+	c[ABBSIM_CFG_CAP_PTR] = (uint8_t)pm;
+	c[ABBSIM_CFG_INT_LINE] = (uint8_t)d->irq;
+	c[ABBSIM_CFG_INT_PIN] = (uint8_t)d->pin;
 	/* power management, version 2 */
-	c[0x40] = 0x01;
-	c[0x41] = d->msi ? 0x50 : 0x70;
-	put16(c, 0x42, 0x0002);
+	c[pm + ABBSIM_CAP_ID] = ABBSIM_CAP_ID_PM;
+	c[pm + ABBSIM_CAP_NEXT] = (uint8_t)(d->msi ? msi : exp);
+	put16(c, pm + ABBSIM_PM_PMC, 0x0002);
 	if (d->msi) {             /* MSI, 64-bit address, 1 vector, disabled */
-		c[0x50] = 0x05;
-		c[0x51] = 0x70;
-		put16(c, 0x52, 0x0080);
+		c[msi + ABBSIM_CAP_ID] = ABBSIM_CAP_ID_MSI;
+		c[msi + ABBSIM_CAP_NEXT] = (uint8_t)exp;
+		put16(c, msi + ABBSIM_MSI_CTRL, ABBSIM_MSI_CTRL_64BIT);
 	}
 	/* PCI Express v1 endpoint; x1 2.5 GT/s link; MaxPayload 128 */
-	c[0x70] = 0x10;
-	c[0x71] = 0x00;
-	put16(c, 0x72, 0x0001);
-	put32(c, 0x74, 0x00000000);
-	put32(c, 0x7c, 0x00000011); /* LnkCap: x1, 2.5 GT/s */
-	put16(c, 0x82, 0x0011);     /* LnkSta: x1, 2.5 GT/s */
+	c[exp + ABBSIM_CAP_ID] = ABBSIM_CAP_ID_EXP;
+	c[exp + ABBSIM_CAP_NEXT] = 0x00;
+	put16(c, exp + ABBSIM_EXP_FLAGS, 0x0001);
+	put32(c, exp + ABBSIM_EXP_DEVCAP, 0x00000000);
+	put32(c, exp + ABBSIM_EXP_LNKCAP, 0x00000011); /* x1, 2.5 GT/s */
+	put16(c, exp + ABBSIM_EXP_LNKSTA, 0x0011);     /* x1, 2.5 GT/s */
 }
 
 int tb_sysfs_make(char *root, size_t rootlen, const struct tb_sysfs_dev *devs, size_t n,
@@ -179,8 +184,8 @@ int tb_sysfs_make(char *root, size_t rootlen, const struct tb_sysfs_dev *devs, s
 
 	for (size_t i = 0; i < n; i++) {
 		const struct tb_sysfs_dev *d = &devs[i];
-		unsigned vendor = d->vendor ? d->vendor : 0x10dc;
-		unsigned device = d->device ? d->device : 0x0153;
+		unsigned vendor = d->vendor ? d->vendor : ABB_VENDOR_ID;
+		unsigned device = d->device ? d->device : ABB_DEVICE_ID;
 		unsigned cls = d->class_code ? d->class_code : 0xff0000;
 		uint32_t bar0 = 0xf8000000u + (uint32_t)i * 0x00100000u;
 		uint32_t bar1 = 0xe0000000u + (uint32_t)i * 0x01000000u;
@@ -207,7 +212,7 @@ int tb_sysfs_make(char *root, size_t rootlen, const struct tb_sysfs_dev *devs, s
 			int len = snprintf(text, sizeof text,
 					   "0x%016x 0x%016x 0x0000000000040200\n"
 					   "0x%016x 0x%016x 0x0000000000040200\n",
-					   bar0, bar0 + 0xffffu, bar1, bar1 + 0xffffffu);
+					   bar0, bar0 + ABBSIM_CFG_BAR0_BYTES - 1, bar1, bar1 + 0xffffffu);
 
 			for (int r = 2; r < 13 && len >= 0 && (size_t)len < sizeof text; r++)
 				len += snprintf(text + len, sizeof text - (size_t)len,

@@ -3,19 +3,35 @@
  * and no hardware access, and the board works normally afterwards: NULL
  * handles and pointers, lengths, offsets and ranges, stale DMA buffers,
  * unmap while busy, overlapping maps, unknown URIs, a second start on a
- * busy channel; and (simulator) a descriptor that points outside mapped
- * memory, which the board reports as an error without touching host
- * memory, and which a channel reset clears.
+ * busy channel, URI options without a value or too long, a buffer's
+ * pieces asked for wrongly, abb_dmabuf_map's memory checks without the
+ * kernel's PROCMAP_QUERY (the text of /proc/self/maps, in a child); and
+ * (simulator) a descriptor that points outside mapped memory, which the
+ * board reports as an error without touching host memory, and which a
+ * channel reset clears.
  */
 #define _GNU_SOURCE
 #include "tb.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
+
+#include "abb_procmap.h" /* host/lib: the kernel request libabb uses */
 
 #define BUFLEN (64u * 1024u)
 
@@ -586,6 +602,185 @@ static void test_bad_input_host_address_outside_mapped(void)
 	good_dma(16);
 }
 
+/* URI options: one without a value, and options longer than the backend
+ * takes, are refused with a message; DMA offsets must be 4-byte aligned. */
+static void test_bad_input_uri_and_offset_errors(void)
+{
+	char uri[400];
+	abb_dev *d = NULL;
+	abb_dmabuf *om = NULL;
+	uint8_t *odd;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_EQUAL(abb_open(&d, "model:mem_size"), -EINVAL);
+	CU_ASSERT_PTR_NULL(d);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "has no value"));
+	snprintf(uri, sizeof uri, "model:mem_size=%0300d", 1);
+	CU_ASSERT_EQUAL(abb_open(&d, uri), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "options too long"));
+	CU_ASSERT_EQUAL(abb_dma_write(tb_dev, bufmap, 2, 0, 64, 0), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "buffer offset 0x2 is not a multiple of 4"));
+	/* a buffer mapped at an address that is not 4-byte aligned */
+	odd = tb_alloc_pages(8192);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(odd);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, odd + 2, 4096, &om), 0);
+	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, om, 0, 0, 64, 0), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "not 4-byte aligned; map a 4-byte aligned"));
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(om), 0);
+	free(odd);
+}
+
+/* A buffer's pieces (abb_dmabuf_pieces / _piece): one to three for a
+ * buffer that touches three pages, their lengths add up to the buffer's,
+ * the first starts at the buffer's offset inside its page and the others
+ * at a page; bad arguments, an index past the last piece and an unmapped
+ * buffer are refused with a message (a refused piece leaves its outputs
+ * alone, a refused count reads 0). That the addresses are the ones the
+ * board uses, the scoreboard shows: its raw descriptor chains take them
+ * (tb_scoreboard.c). */
+static void test_bad_input_dmabuf_pieces(void)
+{
+	size_t pg = tb_page(), n = 0, i;
+	uint8_t *p = tb_alloc_pages(3 * pg);
+	abb_dmabuf *b = NULL;
+	uint64_t addr = 0, len = 0, sum = 0;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_FATAL(p != NULL);
+	/* 2 pages from an offset of 100 bytes: touches 3 pages */
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, p + 100, 2 * pg, &b), 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_pieces(b, &n), 0);
+	CU_ASSERT(n >= 1 && n <= 3);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(abb_dmabuf_piece(b, i, &addr, &len), 0);
+		CU_ASSERT(len > 0);
+		/* the first from the buffer's offset inside its page */
+		CU_ASSERT_EQUAL(addr % pg, i == 0 ? 100 : 0);
+		sum += len;
+	}
+	CU_ASSERT_EQUAL(sum, 2 * pg);
+	addr = len = 0x5a5a;
+	EXPECT_ERR(abb_dmabuf_piece(b, n, &addr, &len), -ERANGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "abb_dmabuf_piece: piece"));
+	CU_ASSERT(addr == 0x5a5a && len == 0x5a5a);
+	EXPECT_ERR(abb_dmabuf_piece(b, 0, NULL, &len), -EINVAL);
+	EXPECT_ERR(abb_dmabuf_piece(b, 0, &addr, NULL), -EINVAL);
+	EXPECT_ERR(abb_dmabuf_pieces(b, NULL), -EINVAL);
+	EXPECT_ERR(abb_dmabuf_pieces(NULL, &n), -EINVAL);
+	CU_ASSERT_EQUAL(n, 0);
+	EXPECT_ERR(abb_dmabuf_piece(NULL, 0, &addr, &len), -EINVAL);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	n = 7;
+	EXPECT_ERR(abb_dmabuf_pieces(b, &n), -EINVAL); /* unmapped */
+	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "was unmapped"));
+	CU_ASSERT_EQUAL(n, 0);
+	EXPECT_ERR(abb_dmabuf_piece(b, 0, &addr, &len), -EINVAL);
+	free(p);
+}
+
+/* ---- abb_dmabuf_map without PROCMAP_QUERY ---- */
+
+#ifdef ABB_COVERAGE
+/* Writes the gcov counters of every instrumented object of the process
+ * (libabb's too); the child's _exit skips the dump at exit. */
+extern void __gcov_dump(void);
+#endif
+
+#define CHILD_CHECK(cond)                                                      \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			printf("\n    child: %s:%d: %s (%s)\n", __FILE__, __LINE__, #cond, \
+			       abb_last_error());                             \
+			fails++;                                               \
+		}                                                              \
+	} while (0)
+
+/* In a child process: PROCMAP_QUERY fails with ENOTTY (a seccomp filter,
+ * as on an older kernel), so abb_dmabuf_map reads /proc/self/maps as text.
+ * Returns the number of failed checks. */
+static int maps_text_child(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ABB_PROCMAP_QUERY, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOTTY),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
+	struct abb_procmap_query q = {.size = sizeof q};
+	size_t pg = tb_page();
+	abb_dmabuf *b = NULL;
+	abb_dev *d = NULL;
+	uint8_t *m;
+	int fails = 0, fd;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		printf("\n    child: no seccomp filter: %s\n", strerror(errno));
+		return 1;
+	}
+	fd = open("/proc/self/maps", O_RDONLY);
+	q.query_addr = (uintptr_t)&q;
+	CHILD_CHECK(fd >= 0 && ioctl(fd, ABB_PROCMAP_QUERY, &q) < 0 && errno == ENOTTY);
+	if (fd >= 0)
+		close(fd);
+	CHILD_CHECK(abb_open(&d, "model") == 0);
+	if (!d)
+		return fails + 1;
+	/* four pages: read-write, read-only, PROT_NONE, unmapped (a hole) */
+	m = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHILD_CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return fails;
+	memset(m, 0x11, 2 * pg);
+	CHILD_CHECK(mprotect(m + pg, pg, PROT_READ) == 0);
+	CHILD_CHECK(mprotect(m + 2 * pg, pg, PROT_NONE) == 0);
+	CHILD_CHECK(munmap(m + 3 * pg, pg) == 0);
+
+	CHILD_CHECK(abb_dmabuf_map(d, m, pg, &b) == 0); /* read-write: both ways */
+	CHILD_CHECK(abb_dma_write(d, b, 0, 0, pg, 0) == 0);
+	CHILD_CHECK(abb_dma_read(d, b, 0, 0, pg, 0) == 0);
+	CHILD_CHECK(abb_dmabuf_unmap(b) == 0);
+	CHILD_CHECK(abb_dmabuf_map(d, m, 2 * pg, &b) == 0); /* rw + ro: the board may read */
+	CHILD_CHECK(abb_dma_write(d, b, pg, 0, pg, 0) == 0);
+	CHILD_CHECK(abb_dma_read(d, b, 0, 0, pg, 0) == -EACCES);
+	CHILD_CHECK(strstr(abb_last_error(), "read-only memory") != NULL);
+	CHILD_CHECK(abb_dmabuf_unmap(b) == 0);
+	CHILD_CHECK(abb_dmabuf_map(d, m + pg, 2 * pg, &b) == -EFAULT); /* into PROT_NONE */
+	CHILD_CHECK(strstr(abb_last_error(), "not all readable memory") != NULL);
+	CHILD_CHECK(abb_dmabuf_map(d, m + 3 * pg, pg, &b) == -EFAULT); /* the hole */
+	CHILD_CHECK(abb_dmabuf_map(d, m, 4 * pg, &b) == -EFAULT);
+	abb_close(d);
+	munmap(m, 3 * pg);
+	return fails;
+}
+
+/* abb_dmabuf_map on a kernel without PROCMAP_QUERY (before Linux 6.11):
+ * the memory checks through the text of /proc/self/maps, the checks above
+ * in a child (the filter stays with it); any backend. */
+static void test_bad_input_dmabuf_map_without_procmap_query(void)
+{
+	int status = 0;
+	pid_t pid;
+
+	TB_REQUIRE_DEV();
+	fflush(stdout);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		int fails = maps_text_child();
+
+		fflush(stdout);
+#ifdef ABB_COVERAGE
+		__gcov_dump();
+#endif
+		_exit(fails ? 1 : 0);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 static CU_TestInfo bad_input_tests[] = {
 	{ "test_bad_input_open", test_bad_input_open },
 	{ "test_bad_input_null_handles", test_bad_input_null_handles },
@@ -603,6 +798,9 @@ static CU_TestInfo bad_input_tests[] = {
 	TB_SIM_TEST(test_bad_input_descriptor_outside_mapped),
 	TB_SIM_TEST(test_bad_input_host_address_outside_mapped),
 	{ "test_bad_input_close_while_busy", test_bad_input_close_while_busy },
+	TB_TEST(test_bad_input_uri_and_offset_errors),
+	TB_TEST(test_bad_input_dmabuf_pieces),
+	TB_TEST(test_bad_input_dmabuf_map_without_procmap_query),
 	CU_TEST_INFO_NULL,
 };
 

@@ -17,6 +17,7 @@
 
 #include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
+#include <abbsim_cfg.h>
 
 #define BAR_WINDOW 0xf0000000u /* where enumeration places BAR0 */
 
@@ -104,8 +105,8 @@ static void check_lspci(unsigned mps, unsigned mrrs, int msi)
 	CU_ASSERT_EQUAL(l.mps, mps);
 	CU_ASSERT_EQUAL(l.mrrs, mrrs);
 	expected_bars(l.mem_size, &bar0, &bar1);
-	CU_ASSERT_EQUAL(cfg32(0x10), bar0);
-	CU_ASSERT_EQUAL(cfg32(0x14), bar1);
+	CU_ASSERT_EQUAL(cfg32(ABBSIM_CFG_BAR(0)), bar0);
+	CU_ASSERT_EQUAL(cfg32(ABBSIM_CFG_BAR(1)), bar1);
 	if (!have_lspci()) {
 		tb_skip_part("the lspci decoding: lspci not found (apt-get install pciutils)");
 		return;
@@ -166,7 +167,7 @@ static void test_cfgspace_lspci_mps4096(void)
  * read the mask, restore. Returns the mask. */
 static uint32_t bar_mask(unsigned bar)
 {
-	unsigned off = 0x10 + 4 * bar;
+	unsigned off = ABBSIM_CFG_BAR(bar);
 	uint32_t orig = cfg32(off), mask;
 
 	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, off, 4, 0xffffffffu), 0);
@@ -186,18 +187,19 @@ static void test_cfgspace_bar_sizing(void)
 	CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &l), 0);
 	CU_ASSERT_EQUAL(l.mem_size, 2u << 20);
 	/* decoding off while sizing, as the kernel does */
-	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0x04, 2, &cmd), 0);
-	CU_ASSERT(cmd & 0x2);
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x04, 2, cmd & ~0x3u), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_COMMAND, 2, &cmd), 0);
+	CU_ASSERT(cmd & ABBSIM_CMD_MEM);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_COMMAND, 2,
+					  cmd & ~(ABBSIM_CMD_IO | ABBSIM_CMD_MEM)), 0);
 	m0 = bar_mask(0);
 	m1 = bar_mask(1);
 	m2 = bar_mask(2); /* unimplemented: reads 0 */
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x04, 2, cmd), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_COMMAND, 2, cmd), 0);
 	/* memory BARs (bit 0 clear), 32-bit (bits 2:1 = 00), not prefetchable (bit 3) */
-	CU_ASSERT_EQUAL(m0 & 0xf, 0);
-	CU_ASSERT_EQUAL(m1 & 0xf, 0);
-	CU_ASSERT_EQUAL(~(m0 & ~0xfu) + 1, 64u << 10);
-	CU_ASSERT_EQUAL(~(m1 & ~0xfu) + 1, l.mem_size);
+	CU_ASSERT_EQUAL(m0 & ABBSIM_BAR_FLAGS, 0);
+	CU_ASSERT_EQUAL(m1 & ABBSIM_BAR_FLAGS, 0);
+	CU_ASSERT_EQUAL(~(m0 & ~ABBSIM_BAR_FLAGS) + 1, 64u << 10); /* the board's 64 KiB */
+	CU_ASSERT_EQUAL(~(m1 & ~ABBSIM_BAR_FLAGS) + 1, l.mem_size);
 	CU_ASSERT_EQUAL(m2, 0);
 	/* the board still answers at its BARs */
 	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, 0, &v), 0);
@@ -210,18 +212,18 @@ static void test_cfgspace_access_checks(void)
 	uint32_t v = 0;
 
 	TB_REQUIRE_DEV();
-	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0, 4, &v), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_VENDOR, 4, &v), 0);
 	CU_ASSERT_EQUAL(v, 0x015310dcu);
-	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 2, 2, &v), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_DEVICE, 2, &v), 0);
 	CU_ASSERT_EQUAL(v, 0x0153u);
-	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 1, 2, &v), -EINVAL);
-	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 4096, 1, &v), -EINVAL);
-	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0, 3, &v), -EINVAL);
-	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0, 4, NULL), -EINVAL);
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 2, 4, 0), -EINVAL);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_VENDOR + 1, 2, &v), -EINVAL); /* misaligned */
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_SIZE, 1, &v), -EINVAL);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_VENDOR, 3, &v), -EINVAL);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_VENDOR, 4, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_DEVICE, 4, 0), -EINVAL);
 	/* read-only: the IDs do not change */
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0, 4, 0x12345678u), 0);
-	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0, 4, &v), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_VENDOR, 4, 0x12345678u), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_VENDOR, 4, &v), 0);
 	CU_ASSERT_EQUAL(v, 0x015310dcu);
 }
 
@@ -232,8 +234,9 @@ static void test_cfgspace_access_checks(void)
  * ones), writes are dropped; Command.MEM off likewise. Before the fix the
  * host followed the BAR and reads at the old address still reached the
  * board. */
-#define DEV_CTL_STA 0x78 /* PCI Express capability (0x70) + 8: Device Control, Status */
-#define URD 0x8          /* Device Status: Unsupported Request Detected */
+#define DEV_CTL_STA (ABBSIM_CFG_EXP + ABBSIM_EXP_DEVCTL) /* Device Control, Status */
+#define DEV_STA (ABBSIM_CFG_EXP + ABBSIM_EXP_DEVSTA)
+#define URD ABBSIM_EXP_DEVSTA_URD /* Device Status: Unsupported Request Detected */
 
 static void test_cfgspace_bar_moved(void)
 {
@@ -244,16 +247,16 @@ static void test_cfgspace_bar_moved(void)
 
 	TB_REQUIRE_DEV();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
-	bar0 = cfg32(0x10);
-	bar1 = cfg32(0x14);
-	cmd = cfg32(0x04) & 0xffff;
+	bar0 = cfg32(ABBSIM_CFG_BAR(0));
+	bar1 = cfg32(ABBSIM_CFG_BAR(1));
+	cmd = cfg32(ABBSIM_CFG_COMMAND) & 0xffff;
 	CU_ASSERT_EQUAL(bar0, BAR_WINDOW);
 	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, 0, pattern, sizeof pattern), 0);
 	CU_ASSERT_EQUAL(cfg32(DEV_CTL_STA) >> 16 & URD, 0);
 
 	/* BAR0 moved: register reads fail with UR, a register write is lost */
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x10, 4, away), 0);
-	CU_ASSERT_EQUAL(cfg32(0x10), away);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_BAR(0), 4, away), 0);
+	CU_ASSERT_EQUAL(cfg32(ABBSIM_CFG_BAR(0)), away);
 	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), -EIO);
 	CU_ASSERT_EQUAL(v, 0xffffffffu);
 	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "Unsupported Request"));
@@ -262,34 +265,34 @@ static void test_cfgspace_bar_moved(void)
 	/* BAR1 still decodes */
 	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, 0, got, sizeof got), 0);
 	CU_ASSERT_EQUAL(memcmp(got, pattern, sizeof got), 0);
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x10, 4, bar0), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_BAR(0), 4, bar0), 0);
 	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), 0);
 	CU_ASSERT_EQUAL(v, 0x00020003u);
 	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_IER, &ier), 0);
 	CU_ASSERT_EQUAL(ier, 0); /* the write while BAR0 was away never arrived */
 	/* Device Status: Unsupported Request Detected, write 1 to clear */
 	CU_ASSERT_EQUAL(cfg32(DEV_CTL_STA) >> 16 & URD, URD);
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, DEV_CTL_STA + 2, 2, URD), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, DEV_STA, 2, URD), 0);
 	CU_ASSERT_EQUAL(cfg32(DEV_CTL_STA) >> 16 & URD, 0);
 
 	/* BAR1 moved: board memory reads fail with UR (all ones), writes lost */
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x14, 4, away), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_BAR(1), 4, away), 0);
 	memset(got, 0, sizeof got);
 	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, 0, got, sizeof got), -EIO);
 	CU_ASSERT(tb_all_byte("BAR1 read while moved", got, sizeof got, 0xff));
 	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "BAR1"));
 	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, 0, "\xee\xee\xee\xee", 4), 0);
 	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), 0);
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x14, 4, bar1), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_BAR(1), 4, bar1), 0);
 	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, 0, got, sizeof got), 0);
 	CU_ASSERT_EQUAL(memcmp(got, pattern, sizeof got), 0);
 
 	/* memory decode off: nothing decodes */
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x04, 2, cmd & ~0x2u), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_COMMAND, 2, cmd & ~ABBSIM_CMD_MEM), 0);
 	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(abb_last_error(), "memory decode"));
 	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, 0, got, sizeof got), -EIO);
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x04, 2, cmd), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_COMMAND, 2, cmd), 0);
 	CU_ASSERT_EQUAL(abb_reg_read(tb_dev, ABB_REG_VERSION, &v), 0);
 	CU_ASSERT_EQUAL(v, 0x00020003u);
 	CU_ASSERT_EQUAL(abb_sim_protocol_errors(tb_dev, NULL, 0), 0);

@@ -1,7 +1,8 @@
 /*
  * test_daq_units.c - the parts of the DAQ layer that need no board: pool
  * (ids, references, growth), queue (order, back-pressure, close), named
- * parameters; and, with the board, the mapping of a pool that grows.
+ * parameters; and, with the board, the mapping of a pool that grows and
+ * the answers to bad arguments (device open, transports, device calls).
  */
 #define _GNU_SOURCE
 #include "tb.h"
@@ -13,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <abb/abb_regs.h>
 
 static void test_daq_pool_ids_and_refs(void)
 {
@@ -330,6 +333,91 @@ static void test_daq_lifetime_out_of_order(void)
 	abb_daq_module_destroy(m); /* closes the device */
 }
 
+/* The DAQ layer's answers to bad arguments: result names, device open
+ * (its own board, closed with it) and the argument checks of a transport
+ * and of the device calls. */
+static void test_daq_bad_input(void)
+{
+	struct abb_daq_params p, q;
+	abb_daq_device *dd = NULL, *own = NULL;
+	abb_daq_transport *t = NULL;
+	abb_daq_pool *pool = NULL;
+	abb_daq_buf *b = NULL;
+	size_t mem = 0;
+
+	TB_REQUIRE_DEV();
+	CU_ASSERT_STRING_EQUAL(abb_daq_result_name(ABB_DAQ_OK), "ok");
+	CU_ASSERT_STRING_EQUAL(abb_daq_result_name(ABB_DAQ_SKIP), "skip");
+	CU_ASSERT_STRING_EQUAL(abb_daq_result_name(ABB_DAQ_EOS), "end of stream");
+	CU_ASSERT_STRING_EQUAL(abb_daq_result_name(ABB_DAQ_TIMEOUT), "timeout");
+	CU_ASSERT_STRING_EQUAL(abb_daq_result_name(ABB_DAQ_ERROR), "error");
+	CU_ASSERT_STRING_EQUAL(abb_daq_result_name((enum abb_daq_result)99), "?");
+
+	abb_daq_params_default(&p);
+	CU_ASSERT_EQUAL(abb_daq_device_open(NULL, &p), -EINVAL);
+	q = p;
+	q.bar = 0;
+	CU_ASSERT_EQUAL(abb_daq_device_open(&own, &q), -EINVAL);
+	CU_ASSERT_PTR_NULL(own);
+	q = p;
+	snprintf(q.device, sizeof q.device, "model:mem_size=64K");
+	CU_ASSERT_EQUAL_FATAL(abb_daq_device_open(&own, &q), 0);
+	CU_ASSERT_STRING_EQUAL(abb_backend(abb_daq_device_dev(own)), "model");
+	CU_ASSERT_EQUAL(abb_mem_size(abb_daq_device_dev(own), &mem), 0);
+	CU_ASSERT_EQUAL(mem, 64u << 10);
+	abb_daq_device_close(own); /* closes the board it opened */
+	CU_ASSERT_EQUAL(abb_daq_device_attach(NULL, tb_dev, 0), -EINVAL);
+
+	CU_ASSERT_EQUAL_FATAL(abb_daq_device_attach(&dd, tb_dev, 5), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_pool_create(&pool, "bad_input", 4096, 2), 0);
+	CU_ASSERT_EQUAL(abb_mem_size(tb_dev, &mem), 0);
+	p.address = 0;
+	p.length = 0;
+	p.region = 0;
+	p.header = 1;
+	CU_ASSERT_EQUAL(abb_daq_transport_create(NULL, dd, ABB_DAQ_READ, pool, &p), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, (enum abb_daq_dir)7, pool, &p), -EINVAL);
+	q = p, q.bar = 0;
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, ABB_DAQ_READ, pool, &q), -EINVAL);
+	q = p, q.length = 6;                     /* not whole DWs */
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, ABB_DAQ_READ, pool, &q), -EINVAL);
+	q = p, q.address = 2;
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, ABB_DAQ_READ, pool, &q), -EINVAL);
+	q = p, q.length = 4096;                  /* header + length > buffer */
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, ABB_DAQ_READ, pool, &q), -EINVAL);
+	q = p, q.fifo = 1, q.address = (uint32_t)mem;
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, ABB_DAQ_READ, pool, &q), -EINVAL);
+	q = p, q.length = 1024, q.region = 1500; /* not a multiple of the length */
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, ABB_DAQ_READ, pool, &q), -EINVAL);
+	q = p, q.length = 1024, q.region = (uint32_t)mem + 1024;
+	CU_ASSERT_EQUAL(abb_daq_transport_create(&t, dd, ABB_DAQ_READ, pool, &q), -EINVAL);
+	CU_ASSERT_PTR_NULL(t);
+
+	/* a write transport: buffers of len not whole DWs are refused */
+	q = p, q.length = 1024, q.header = 0;
+	CU_ASSERT_EQUAL_FATAL(abb_daq_transport_create(&t, dd, ABB_DAQ_WRITE, pool, &q), 0);
+	CU_ASSERT_EQUAL(abb_daq_transport_size(t), 1024);
+	CU_ASSERT_EQUAL(abb_daq_transport_start(t, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_transport_start(NULL, NULL), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(abb_daq_pool_get(pool, &b, 0), 0);
+	b->len = 6;
+	CU_ASSERT_EQUAL(abb_daq_transport_start(t, b), -EMSGSIZE);
+	b->len = 2048;                           /* more than Length */
+	CU_ASSERT_EQUAL(abb_daq_transport_start(t, b), -EMSGSIZE);
+	abb_daq_buf_release(b);
+	abb_daq_transport_destroy(t);
+	abb_daq_transport_destroy(NULL);
+
+	CU_ASSERT_EQUAL(abb_daq_evs_start(dd, 1, 0x1000, 0, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_evs_start(dd, 1, 4, 0x10000, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_evs_start(NULL, 1, 4, 0, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_evs_stop(NULL), -EINVAL);
+	CU_ASSERT_EQUAL(abb_daq_shared_engine(NULL, 1), -EINVAL);
+	abb_daq_device_close(dd);                /* attached: tb_dev stays open */
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_VERSION), ABB_REG_VERSION_RESET);
+	CU_ASSERT_EQUAL(abb_daq_pool_destroy(pool), 0);
+}
+
 static CU_TestInfo daq_units_tests[] = {
 	{ "test_daq_pool_ids_and_refs", test_daq_pool_ids_and_refs },
 	{ "test_daq_queue_order_backpressure_close", test_daq_queue_order_backpressure_close },
@@ -337,6 +425,7 @@ static CU_TestInfo daq_units_tests[] = {
 	{ "test_daq_params_ranges", test_daq_params_ranges },
 	{ "test_daq_pool_grow_remaps", test_daq_pool_grow_remaps },
 	{ "test_daq_lifetime_out_of_order", test_daq_lifetime_out_of_order },
+	TB_TEST(test_daq_bad_input),
 	CU_TEST_INFO_NULL,
 };
 

@@ -23,13 +23,8 @@
 
 #include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
+#include <abbsim_cfg.h>
 
-#define CFG_CMD 0x04
-#define CFG_STATUS 0x06
-#define CFG_INT_PIN 0x3d
-#define CMD_INTX_DISABLE 0x400u
-#define STATUS_INT 0x08u
-#define CAP_ID_MSI 0x05
 
 static uint32_t cfg(unsigned off, unsigned size)
 {
@@ -44,18 +39,18 @@ static uint32_t cfg(unsigned off, unsigned size)
 static int int_status(void)
 {
 	(void)tb_reg(ABB_REG_VERSION);
-	return (cfg(CFG_STATUS, 2) & STATUS_INT) != 0;
+	return (cfg(ABBSIM_CFG_STATUS, 2) & ABBSIM_STATUS_INT) != 0;
 }
 
 /* Offset of the capability with this ID, 0 if the list lacks it. */
 static unsigned find_cap(unsigned id)
 {
-	unsigned ptr = cfg(0x34, 1) & ~3u;
+	unsigned ptr = cfg(ABBSIM_CFG_CAP_PTR, 1) & ~3u;
 
 	for (int guard = 0; ptr && guard < 48; guard++) {
-		if (cfg(ptr, 1) == id)
+		if (cfg(ptr + ABBSIM_CAP_ID, 1) == id)
 			return ptr;
-		ptr = cfg(ptr + 1, 1) & ~3u;
+		ptr = cfg(ptr + ABBSIM_CAP_NEXT, 1) & ~3u;
 	}
 	return 0;
 }
@@ -219,10 +214,10 @@ static void test_intx_generator_latency_exact(void)
 static void test_intx_config_space(void)
 {
 	TB_REQUIRE_DEV();
-	CU_ASSERT_EQUAL(cfg(CFG_INT_PIN, 1), 1);
-	CU_ASSERT_EQUAL(find_cap(CAP_ID_MSI), 0);
-	CU_ASSERT_NOT_EQUAL(find_cap(0x10), 0); /* PCI Express */
-	CU_ASSERT_EQUAL(cfg(CFG_CMD, 2) & CMD_INTX_DISABLE, 0);
+	CU_ASSERT_EQUAL(cfg(ABBSIM_CFG_INT_PIN, 1), 1);
+	CU_ASSERT_EQUAL(find_cap(ABBSIM_CAP_ID_MSI), 0);
+	CU_ASSERT_NOT_EQUAL(find_cap(ABBSIM_CAP_ID_EXP), 0);
+	CU_ASSERT_EQUAL(cfg(ABBSIM_CFG_COMMAND, 2) & ABBSIM_CMD_INTX_DISABLE, 0);
 	CU_ASSERT_EQUAL(int_status(), 0);
 	CU_ASSERT_EQUAL(tb_reg(ABB_REG_GSR) & ABB_GSR_MSI, 0);
 }
@@ -284,28 +279,30 @@ static void test_intx_interrupt_disable(void)
 	TB_REQUIRE_DEV();
 	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_RESET);
 	tb_reg_set(ABB_REG_IER, ABB_ISR_IGEN);
-	cmd = cfg(CFG_CMD, 2);
+	cmd = cfg(ABBSIM_CFG_COMMAND, 2);
 	log_start();
 	igen_fire();
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, CFG_CMD, 2, cmd | CMD_INTX_DISABLE), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_COMMAND, 2,
+					  cmd | ABBSIM_CMD_INTX_DISABLE), 0);
 	(void)tb_reg(ABB_REG_VERSION);
 	CU_ASSERT_EQUAL(int_status(), 1);
 	c = log_read();
 	CU_ASSERT_EQUAL(c.assert_, 1);
 	CU_ASSERT_EQUAL(c.deassert, 1);
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, CFG_CMD, 2, cmd), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_COMMAND, 2, cmd), 0);
 	(void)tb_reg(ABB_REG_VERSION);
 	c = log_read();
 	CU_ASSERT_EQUAL(c.assert_, 2);
 	CU_ASSERT_EQUAL(c.deassert, 1);
 	igen_ack();
 	/* disabled: a new interrupt sends nothing, Status still shows it */
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, CFG_CMD, 2, cmd | CMD_INTX_DISABLE), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_COMMAND, 2,
+					  cmd | ABBSIM_CMD_INTX_DISABLE), 0);
 	igen_fire();
 	CU_ASSERT_EQUAL(int_status(), 1);
 	igen_ack();
 	CU_ASSERT_EQUAL(int_status(), 0);
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, CFG_CMD, 2, cmd), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_COMMAND, 2, cmd), 0);
 	(void)tb_reg(ABB_REG_VERSION);
 	c = log_read();
 	CU_ASSERT_EQUAL(c.assert_, 2);
@@ -362,11 +359,11 @@ static void test_intx_msi_only_with_msi(void)
 
 	TB_REQUIRE_DEV();
 	CU_ASSERT_EQUAL_FATAL(tb_reopen("msi=1"), 0);
-	msi = find_cap(CAP_ID_MSI);
+	msi = find_cap(ABBSIM_CAP_ID_MSI);
 	CU_ASSERT_NOT_EQUAL(msi, 0);
 	if (msi)
-		CU_ASSERT(cfg(msi + 2, 2) & 1);
-	CU_ASSERT(cfg(CFG_CMD, 2) & CMD_INTX_DISABLE);
+		CU_ASSERT(cfg(msi + ABBSIM_MSI_CTRL, 2) & ABBSIM_MSI_CTRL_ENABLE);
+	CU_ASSERT(cfg(ABBSIM_CFG_COMMAND, 2) & ABBSIM_CMD_INTX_DISABLE);
 	CU_ASSERT(tb_reg(ABB_REG_GSR) & ABB_GSR_MSI);
 	tb_reg_set(ABB_REG_IER, ABB_ISR_IGEN);
 	log_start();

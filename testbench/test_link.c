@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <abb/abb_sim.h>
+#include <abbsim_cfg.h>
 
 /* The smallest legal limits at MPS 128, RCB 64, cpl=rcb: one TLP of each
  * class; one 128-byte write (8 data credits); completions of 128 bytes
@@ -76,13 +77,15 @@ static void test_link_options_read_back(void)
 	CU_ASSERT_EQUAL(l.up.cplh, 5);
 	CU_ASSERT_EQUAL(l.down.cplh, 0);
 	/* Link Status shows the 12 lanes, Link Control the RCB */
-	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0x70 + 18, 2, &v), 0);
-	CU_ASSERT_EQUAL((v >> 4) & 0x3f, 12);
-	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0x70 + 16, 2, &v), 0);
-	CU_ASSERT(v & 0x8);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_EXP + ABBSIM_EXP_LNKSTA, 2, &v), 0);
+	CU_ASSERT_EQUAL((v & ABBSIM_EXP_LNK_WIDTH) >> ABBSIM_EXP_LNK_WIDTH_SHIFT, 12);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_EXP + ABBSIM_EXP_LNKCTL, 2, &v), 0);
+	CU_ASSERT(v & ABBSIM_EXP_LNKCTL_RCB);
 	/* a config write to Device Control is what read-back reports */
-	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0x70 + 8, 2, &v), 0);
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x70 + 8, 2, (v & ~0xe0u) | (1u << 5)), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_EXP + ABBSIM_EXP_DEVCTL, 2, &v), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_EXP + ABBSIM_EXP_DEVCTL, 2,
+					  (v & ~ABBSIM_EXP_DEVCTL_MPS) |
+						  (1u << ABBSIM_EXP_DEVCTL_MPS_SHIFT)), 0);
 	CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &l), 0);
 	CU_ASSERT_EQUAL(l.mps, 256);
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
@@ -310,8 +313,8 @@ static void test_link_enotsup_off_sim(void)
 	TB_REQUIRE_DEV();
 	CU_ASSERT_EQUAL(abb_sim_link_params(tb_dev, &l), -ENOTSUP);
 	CU_ASSERT_EQUAL(abb_sim_protocol_errors(tb_dev, NULL, 0), -ENOTSUP);
-	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0, 4, &v), -ENOTSUP);
-	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, 0x3c, 1, 0), -ENOTSUP);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_VENDOR, 4, &v), -ENOTSUP);
+	CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, ABBSIM_CFG_INT_LINE, 1, 0), -ENOTSUP);
 }
 
 /* Reserved Max_Payload_Size / Max_Read_Request_Size encodings (6, 7) in
@@ -338,21 +341,22 @@ static void test_link_reserved_mps_mrrs_clamped(void)
 		FILE *f;
 
 		CU_ASSERT_EQUAL_FATAL(tb_reopen("mps=4096,mrrs=4096"), 0);
-		/* the PCI Express capability (ID 0x10), Device Control at +8 */
-		CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0x34, 1, &v), 0);
+		/* the PCI Express capability, found through the list */
+		CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_CAP_PTR, 1, &v), 0);
 		for (cap = v & ~3u; cap; cap = v & ~3u) {
-			CU_ASSERT_EQUAL_FATAL(abb_sim_cfg_read(tb_dev, cap, 2, &v), 0);
-			if ((v & 0xFF) == 0x10)
+			CU_ASSERT_EQUAL_FATAL(abb_sim_cfg_read(tb_dev, cap + ABBSIM_CAP_ID, 2, &v), 0);
+			if ((v & 0xFF) == ABBSIM_CAP_ID_EXP)
 				break;
-			v >>= 8;
+			v >>= 8; /* ABBSIM_CAP_NEXT */
 		}
 		CU_ASSERT_FATAL(cap != 0);
-		CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, cap + 8, 2, &devctl), 0);
-		CU_ASSERT_EQUAL((devctl >> 5) & 7, 5); /* 4096 */
-		devctl = (devctl & ~((7u << 5) | (7u << 12))) | (code[i] << 5) | (code[i] << 12);
-		CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, cap + 8, 2, devctl), 0);
-		CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, cap + 8, 2, &v), 0);
-		CU_ASSERT_EQUAL((v >> 5) & 7, code[i]);
+		CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, cap + ABBSIM_EXP_DEVCTL, 2, &devctl), 0);
+		CU_ASSERT_EQUAL((devctl & ABBSIM_EXP_DEVCTL_MPS) >> ABBSIM_EXP_DEVCTL_MPS_SHIFT, 5); /* 4096 */
+		devctl = (devctl & ~(ABBSIM_EXP_DEVCTL_MPS | ABBSIM_EXP_DEVCTL_MRRS)) |
+			 (code[i] << ABBSIM_EXP_DEVCTL_MPS_SHIFT) | (code[i] << ABBSIM_EXP_DEVCTL_MRRS_SHIFT);
+		CU_ASSERT_EQUAL(abb_sim_cfg_write(tb_dev, cap + ABBSIM_EXP_DEVCTL, 2, devctl), 0);
+		CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, cap + ABBSIM_EXP_DEVCTL, 2, &v), 0);
+		CU_ASSERT_EQUAL((v & ABBSIM_EXP_DEVCTL_MPS) >> ABBSIM_EXP_DEVCTL_MPS_SHIFT, code[i]);
 
 		fd = mkstemp(strcpy(path, "/tmp/abb-tb-tlp-XXXXXX"));
 		CU_ASSERT_FATAL(fd >= 0);

@@ -4,7 +4,9 @@
  * write-1-to-clear behaviour (model-defined: checked in lenient mode, the
  * strict mode's ignored writes in strict mode, neither on the board),
  * interrupt-enable bits that stay independent (the old library's
- * `IER &= !mask` bug), channel registers.
+ * `IER &= !mask` bug), channel registers; (simulator) the interrupt
+ * generator re-armed, the DIAG registers (also on the reference model)
+ * and the cycle counter's rate.
  */
 #define _GNU_SOURCE
 #include "tb.h"
@@ -398,6 +400,29 @@ static void test_regs_igen_reset_disarms(void)
 	CU_ASSERT_EQUAL(tb_reg(ABB_REG_IER) & ABB_ISR_IGEN, 0);
 }
 
+/* ARM while armed: the countdown starts again from IGEN_LAT (the first
+ * arming never fires), one assertion in all. (Simulator: device time
+ * advanced by abb_sim_advance.) */
+static void test_regs_igen_rearm(void)
+{
+	TB_REQUIRE_DEV();
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_RESET);
+	tb_reg_set(ABB_REG_IGEN_LAT, 25000); /* 4 ns units: 100 us */
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_ARM);
+	CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 60000), 0);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_ISR) & ABB_ISR_IGEN, 0);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_IGEN_CTRL) & ABB_IGEN_CTRL_ARMED, ABB_IGEN_CTRL_ARMED);
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_ARM); /* again, 60 us in */
+	CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 60000), 0); /* 120 us after the first */
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_ISR) & ABB_ISR_IGEN, 0);
+	CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 45000), 0); /* 105 us after the second */
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_ISR) & ABB_ISR_IGEN, ABB_ISR_IGEN);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_IGEN_CTRL) & ABB_IGEN_CTRL_ARMED, 0);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_IGEN_ASSERT), 1);
+	tb_reg_set(ABB_REG_IGEN_CTRL, ABB_IGEN_RESET);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_ISR) & ABB_ISR_IGEN, 0);
+}
+
 /* Enabling or disabling one interrupt source leaves the other IER bits
  * alone: the register itself, abb_irq_wait, and the DMA completion by
  * interrupt. */
@@ -527,6 +552,98 @@ static void test_regs_model_constants(void)
 	CU_ASSERT_EQUAL(tb_reg(ABB_REG_DIAG_ID), 0x4D424241u);
 }
 
+/* The model-defined DIAG registers read the same on the simulator and on
+ * the reference model: ID, PARAM (16 read tags, board memory 2^MEM_BITS
+ * bytes), the cycle counter running, and the counters of one 4 KiB DMA
+ * read (by interrupt) and one 4 KiB DMA write: data TLPs of MPS, read
+ * requests of MRRS, completions, no descriptor fetch, one interrupt. */
+static void test_regs_diag_registers(void)
+{
+	static const uint32_t reg[5] = {ABB_REG_DIAG_C2H_TLP, ABB_REG_DIAG_H2C_RDREQ,
+					ABB_REG_DIAG_CPL, ABB_REG_DIAG_DESC, ABB_REG_DIAG_MSI};
+	uint32_t before[5], d[5], param, c0, c1;
+	unsigned mps = 128, mrrs = 512;
+	size_t mem = 0;
+	uint8_t *host;
+	abb_dmabuf *map = NULL;
+
+	TB_REQUIRE_DEV();
+	if (tb_is_sim()) {
+		struct abb_sim_link l;
+
+		CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &l), 0);
+		mps = l.mps;
+		mrrs = l.mrrs;
+	}
+	host = tb_alloc_pages(4096);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(host);
+	if (abb_dmabuf_map(tb_dev, host, 4096, &map)) {
+		free(host);
+		CU_FAIL_FATAL("abb_dmabuf_map of one page");
+	}
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_DIAG_ID), ABB_REG_DIAG_ID_RESET);
+	param = tb_reg(ABB_REG_DIAG_PARAM);
+	CU_ASSERT_EQUAL(abb_mem_size(tb_dev, &mem), 0);
+	CU_ASSERT_EQUAL((param & ABB_DIAG_PARAM_TAGS) >> ABB_DIAG_PARAM_TAGS_SHIFT, 16);
+	CU_ASSERT_EQUAL((size_t)1 << (param & ABB_DIAG_PARAM_MEM_BITS), mem);
+	c0 = tb_reg(ABB_REG_DIAG_CYC_LO);
+	for (int k = 0; k < 5; k++)
+		before[k] = tb_reg(reg[k]);
+	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, map, 0, 0, 4096, ABB_DMA_IRQ), 0);
+	CU_ASSERT_EQUAL(abb_dma_write(tb_dev, map, 0, 0, 4096, 0), 0);
+	for (int k = 0; k < 5; k++)
+		d[k] = tb_reg(reg[k]) - before[k];
+	c1 = tb_reg(ABB_REG_DIAG_CYC_LO);
+	CU_ASSERT_EQUAL(tb_reg(ABB_REG_DIAG_CYC_HI), 0); /* within 2^32 cycles of reset */
+	printf("\n    %s: C2H_TLP +%u H2C_RDREQ +%u CPL +%u DESC +%u MSI +%u, %u cycles\n",
+	       abb_backend(tb_dev), d[0], d[1], d[2], d[3], d[4], c1 - c0);
+	CU_ASSERT(c1 > c0);
+	CU_ASSERT_EQUAL(d[0], 4096 / mps);
+	CU_ASSERT_EQUAL(d[1], 4096 / mrrs);
+	CU_ASSERT(d[2] >= d[1]);
+	CU_ASSERT_EQUAL(d[3], 0);
+	CU_ASSERT_EQUAL(d[4], 1);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(map), 0);
+	free(host);
+}
+
+/* DIAG_CYC_LO/HI is the board's 64-bit clock-cycle counter (reading LO
+ * latches HI): between two readings it must advance by the user-clock
+ * cycles of the simulated time between them (clk_mhz of the link
+ * parameters; at most 2000 more for the register accesses' rounding),
+ * with HI unchanged (far from a 2^32 wrap). Written for an RTL mutant
+ * that survived the rest of the bench, a cycle counter that counts in its
+ * upper half (abb_regs.sv: `cyc_q + 1 + {32'h0, skip}` -> `{32'h1, skip}`;
+ * MUTATION.md m030): it adds 2^32 a cycle. */
+static uint64_t diag_cycles(void)
+{
+	uint32_t lo = tb_reg(ABB_REG_DIAG_CYC_LO);
+
+	return ((uint64_t)tb_reg(ABB_REG_DIAG_CYC_HI) << 32) | lo;
+}
+
+static void test_regs_cycle_counter_rate(void)
+{
+	struct abb_sim_link lp;
+	uint64_t c0, c1, t0 = 0, t1 = 0, want;
+
+	CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &lp), 0);
+	CU_ASSERT_FATAL(lp.clk_mhz > 0);
+	c0 = diag_cycles();
+	CU_ASSERT_EQUAL(abb_time_ns(tb_dev, &t0), 0);
+	CU_ASSERT_EQUAL(abb_sim_advance(tb_dev, 100000), 0);
+	CU_ASSERT_EQUAL(abb_time_ns(tb_dev, &t1), 0);
+	c1 = diag_cycles();
+	want = (t1 - t0) * lp.clk_mhz / 1000; /* cycles between the two time readings */
+	if (c1 - c0 + 1 < want || c1 - c0 > want + 2000)
+		printf("\n    DIAG_CYC 0x%016llx -> 0x%016llx over %llu ns at %u MHz\n", (unsigned long long)c0,
+		       (unsigned long long)c1, (unsigned long long)(t1 - t0), lp.clk_mhz);
+	CU_ASSERT(t1 - t0 >= 100000);
+	CU_ASSERT(c1 - c0 + 1 >= want);
+	CU_ASSERT(c1 - c0 <= want + 2000);
+	CU_ASSERT_EQUAL(c1 >> 32, c0 >> 32);
+}
+
 static CU_TestInfo regs_tests[] = {
 	{ "test_regs_vector_matches_header", test_regs_vector_matches_header },
 	{ "test_regs_reset_values", test_regs_reset_values },
@@ -542,6 +659,9 @@ static CU_TestInfo regs_tests[] = {
 	{ "test_regs_channel_read_back", test_regs_channel_read_back },
 	TB_SIM_TEST(test_regs_fifo_loopback),
 	TB_SIM_TEST(test_regs_model_constants),
+	TB_SIM_TEST(test_regs_igen_rearm),
+	TB_SIM_TEST(test_regs_cycle_counter_rate),
+	TB_NOVFIO_TEST(test_regs_diag_registers),
 	CU_TEST_INFO_NULL,
 };
 

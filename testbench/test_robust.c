@@ -48,6 +48,7 @@
 
 #include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
+#include <abbsim_cfg.h>
 
 #define GUARD 4096u            /* guard bytes on each side of the DMA area */
 #define AREA (64u * 1024u)     /* the DMA area */
@@ -189,9 +190,9 @@ static void test_robust_cfg_offsets_wrap(void)
 	EXPECT_ERR(abb_sim_cfg_read(tb_dev, 0xFFFFFFFFu, 1, &v), -EINVAL);
 	EXPECT_ERR(abb_sim_cfg_write(tb_dev, 0xFFFFFFFEu, 2, 0x1234), -EINVAL);
 	EXPECT_ERR(abb_sim_cfg_write(tb_dev, 0xFFFFFFFCu, 4, 0), -EINVAL);
-	EXPECT_ERR(abb_sim_cfg_read(tb_dev, 4096, 4, &v), -EINVAL);
-	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 4092, 4, &v), 0);
-	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, 0, 4, &id), 0);
+	EXPECT_ERR(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_SIZE, 4, &v), -EINVAL);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_SIZE - 4, 4, &v), 0);
+	CU_ASSERT_EQUAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_VENDOR, 4, &id), 0);
 	CU_ASSERT_EQUAL(id, 0x015310dcu);
 	CU_ASSERT(robust_dma_ok());
 }
@@ -952,9 +953,9 @@ static void test_robust_close_delivers_posted_writes(void)
 	CU_ASSERT_FATAL(fd >= 0);
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(tb_reopen(NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(abb_sim_cfg_read(tb_dev, 0x10, 4, &bar0), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_sim_cfg_read(tb_dev, ABBSIM_CFG_BAR(0), 4, &bar0), 0);
 	snprintf(ier, sizeof ier, "down MWr  req=0000 tag=00 addr=0x%08x ",
-		 (bar0 & ~0xfu) + ABB_REG_IER);
+		 (bar0 & ~ABBSIM_BAR_FLAGS) + ABB_REG_IER);
 	CU_ASSERT_EQUAL_FATAL(abb_sim_tlp_log(tb_dev, path), 0);
 	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, mem, len, &b), 0);
 	CU_ASSERT_EQUAL(abb_dma_read(tb_dev, b, 0, 0, len, ABB_DMA_IRQ), 0);

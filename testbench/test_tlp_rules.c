@@ -8,10 +8,14 @@
  * written upstream add up to what the DMA reads moved. Under several link
  * configurations, with unaligned buffers and scattered IOVAs. The board's
  * statistics counters (DIAG_C2H_TLP, DIAG_H2C_RDREQ, DIAG_CPL, DIAG_DESC,
- * DIAG_MSI) equal, exactly, what the same log counts.
+ * DIAG_MSI) equal, exactly, what the same log counts. The DMA write's
+ * read requests keep to MRD_CR.TAG_LIMIT's tags; host memory above 4 GiB
+ * is addressed with 64-bit addresses (4-DW headers) both ways.
  */
 #define _GNU_SOURCE
 #include "tb.h"
+#include "tb_simlib.h"
+#include "tb_tlplog.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -338,15 +342,120 @@ static void test_tlp_rules_log_reproducible(void)
 	CU_ASSERT_EQUAL(tb_open(NULL), 0);
 }
 
+/* MRD_CR.TAG_LIMIT n: the DMA write's read requests use tags 0..n-1 only
+ * (values above the engine's 16 tags mean all of them), the data arrives. */
+static void test_tlp_rules_read_tag_limit(void)
+{
+	static const uint32_t limit[] = {1, 2, 0, 31};
+	static uint8_t want[32768];
+	const size_t len = sizeof want;
+	abb_dmabuf *map = NULL;
+	uint8_t *host;
+
+	TB_REQUIRE_DEV();
+	host = tb_alloc_pages(len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(host);
+	if (abb_dmabuf_map(tb_dev, host, len, &map)) {
+		free(host);
+		CU_FAIL_FATAL("abb_dmabuf_map");
+	}
+	for (size_t i = 0; i < sizeof limit / sizeof limit[0]; i++) {
+		unsigned n = limit[i] == 0 || limit[i] > 16 ? 16 : limit[i];
+		int used = 0, beyond = 0, rc;
+		char tag[16];
+
+		tb_reg_set(ABB_REG_MRD_CR, limit[i]);
+		CU_ASSERT_EQUAL(tb_reg(ABB_REG_MRD_CR), limit[i]);
+		tb_tlplog_start();
+		/* a DMA write and read of 32 KiB: the right bytes */
+		tb_fill(want, len, 700 + (uint32_t)i);
+		memcpy(host, want, len);
+		rc = abb_dma_write(tb_dev, map, 0, 0x10000, len, 0);
+		if (rc)
+			printf("\n    DMA write: %s\n", abb_last_error());
+		CU_ASSERT_EQUAL(rc, 0);
+		memset(host, 0, len);
+		CU_ASSERT_EQUAL(abb_dma_read(tb_dev, map, 0, 0x10000, len, 0), 0);
+		CU_ASSERT(tb_same("DMA round trip", host, want, len));
+		tb_tlplog_stop();
+		for (unsigned t = 0; t < 0x80; t++) {
+			snprintf(tag, sizeof tag, "tag=%02x", t);
+			if (tb_tlplog_count(" up   MRd", tag) > 0) {
+				used += t < n;
+				beyond += t >= n;
+			}
+		}
+		if (beyond || used != (int)n)
+			printf("\n    TAG_LIMIT %u: %d tags below the limit used, %d above\n", limit[i],
+			       used, beyond);
+		CU_ASSERT_EQUAL(beyond, 0);
+		CU_ASSERT_EQUAL(used, (int)n); /* 32 KiB in 512-byte reads: each tag used */
+	}
+	tb_reg_set(ABB_REG_MRD_CR, 0);
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(map), 0);
+	free(host);
+}
+
+/* Host memory at an IOVA above 4 GiB (abbsim_iommu_map_at): the board's
+ * read requests and its data writes carry 64-bit addresses (4-DW headers),
+ * both directions move the right bytes, no PCIe rule is broken. */
+#define HIGH_IOVA 0x123400000ull  /* above 4 GiB: 4-DW request headers */
+static void test_tlp_rules_dma_above_4g(void)
+{
+	const struct abbsim_api *sim;
+	const size_t len = 8192;
+	static uint8_t pat[8192], back[8192];
+	__typeof__(abbsim_iommu_map_at) *map_at;
+	__typeof__(abbsim_iommu_unmap_iova) *unmap_iova;
+	uint8_t *m;
+
+	TB_REQUIRE_DEV();
+	sim = tb_sim();
+	if (!sim)
+		return;
+	map_at = sim->iommu_map_at;
+	unmap_iova = sim->iommu_unmap_iova;
+	m = tb_alloc_pages(len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL_FATAL(map_at(m, len, HIGH_IOVA, 0x3), 0); /* device reads and writes */
+
+	tb_fill(pat, len, 4242);
+	CU_ASSERT_EQUAL(abb_mem_write(tb_dev, 0x50000, pat, len), 0);
+	memset(m, 0, len);
+	tb_tlplog_start();
+	CU_ASSERT_EQUAL(tb_raw_dma(ABB_BLK_C2H, 0x50000, HIGH_IOVA, (uint32_t)len), ABB_STA_DONE);
+	CU_ASSERT(tb_same("host memory above 4 GiB after a DMA read", m, pat, len));
+	tb_fill(m, len, 4343);
+	CU_ASSERT_EQUAL(tb_raw_dma(ABB_BLK_H2C, 0x60000, HIGH_IOVA, (uint32_t)len), ABB_STA_DONE);
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, 0x60000, back, len), 0);
+	CU_ASSERT(tb_same("board after a DMA write from above 4 GiB", back, m, len));
+	tb_tlplog_stop();
+	CU_ASSERT(tb_tlplog_count(" up   MWr", "addr=0x1234") >= (int)(len / 4096)); /* >= 1 per 4 KiB */
+	CU_ASSERT(tb_tlplog_count(" up   MRd", "addr=0x1234") >= (int)(len / 4096));
+	CU_ASSERT_EQUAL(tb_tlplog_count(" up   MWr", NULL), tb_tlplog_count(" up   MWr", "addr=0x1234"));
+	CU_ASSERT_EQUAL(abb_sim_faults(tb_dev, NULL, 0), 0);
+	CU_ASSERT_EQUAL(abb_sim_protocol_errors(tb_dev, NULL, 0), 0);
+	CU_ASSERT_EQUAL(unmap_iova(HIGH_IOVA, len), 0);
+	free(m);
+}
+
+static int tlp_rules_cleanup(void)
+{
+	tb_tlplog_remove();
+	return tb_suite_close();
+}
+
 static CU_TestInfo tlp_rules_tests[] = {
 	TB_SIM_TEST(test_tlp_rules_link_configs),
 	TB_SIM_TEST(test_tlp_rules_log_reproducible),
 	TB_SIM_TEST(test_tlp_rules_diag_counters),
+	TB_SIM_TEST(test_tlp_rules_read_tag_limit),
+	TB_SIM_TEST(test_tlp_rules_dma_above_4g),
 	CU_TEST_INFO_NULL,
 };
 
 static CU_SuiteInfo tlp_rules_suite[] = {
-	{ "tlp_rules", tb_suite_open, tb_suite_close, NULL, NULL, tlp_rules_tests },
+	{ "tlp_rules", tb_suite_open, tlp_rules_cleanup, NULL, NULL, tlp_rules_tests },
 	CU_SUITE_INFO_NULL,
 };
 

@@ -33,7 +33,10 @@ TB_SRCS    := $(filter-out $(TB_PROGS),$(wildcard testbench/*.c))
 TB_OBJS    := $(patsubst testbench/%.c,$(B)/testbench/%.o,$(TB_SRCS)) $(B)/testbench/abbsim_loader.o
 TB_BIN     := $(B)/abb_tests
 # host/lib for vfio_seam.h (the vfio backend's system-call seam, which the
-# emulated VFIO kernel fills; exported by libabb) and vfio_iommufd_abi.h
+# emulated VFIO kernel fills; exported by libabb), vfio_iommufd_abi.h and
+# abb_procmap.h (kernel requests: the iommufd ABI, PROCMAP_QUERY, which the
+# bad_input suite blocks); sim for the simulator's C interface
+# (abbsim_cfg.h: the config-space layout)
 TB_CFLAGS  := -std=c11 $(WARN) -Ihost/include -Irtl-model/include -Ihost/lib -Isim \
               -DTB_VECTORS_DIR='"$(abspath vectors)"' -DTB_BUILD_DIR='"$(abspath $(B))"'
 # libabb next to the binary: found at run time without LD_LIBRARY_PATH

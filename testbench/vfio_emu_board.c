@@ -1,6 +1,6 @@
 /*
  * vfio_emu_board.c - the emulated VFIO kernel's device: the simulator
- * (libabbsim.so, loaded with dlopen as the sim backend loads it), its
+ * (libabbsim.so, loaded by the simulator's one loader, sim/abbsim_loader.c), its
  * reset, its IOMMU and its interrupts as vfio-pci delivers them (MSI: every
  * interrupt signals the eventfd; INTx: signalled once, then masked until
  * the unmask, which signals again while the line is asserted).
@@ -72,15 +72,15 @@ static uint64_t bar_size(unsigned bar)
 
 		return emu_sim.get_params(&u.p) ? 0 : u.p.mem_bytes;
 	}
-	if (emu_sim.cfg_read(0x04, 2, &cmd) || emu_sim.cfg_read(0x10, 4, &orig))
+	if (emu_sim.cfg_read(ABBSIM_CFG_COMMAND, 2, &cmd) || emu_sim.cfg_read(ABBSIM_CFG_BAR0, 4, &orig))
 		return 0;
-	emu_sim.cfg_write(0x04, 2, cmd & ~0x2u);
-	emu_sim.cfg_write(0x10, 4, 0xffffffffu);
-	if (emu_sim.cfg_read(0x10, 4, &probe))
+	emu_sim.cfg_write(ABBSIM_CFG_COMMAND, 2, cmd & ~ABBSIM_CMD_MEM);
+	emu_sim.cfg_write(ABBSIM_CFG_BAR0, 4, 0xffffffffu);
+	if (emu_sim.cfg_read(ABBSIM_CFG_BAR0, 4, &probe))
 		probe = 0;
-	emu_sim.cfg_write(0x10, 4, orig);
-	emu_sim.cfg_write(0x04, 2, cmd);
-	probe &= ~0xfu;
+	emu_sim.cfg_write(ABBSIM_CFG_BAR0, 4, orig);
+	emu_sim.cfg_write(ABBSIM_CFG_COMMAND, 2, cmd);
+	probe &= ~ABBSIM_BAR_FLAGS;
 	return probe ? (uint64_t)(uint32_t)(~probe + 1u) : 0;
 }
 
@@ -137,16 +137,16 @@ static int has_msi_cap(void)
 {
 	uint32_t status, ptr, id;
 
-	if (!emu.sim_open || emu_sim.cfg_read(0x06, 2, &status) || !(status & 0x10))
+	if (!emu.sim_open || emu_sim.cfg_read(ABBSIM_CFG_STATUS, 2, &status) || !(status & ABBSIM_STATUS_CAP_LIST))
 		return 0;
-	if (emu_sim.cfg_read(0x34, 1, &ptr))
+	if (emu_sim.cfg_read(ABBSIM_CFG_CAP_PTR, 1, &ptr))
 		return 0;
 	for (int hops = 0; ptr >= 0x40 && hops < 48; hops++) {
 		if (emu_sim.cfg_read(ptr, 1, &id))
 			return 0;
-		if (id == 0x05)
+		if (id == ABBSIM_CAP_ID_MSI)
 			return 1;
-		if (emu_sim.cfg_read(ptr + 1, 1, &ptr))
+		if (emu_sim.cfg_read(ptr + ABBSIM_CAP_NEXT, 1, &ptr))
 			return 0;
 		ptr &= 0xfc;
 	}
@@ -160,7 +160,7 @@ int emu_irq_count_of(unsigned index)
 	if (index == VFIO_PCI_MSI_IRQ_INDEX)
 		return !emu.o.no_msi && has_msi_cap();
 	if (index == VFIO_PCI_INTX_IRQ_INDEX)
-		return !emu.o.no_intx && emu.sim_open && emu_sim.cfg_read(0x3d, 1, &pin) == 0 && pin;
+		return !emu.o.no_intx && emu.sim_open && emu_sim.cfg_read(ABBSIM_CFG_INT_PIN, 1, &pin) == 0 && pin;
 	return 0;
 }
 
@@ -205,10 +205,10 @@ void emu_intx_enable(int on)
 {
 	uint32_t cmd;
 
-	if (!emu.sim_open || emu_sim.cfg_read(0x04, 2, &cmd))
+	if (!emu.sim_open || emu_sim.cfg_read(ABBSIM_CFG_COMMAND, 2, &cmd))
 		return;
-	cmd = on ? cmd & ~0x400u : cmd | 0x400u;
-	emu_sim.cfg_write(0x04, 2, cmd);
+	cmd = on ? cmd & ~ABBSIM_CMD_INTX_DISABLE : cmd | ABBSIM_CMD_INTX_DISABLE;
+	emu_sim.cfg_write(ABBSIM_CFG_COMMAND, 2, cmd);
 }
 
 void emu_irq_off(void)

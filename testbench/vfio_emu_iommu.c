@@ -232,7 +232,7 @@ int emu_container_ioctl(unsigned long req, void *arg)
 				return emu_rule(EINVAL, "VFIO_IOMMU_UNMAP_DMA: cuts the mapping at 0x%llx",
 					    (unsigned long long)m->iova);
 		}
-		if (emu.sim_open && emu_sim.cfg_read(0x04, 2, &cmd) == 0 && (cmd & 0x4))
+		if (emu.sim_open && emu_sim.cfg_read(ABBSIM_CFG_COMMAND, 2, &cmd) == 0 && (cmd & ABBSIM_CMD_MASTER))
 			emu.st.unmap_with_master++;
 		for (int i = 0; i < MAX_MAPS; i++) {
 			struct emap *m = &emu.maps[i];
@@ -417,7 +417,7 @@ int emu_iommufd_ioctl(unsigned long req, void *arg)
 		if (!any)
 			return emu_rule(ENOENT, "IOMMU_IOAS_UNMAP: no area in [0x%llx, +0x%llx)",
 				    (unsigned long long)iu->iova, (unsigned long long)iu->length);
-		if (emu.sim_open && emu_sim.cfg_read(0x04, 2, &cmd) == 0 && (cmd & 0x4))
+		if (emu.sim_open && emu_sim.cfg_read(ABBSIM_CFG_COMMAND, 2, &cmd) == 0 && (cmd & ABBSIM_CMD_MASTER))
 			emu.st.unmap_with_master++;
 		for (int i = 0; i < MAX_MAPS; i++) {
 			struct emap *m = &emu.maps[i];

@@ -18,6 +18,7 @@
 #include "vfio_seam.h" /* host/lib: the seam the emulator fills */
 #include "vfio_iommufd_abi.h"
 #include "abbsim.h"
+#include "abbsim_cfg.h"
 #include "abbsim_loader.h"
 #include "vfio_emu.h"
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abbsim_cfg.h"
 #include "backend_sim.h"
 #include <abb/abb_sim.h>
 
@@ -27,15 +28,15 @@ static size_t size_bar0(void)
 	uint32_t cmd, orig, probe;
 	size_t size;
 
-	if (abb_simlib.cfg_read(0x04, 2, &cmd) || abb_simlib.cfg_read(0x10, 4, &orig))
+	if (abb_simlib.cfg_read(ABBSIM_CFG_COMMAND, 2, &cmd) || abb_simlib.cfg_read(ABBSIM_CFG_BAR0, 4, &orig))
 		return 0;
-	abb_simlib.cfg_write(0x04, 2, cmd & ~0x2u); /* memory decode off while sizing */
-	abb_simlib.cfg_write(0x10, 4, 0xffffffffu);
-	if (abb_simlib.cfg_read(0x10, 4, &probe))
+	abb_simlib.cfg_write(ABBSIM_CFG_COMMAND, 2, cmd & ~ABBSIM_CMD_MEM); /* memory decode off while sizing */
+	abb_simlib.cfg_write(ABBSIM_CFG_BAR0, 4, 0xffffffffu);
+	if (abb_simlib.cfg_read(ABBSIM_CFG_BAR0, 4, &probe))
 		probe = 0;
-	abb_simlib.cfg_write(0x10, 4, orig);
-	abb_simlib.cfg_write(0x04, 2, cmd);
-	probe &= ~0xfu;
+	abb_simlib.cfg_write(ABBSIM_CFG_BAR0, 4, orig);
+	abb_simlib.cfg_write(ABBSIM_CFG_COMMAND, 2, cmd);
+	probe &= ~ABBSIM_BAR_FLAGS;
 	if (!probe)
 		return 0;
 	size = (size_t)(~probe + 1u);

@@ -39,9 +39,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "abb_priv.h"
-#include "backend.h"
-
 #define NBUF 3
 #define BUF_PAGES 4
 #define PAGE 4096u
@@ -53,10 +50,6 @@ static int is_sim;
 static size_t mem_size;
 static uint8_t *buf[NBUF];
 static abb_dmabuf *map[NBUF];
-/* The buffers' segment tables, referenced from here as well: libabb keeps
- * its handles in mmap'ed slabs, which LeakSanitizer does not scan, so
- * libFuzzer's leak check would take the tables for leaks. */
-static struct abb_seg *segs_ref[NBUF];
 
 #define CHECK_RC(what, rc)                                                             \
 	do {                                                                           \
@@ -74,14 +67,21 @@ static void die(const char *what, int rc)
 	abort();
 }
 
-/* The IOVA of byte off of buffer i (off < BUF_LEN). */
+/* The IOVA of byte off of buffer i (off < BUF_LEN), from its pieces. */
 static uint64_t iova_of(unsigned i, size_t off)
 {
-	uint64_t iova = 0, contig = 0;
+	uint64_t addr = 0, len = 0;
+	size_t n = 0;
+	int rc = abb_dmabuf_pieces(map[i], &n);
 
-	if (abb_seg_iova(map[i]->segs, map[i]->nsegs, off, &iova, &contig))
-		die("abb_seg_iova", -EINVAL);
-	return iova;
+	for (size_t k = 0; !rc && k < n; k++) {
+		rc = abb_dmabuf_piece(map[i], k, &addr, &len);
+		if (!rc && off < len)
+			return addr + off;
+		off -= len;
+	}
+	die("abb_dmabuf_piece", rc ? rc : -ERANGE);
+	return 0;
 }
 
 /* At exit: buffers unmapped, device closed. */
@@ -116,7 +116,6 @@ static void setup(void)
 		rc = abb_dmabuf_map(dev, buf[i], BUF_LEN, &map[i]);
 		if (rc)
 			die("abb_dmabuf_map", rc);
-		segs_ref[i] = map[i]->segs;
 	}
 	atexit(teardown);
 }

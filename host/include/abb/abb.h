@@ -127,6 +127,19 @@ ABB_MUST_USE int abb_dmabuf_map(abb_dev *dev, void *ptr, size_t len, abb_dmabuf 
 /* -EBUSY while a DMA into or out of it runs; -EINVAL for NULL or a buffer
  * already unmapped. */
 int abb_dmabuf_unmap(abb_dmabuf *buf);
+/* How the device addresses a mapped buffer: as *count pieces (at least 1),
+ * the buffer's bytes in order, each piece contiguous at the device (bus)
+ * address the board's DMA uses: the IOVA on the board and the simulator
+ * (one piece per page with the simulator's iova=scatter), the reference
+ * model's own address. For programs that write descriptors or registers
+ * themselves, and for following a transfer in a TLP log.
+ * abb_dmabuf_piece: piece i's device address and length in bytes (the
+ * lengths add up to the buffer's). Every backend. -EINVAL for NULL or a
+ * buffer not mapped (also for a NULL count, dev_addr or len); -ERANGE for
+ * i >= count. */
+ABB_MUST_USE int abb_dmabuf_pieces(const abb_dmabuf *buf, size_t *count);
+ABB_MUST_USE int abb_dmabuf_piece(const abb_dmabuf *buf, size_t i, uint64_t *dev_addr,
+				  uint64_t *len);
 
 /*
  * DMA. DMA read: board_addr in BAR1 to buf at byte offset off; DMA write:

@@ -50,7 +50,8 @@ ABB_MUST_USE int abb_sim_cfg_dump(abb_dev *dev, const char *path);
 /* Config-space access of the endpoint, as the OS would do it: off a byte
  * offset below 4096, size 1, 2 or 4, naturally aligned (-EINVAL if not).
  * Writes honour the write masks (BAR sizing, read-only and RW1C fields)
- * and take effect at once (BARs, MPS/MRRS, bus master, MSI). */
+ * and take effect at once (BARs, MPS/MRRS, bus master, MSI). The layout
+ * (registers, capabilities, bits) by name: the simulator's <abbsim_cfg.h>. */
 ABB_MUST_USE int abb_sim_cfg_read(abb_dev *dev, unsigned off, unsigned size, uint32_t *val);
 ABB_MUST_USE int abb_sim_cfg_write(abb_dev *dev, unsigned off, unsigned size, uint32_t val);
 
