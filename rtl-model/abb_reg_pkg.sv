@@ -171,7 +171,7 @@ package abb_reg_pkg;
   localparam logic [CH_ADDR_WIDTH-1:0] CH_CTRL = 6'h1c;
   // Status: DONE, BUSY, both = error, neither = idle (rov, board:abb_map.h+DMAEngineWG.cpp)
   localparam logic [CH_ADDR_WIDTH-1:0] CH_STA = 6'h20;
-  // PAH.ADDR [31:0]: Peripheral address bits 63:32 (the model requires 0) (board:DMADescriptorWG.h)
+  // PAH.ADDR [31:0]: Peripheral address bits 63:32 (the RTL and the reference model require 0) (board:DMADescriptorWG.h)
   localparam logic [31:0] PAH_ADDR = 32'hffffffff;
   localparam int PAH_ADDR_SHIFT = 0;
   localparam int PAH_ADDR_WIDTH = 32;
@@ -282,7 +282,7 @@ package abb_reg_pkg;
   localparam logic [31:0] REG_ICAP_RESET = 32'h00000000;
   localparam logic [31:0] REG_ICAP_FIELDS = 32'hffffffff;
   localparam int REG_ICAP_WIDTH = 32;
-  // ICAP.VALUE [31:0]: Reads 0, writes ignored (no reconfiguration in the model) (model)
+  // ICAP.VALUE [31:0]: Reads 0, writes ignored (no reconfiguration in the RTL or the reference model) (model)
   localparam logic [31:0] ICAP_VALUE = 32'hffffffff;
   localparam int ICAP_VALUE_SHIFT = 0;
   localparam int ICAP_VALUE_WIDTH = 32;

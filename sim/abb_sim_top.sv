@@ -1,4 +1,4 @@
-// abb_sim_top.sv - the simulator's Verilator top (every build of the model,
+// abb_sim_top.sv - the simulator's Verilator top (every build of the RTL model,
 // sim/sim.mk): abb_top (instance u_abb) with the same ports, its data and
 // configuration inputs held in registers that the cycle loop loads only when
 // one changed (smp_i: speed), plus trace-only inputs the platform drives

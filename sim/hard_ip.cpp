@@ -18,11 +18,11 @@
 namespace abbsim {
 
 #if VM_COVERAGE
-/* Coverage build (make coverage): the model's coverage counters are
+/* Coverage build (make coverage): the RTL model's coverage counters are
  * written to <coverage>.<pid>.<n>.dat (abbsim_record.coverage of the last
  * open that gave one; nothing before) when the
  * process exits and before a model is replaced (another clock), then
- * cleared (the points belong to the model being destroyed); make coverage
+ * cleared (the points belong to the RTL model being destroyed); make coverage
  * merges the files only after the bench passed. */
 static VerilatedContext *cov_ctx;
 static std::string cov_base;

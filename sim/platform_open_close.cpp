@@ -35,7 +35,7 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	mmu.reset(params.iova_scatter, params.seed);
 	/* the RTL verilated for this clock, with tracing compiled in only when
 	 * this open may write a waveform of it (rtl_model.h); a trace file
-	 * still open (a DMA or test window) ends with the model it traced */
+	 * still open (a DMA or test window) ends with the RTL model it traced */
 	bool traced = a.traced_model();
 	bool other = hip_.rtl_clk_ns() != rtl_clk_ns(clk_.mhz) || hip_.rtl_traced() != traced;
 	if (other && trace_.file_on())

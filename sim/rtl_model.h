@@ -3,7 +3,7 @@
  * hard IP runs the RTL built for the clock it simulates: ClkNs = 8 (125 MHz,
  * class Vabb_top) or ClkNs = 4 (250 MHz, class Vabb_top250), both verilated
  * from the same sources (sim/sim.mk). The port members are references to
- * the model's own, named as the RTL ports; eval() costs one virtual call.
+ * the RTL model's own, named as the RTL ports; eval() costs one virtual call.
  * Both are verilated with the wrapper sim/abb_sim_top.sv as top (instance
  * u_abb), which loads abb_top's inputs only when one changed (smp_i); its
  * trace-only inputs (cycle counter, text lanes, credits) are
@@ -60,7 +60,7 @@ public:
 	/* only on a traced model (traced == true); a no-op on the others */
 	virtual void trace(VerilatedFstC *tfp, int levels) = 0;
 
-	const unsigned clk_ns; /* the ClkNs the model was verilated with */
+	const unsigned clk_ns; /* the ClkNs the RTL model was verilated with */
 	const bool traced;     /* verilated with --trace-fst: trace() writes FST */
 #define ABBSIM_PORT_REF(t, n) t &n;
 	ABBSIM_RTL_PORTS(ABBSIM_PORT_REF)
@@ -108,7 +108,7 @@ protected:
 /* The RTL verilated for this user-clock period: 4 ns (250 MHz) for clocks
  * of 188 MHz and more, else 8 ns (125 MHz), the nearer of the two. */
 unsigned rtl_clk_ns(unsigned clk_mhz);
-/* name: the model's scope in a waveform ("board": board.abb_sim_top.u_abb).
+/* name: the RTL model's scope in a waveform ("board": board.abb_sim_top.u_abb).
  * traced: the build with tracing compiled in; nullptr when this library has
  * none (rtl_traced_available()). */
 std::unique_ptr<RtlModel> make_rtl_model(VerilatedContext *ctx, unsigned clk_ns,

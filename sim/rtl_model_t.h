@@ -15,7 +15,7 @@ template <class M> struct RtlOwner {
 	RtlOwner(VerilatedContext *ctx, const char *name) : m(new M(ctx, name)) {}
 };
 
-/* Owner first: the model exists before RtlModel binds its ports.
+/* Owner first: the RTL model exists before RtlModel binds its ports.
  * Traced: M was verilated with --trace-fst (it has trace()). */
 template <class M, bool Traced> class RtlModelT : private RtlOwner<M>, public RtlModel {
 public:

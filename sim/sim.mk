@@ -35,7 +35,7 @@ SIM_VFLAGS := --cc#                          C++ model; the platform owns the ma
 SIM_VFLAGS += -O3#                           all Verilator optimisations
 SIM_VFLAGS += --x-assign fast#               X assignments take the fastest value
 SIM_VFLAGS += --x-initial fast#              uninitialised state: fastest value (reset defines it)
-# Every build of the model (125 and 250 MHz, the speed build, coverage and
+# Every build of the RTL model (125 and 250 MHz, the speed build, coverage and
 # mutants) has the wrapper as top: $(RTL_TOP) as u_abb, the same ports, plus
 # trace-only inputs (sim/abb_sim_top.sv; its parameters go to abb_top); it
 # loads abb_top's inputs only when one changed (smp_i: speed,
@@ -43,7 +43,7 @@ SIM_VFLAGS += --x-initial fast#              uninitialised state: fastest value 
 # wrapper's source is named here so that each verilation gets it.
 SIM_VWRAP  := sim/abb_sim_top.sv
 SIM_VFLAGS += --top-module abb_sim_top $(SIM_VWRAP)#   $(RTL_TOP) + trace-only lanes
-SIM_VFLAGS += -CFLAGS -fPIC#                 the model goes into a shared library
+SIM_VFLAGS += -CFLAGS -fPIC#                 the RTL model goes into a shared library
 SIM_VFLAGS += -CFLAGS -DVL_USER_FINISH#      $$finish ...
 SIM_VFLAGS += -CFLAGS -DVL_USER_STOP#        ... $$stop ...
 SIM_VFLAGS += -CFLAGS -DVL_USER_FATAL#       ... and fatal errors stop the simulation, never exit() (sim/rtl_hooks.cpp)
@@ -126,7 +126,7 @@ sim: $(SIM_LIB)
 
 # One model: $(call sim_model,DIR,CLASS,VERILATOR FLAGS,EXTRA SOURCES).
 # Each step is one target (`make -j` never races); the generated makefile
-# compiles the model's C++ into DIR/CLASS__ALL.a.
+# compiles the RTL model's C++ into DIR/CLASS__ALL.a.
 define sim_model
 $(1)/.verilated: $$(RTL_SRCS) $$(SIM_VWRAP) $$(RTL_HDRS) $(4) sim/sim.mk
 	@mkdir -p $(1)
@@ -148,7 +148,7 @@ $(eval $(call sim_model,$(SIM_VDIRFAST_TR),Vabb_top_tr,$(SIM_VTRACE),))
 
 # The Verilator runtime objects the models need, compiled with the models'
 # flags (sim/verilated_lib.mk), as $(SIM_VRT).
-# (After the model's own compile: one make at a time in a directory.)
+# (After the RTL model's own compile: one make at a time in a directory.)
 $(SIM_VRT): $(SIM_VRT_DIR)/.compiled sim/verilated_lib.mk
 	$(MAKE) -C $(SIM_VRT_DIR) -f $(SIM_VRT_CLASS).mk -f $(CURDIR)/sim/verilated_lib.mk $(SIM_VOPT) \
 	  $(SIM_VSAN) libverilated_pic.a
@@ -172,7 +172,7 @@ sim_tr_deps = $(if $(SIM_TR_OBJS),$(1)/.compiled $(SIM_VDIR250_TR)/.compiled)
 # last. So the code a run without a waveform executes lies at the same place
 # in a library with traced models as in one without (SIM_TRACE=0): with the
 # traced unit before the models, `make trace-cost` measured a build-dependent
-# 3 % between the two (code placement, the model code being identical).
+# 3 % between the two (code placement, the RTL model code being identical).
 sim_untraced_first = $(SIM_B)/rtl_model.o $(1) $(SIM_VDIR250)/Vabb_top250__ALL.a \
                      $(filter-out $(SIM_B)/rtl_model.o,$(SIM_OBJS))
 

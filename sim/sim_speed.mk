@@ -5,7 +5,7 @@
 #   make sim-speed [BASELINE=<rev>] [SIM_SPEED_RUNS=n] [SIM_SPEED_IR=1]
 #                  [SIM_SPEED_PROGRAMS=0]
 #
-# Needs from sim/sim.mk: the speed build of the model ($(SIM_VDIRFAST)), the
+# Needs from sim/sim.mk: the speed build of the RTL model ($(SIM_VDIRFAST)), the
 # platform's flags and the Verilator runtime; from host/host.mk: libabb and
 # $(B)/abb.pc. Figures are printed, never judged: nothing here fails on a
 # slow machine.

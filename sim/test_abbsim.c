@@ -260,7 +260,7 @@ int main(void)
 	/* the determinism check below repeats exactly this sequence: open,
 	 * PIO, round trip (the link's DLLP and SKP phase depend on every TLP
 	 * since the open) */
-	/* a waveform needs the model with tracing compiled in: not the one
+	/* a waveform needs the RTL model with tracing compiled in: not the one
 	 * opened by default (rtl_model.h) */
 	CHECK(abbsim_trace_fst("/tmp/abbsim_test.fst", 0, 0) == -ENOTSUP,
 	      "trace_fst on the untraced model is -ENOTSUP");
@@ -289,7 +289,7 @@ int main(void)
 		CHECK(n > 1000, "the 3000-cycle window of the traced model wrote an FST (%ld bytes)", n);
 	}
 
-	/* determinism: the same run again after a hot reset, on the model
+	/* determinism: the same run again after a hot reset, on the RTL model
 	 * without tracing (the default) */
 	abbsim_close();
 	open_with(&p);

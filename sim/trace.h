@@ -11,7 +11,7 @@
  * recorded; the hot path of a run without tracing sees a
  * null pointer test per edge (HardIp::edge), as before.
  *
- * The model is whichever the platform opened (sim/rtl_model.h: the RTL
+ * The RTL model is whichever the platform opened (sim/rtl_model.h: the RTL
  * built for 125 or 250 MHz, each with the wrapper as top).
  *
  * Idle-cycle skipping stays, but while a waveform is written or recorded
@@ -60,7 +60,7 @@ public:
 	Tracer(RtlModel &main, uint64_t half_ps);
 	~Tracer();
 
-	/* The platform replaced the model (another clock): trace that one.
+	/* The platform replaced the RTL model (another clock): trace that one.
 	 * A file must be closed before; the flight recorder's shadow becomes
 	 * a model of the new kind (not exact: armed after the first open). */
 	void rebind(RtlModel &main);

@@ -1,7 +1,7 @@
 /*
  * daq_device.c - a board as the DAQ layer sees it (DABC's PCIBoardDevice /
  * AbbDevice): the open abb_dev, the DMA mapping of every pool buffer by
- * buffer id, the event counter of the 16-byte header, and the model's
+ * buffer id, the event counter of the 16-byte header, and the reference model's
  * front-end event source and engine mode.
  *
  * Mapping: one table per pool, indexed by buffer id. A pool buffer is

@@ -128,7 +128,7 @@ static void thread_done(abb_daq_module *m)
  * limit) the wait still goes in slices of DAQ_STOP_SLICE_NS of device time
  * (not counted as timeouts), so that a stop is seen within one slice: a
  * DMA that never ends made module_stop wait for the simulator's watchdog
- * and never return on the model. */
+ * and never return on the reference model. */
 #define DAQ_STOP_SLICE_NS 1000000 /* 1 ms of device time */
 static enum abb_daq_result complete(abb_daq_module *m, abb_daq_buf *b)
 {

@@ -20,7 +20,7 @@
  * read-only memory is mapped for the device to read only (a DMA write, host
  * to board); a DMA read into it is refused at its start (-EACCES). Before,
  * such memory was accepted and the device's first access killed the
- * process with SIGSEGV on the simulator and the model.
+ * process with SIGSEGV on the simulator and the reference model.
  */
 #include <errno.h>
 #include <fcntl.h>

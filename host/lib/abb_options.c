@@ -1,5 +1,5 @@
 /*
- * abb_options.c - the one table of the simulator's and the model's options
+ * abb_options.c - the one table of the simulator's and the reference model's options
  * and their parser (see abb_options.h). Messages go to the caller's buffer
  * (libabb's backends put them into its error state).
  */

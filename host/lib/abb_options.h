@@ -1,5 +1,5 @@
 /*
- * abb_options.h - the one table of the simulator's and the model's options
+ * abb_options.h - the one table of the simulator's and the reference model's options
  * (abb_options.c), and the one parser of their values.
  *
  * Every option has a name (the URI key: "sim:mem_size=4M"), an environment
@@ -57,7 +57,7 @@ extern "C" {
 
 /* Every option's value. */
 struct abb_optvals {
-	struct abbsim_params p;  /* the simulator's parameters (and the model's mem_size, strict) */
+	struct abbsim_params p;  /* the simulator's parameters (and the reference model's mem_size, strict) */
 	unsigned hosttime;       /* libabb: host-time coupling */
 	unsigned shared_engine;  /* model: GCR.SHARED_ENGINE after reset */
 	char trace[256];         /* FST file ("" none) */

@@ -129,7 +129,7 @@ static void model_host_irq(void *ctx)
 
 /* --- the backend operations ------------------------------------------- */
 
-/* One URI option of the model: the option table's parser (abb_options.c),
+/* One URI option of the reference model: the option table's parser (abb_options.c),
  * the same as for the simulator and the environment. */
 static int model_opt(void *ctx, const char *key, const char *val)
 {
@@ -148,7 +148,7 @@ static int model_open(abb_dev *dev, const char *args)
 	size_t mem;
 	int rc;
 
-	/* the model's options (mem_size, strict, shared_engine): defaults,
+	/* the reference model's options (mem_size, strict, shared_engine): defaults,
 	 * ABB_SIM_MEM_SIZE / ABB_SIM_STRICT / ABB_MODEL_SHARED_ENGINE, then the
 	 * URI, as the simulator's. o.p.strict is for the strict mode. */
 	abb_opt_defaults(&o);

@@ -20,7 +20,7 @@
 
 
 /* BAR0 size if config-space sizing gives no plausible answer: the 64 KiB
- * the simulator's config space advertises (and the model uses). */
+ * the simulator's config space advertises (and the reference model uses). */
 #define SIM_BAR0_FALLBACK 0x10000u
 
 static size_t size_bar0(void)

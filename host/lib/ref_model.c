@@ -24,7 +24,7 @@
  *  - a start clears DONE (strict: only the channel reset does, so a start
  *    without a reset reads DONE|BUSY while the transfer waits).
  *
- * Model-defined here (the RTL has time, the model has not):
+ * Model-defined here (the RTL has time, the reference model has not):
  *  - Device time is what the caller passes to abb_refmodel_advance (the
  *    backend: CLOCK_MONOTONIC since open).
  *  - Host memory is the host's dma callback (the backend: IOVA = the
@@ -46,7 +46,7 @@
  *    every completion that arrived, also while the channel drains).
  *  - GER.CPL_TIMEOUT, GER.POISONED and the CPL_TAG of an unexpected
  *    completion come from link faults only (simulator link injection,
- *    abb_sim_fault_add); the model has no link and never sets them. Its
+ *    abb_sim_fault_add); the reference model has no link and never sets them. Its
  *    GER holds and clears them as every cause (ABB_REG_GER_FIELDS).
  *  - A chain of more than MODEL_MAX_CHAIN descriptors is stopped as a
  *    descriptor error (a looping chain would otherwise never end).

@@ -69,7 +69,7 @@ void abb_refmodel_mem_write(struct abb_refmodel *m, uint32_t off, const void *bu
 /* Device time: lets it run to now_ns (never backwards; an earlier value is
  * ignored). The interrupt generator fires when its latency has passed. */
 void abb_refmodel_advance(struct abb_refmodel *m, uint64_t now_ns);
-/* Device time of the next thing the model would do by itself (the armed
+/* Device time of the next thing the reference model would do by itself (the armed
  * interrupt generator), UINT64_MAX if none. */
 uint64_t abb_refmodel_next_event(const struct abb_refmodel *m);
 

@@ -8,12 +8,12 @@
  *   abb_bench_daq concurrent  [options]   readout + writer at once: per channel and
  *                                         summed, independent / shared engine,
  *                                         shared / separate pools (not
- *                                         on the model: no shared link)
+ *                                         on the reference model: no shared link)
  *   abb_bench_daq all         [options]   the three
  *
  * Bandwidth is in device time (abb_time_ns). For every buffer size:
  *   tau = size x (1/B_module - 1/B_plain)   (the seed's overhead per buffer)
- * and the ratio B_module / B_plain. On the model backend (ABB_DEVICE=model,
+ * and the ratio B_module / B_plain. On the reference model backend (ABB_DEVICE=model,
  * untimed) device time is wall time and tau is the host software's own
  * cost; on the simulator it is only seen with host-time coupling
  * (ABB_SIM_HOSTTIME=1 or --device sim:hosttime=1), otherwise software is
@@ -21,7 +21,7 @@
  *
  * Options: --device URI, --min SIZE, --max SIZE (1K..1M), --bytes N (per
  * size and run; default 8M), --reps R (best of R interleaved runs; default
- * 25 on the model, 3 on the simulator with host-time coupling, 1 in
+ * 25 on the reference model, 3 on the simulator with host-time coupling, 1 in
  * lockstep), --size SIZE
  * (concurrent; 64K), --threads 1|2 (per module, concurrent; 1), --csv,
  * --plot PREFIX (PREFIX-readout.png, ...).
@@ -59,7 +59,7 @@ struct opts {
 	uint64_t bytes;
 	int reps, csv;
 	int threads;  /* per module in the concurrent test */
-	int model;    /* the model backend: no link the two channels share */
+	int model;    /* the reference model backend: no link the two channels share */
 	const char *plot;
 };
 
@@ -354,7 +354,7 @@ static int concurrent(const struct opts *o)
 	 * a module there often ends before the other one starts. */
 	if (o->model) {
 		fprintf(o->csv ? stderr : stdout,
-			"\nconcurrent: not measured on the model backend: it has no link or engine "
+			"\nconcurrent: not measured on the reference model backend: it has no link or engine "
 			"for the two channels to share; run it on the simulator (-d sim)\n");
 		return 0;
 	}
@@ -427,9 +427,9 @@ static void usage(FILE *f)
 		"                     decimal or 0x hex, suffix K, M, G)\n"
 		"      --max SIZE     largest buffer (1M)\n"
 		"  -b, --bytes N      bytes per size and run (8M, at most 64G)\n"
-		"  -r, --reps R       best of R interleaved runs, 1..1000 (25 on the model, 3 with\n"
+		"  -r, --reps R       best of R interleaved runs, 1..1000 (25 on the reference model, 3 with\n"
 		"                     host-time coupling, 1 in lockstep)\n"
-		"      --size SIZE    buffer size of the concurrent test (64K; not run on the model)\n"
+		"      --size SIZE    buffer size of the concurrent test (64K; not run on the reference model)\n"
 		"  -t, --threads 1|2  threads per module in the concurrent test (1)\n"
 		"      --csv          CSV instead of tables\n"
 		"      --plot PREFIX  gnuplot PNGs PREFIX-readout.png, PREFIX-writer.png\n");
@@ -511,7 +511,7 @@ int main(int argc, char **argv)
 	}
 	model = strcmp(abb_backend(dev), "model") == 0;
 	o.model = model;
-	/* On the model, wall time is device time and the machine's noise
+	/* On the reference model, wall time is device time and the machine's noise
 	 * (other processes, a hypervisor taking a CPU away) only ever adds:
 	 * many short runs and the best of them measure the software's own
 	 * cost; one long run would average the noise in. With host-time

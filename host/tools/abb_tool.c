@@ -11,7 +11,7 @@
  *                                    check this machine for the board through VFIO
  *                                    and print the command that fixes each problem
  *                                    (doctor.c)
- *   abb_tool options [--markdown]    the simulator's and the model's options (variables,
+ *   abb_tool options [--markdown]    the simulator's and the reference model's options (variables,
  *                                    URI names, ranges, defaults)
  * URI as for abb_open(); default $ABB_DEVICE, else "sim". Numbers decimal or
  * 0x hex (tool_args.h); OFF and VAL 32 bits, LEN with K/M/G. What the tool

@@ -3,7 +3,7 @@
 #
 # Included by the top Makefile (B, PREFIX, CXX, CXXFLAGS, WARN).
 #   make mprace           libabb-mprace.so, abb-mprace.pc, its tests and bench
-#   make mprace-test      the layer's own tests on the simulator and the model
+#   make mprace-test      the layer's own tests on the simulator and the reference model
 #   make mprace-check MPRACE_TESTS=DIR   compile and run the original programs in DIR
 #   make mprace-bench     the DABC 2008 comparison with the original baseline
 #                         (MPRACE_BENCH_ARGS: options of abb_bench_mprace)

@@ -193,7 +193,7 @@ ABB_MUST_USE int abb_dma_write_wait(abb_dev *dev, int64_t timeout_ns);
  * clears its ISR bit) and returns the bits that fired. ISR is not
  * written: a DMA channel's ISR bit stays set after its transfer ended
  * until the channel's next reset, i.e. the next DMA start on it (on a
- * board without the model's write-1-to-clear ISR, strict mode). So after
+ * board without the model-defined write-1-to-clear ISR, strict mode). So after
  * a DMA by interrupt, abb_irq_wait on that channel returns at once.
  * Enable bits this call set for sources that did not fire are cleared
  * again. -ETIMEDOUT after timeout_ns or the device's wait limit;

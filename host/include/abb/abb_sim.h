@@ -119,7 +119,7 @@ ABB_MUST_USE int abb_sim_inject_clear(abb_dev *dev);
 /* How often rule id fired; -ENOENT for an unknown id. */
 ABB_MUST_USE int abb_sim_inject_hits(abb_dev *dev, int id);
 
-/* Prints the options of the simulator and the model (one table: variable,
+/* Prints the options of the simulator and the reference model (one table: variable,
  * URI name, backends, default, accepted values, meaning) to f: markdown 0
  * for a terminal, 1 the Markdown table of doc/options.md. Needs no device.
  * -EINVAL if f is NULL. */

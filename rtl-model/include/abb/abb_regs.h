@@ -230,7 +230,7 @@
 /* Status: DONE, BUSY, both = error, neither = idle (rov, board:abb_map.h+DMAEngineWG.cpp) */
 #define ABB_CH_STA 0x20u
 #define ABB_CH_STA_BOARD 1
-/* PAH.ADDR [31:0]: Peripheral address bits 63:32 (the model requires 0) (board:DMADescriptorWG.h) */
+/* PAH.ADDR [31:0]: Peripheral address bits 63:32 (the RTL and the reference model require 0) (board:DMADescriptorWG.h) */
 #define ABB_PAH_ADDR 0xffffffffu
 #define ABB_PAH_ADDR_SHIFT 0u
 #define ABB_PAH_ADDR_WIDTH 32u
@@ -373,7 +373,7 @@
 #define ABB_REG_ICAP_FIELDS 0xffffffffu
 #define ABB_REG_ICAP_WIDTH 32u
 #define ABB_REG_ICAP_BOARD 1
-/* ICAP.VALUE [31:0]: Reads 0, writes ignored (no reconfiguration in the model) (model) */
+/* ICAP.VALUE [31:0]: Reads 0, writes ignored (no reconfiguration in the RTL or the reference model) (model) */
 #define ABB_ICAP_VALUE 0xffffffffu
 #define ABB_ICAP_VALUE_SHIFT 0u
 #define ABB_ICAP_VALUE_WIDTH 32u
