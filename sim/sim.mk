@@ -7,6 +7,8 @@
 #                     DMA both ways, IOMMU scatter, faults, determinism, speed)
 #   make sim-speed    platform vs bare Verilator loop, 4 MiB DMA read;
 #                     BASELINE=<rev> also the bare loop on the RTL of <rev>
+#   make sim-prof     the bare loop's instructions by RTL module and line
+#                     (callgrind, sim/prof_rtl.py)
 #
 # Needs from rtl-model/rtl.mk: RTL_SRCS (package first) and RTL_TOP.
 # Steps (each a single target, so `make -j` never races): verilate into
@@ -244,6 +246,38 @@ endif
 
 sim-speed: $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH)
 	@IR=$(SIM_SPEED_IR) sim/sim_speed.sh $(SIM_SPEED_RUNS) $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH) $(BASELINE)
+
+# make sim-prof [SIM_PROF_TOP=n]: where the bare loop's instructions go, by
+# RTL module and RTL line (sim/prof_rtl.py): the speed build's verilated C++
+# again, compiled with -g ($(SIM_B)/prof/obj), linked into the bare loop and
+# run under callgrind; the same RTL verilated with --prof-cfuncs (not
+# compiled: its function names map model variables to RTL lines).
+SIM_PROF_TOP ?= 20
+SIM_PROF_D   := $(SIM_B)/prof
+SIM_VOPT_G   := OPT_FAST='-O2 -g' OPT_SLOW=-O1 OPT_GLOBAL='-O2 -g'
+
+$(SIM_PROF_D)/obj/.compiled: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_HDRS) sim/sim.mk
+	rm -rf $(@D) && mkdir -p $(@D)
+	$(VERILATOR) $(SIM_VFLAGS) --prefix Vabb_top --Mdir $(@D) $(RTL_SRCS)
+	$(MAKE) -C $(@D) -f Vabb_top.mk $(SIM_VOPT_G) CXXFLAGS= Vabb_top__ALL.a
+	@touch $@
+
+$(SIM_PROF_D)/cfuncs/.verilated: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_HDRS) sim/sim.mk
+	rm -rf $(@D) && mkdir -p $(@D)
+	$(VERILATOR) $(SIM_VFLAGS) --prof-cfuncs --prefix Vabb_top --Mdir $(@D) $(RTL_SRCS)
+	@touch $@
+
+$(SIM_PROF_D)/bare_bench: sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_PROF_D)/obj/.compiled $(SIM_VRT)
+	$(CXX) $(filter-out -I$(SIM_VDIR),$(SIM_CXXFLAGS)) -I$(SIM_PROF_D)/obj -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
+	  $(SIM_PROF_D)/obj/Vabb_top__ALL.a $(SIM_VRT) -lz -pthread
+
+.PHONY: sim-prof
+sim-prof: $(SIM_PROF_D)/bare_bench $(SIM_PROF_D)/cfuncs/.verilated
+	@command -v valgrind >/dev/null || { echo "sim-prof: needs valgrind" >&2; exit 1; }
+	@l=$$(valgrind --tool=callgrind --dump-line=yes --callgrind-out-file=$(SIM_PROF_D)/callgrind.out \
+	    $(SIM_PROF_D)/bare_bench 2>$(SIM_PROF_D)/valgrind.log) && echo "$$l" && \
+	  python3 sim/prof_rtl.py $(SIM_PROF_D)/callgrind.out $(SIM_PROF_D)/obj $(SIM_PROF_D)/cfuncs $(RTL_DIR) \
+	    $$(echo "$$l" | sed -n 's/.* cycles=\([0-9]*\).*/\1/p') $(SIM_PROF_TOP)
 
 # The program behind `make wave-shots` and the walk-through of doc/waveforms.md.
 $(SIM_B)/wave_demo: sim/wave_demo.c $(B)/libabb.so
