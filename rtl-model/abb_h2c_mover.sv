@@ -94,15 +94,21 @@ module abb_h2c_mover #(
   } state_e;
 
   state_e              state_q, state_d;
-  logic [63:0]         ha_q, ha_d;
-  logic [29:0]         rem_q, rem_d;
-  logic [AddrBits-1:0] pa_q, pa_d;
-  logic                inc_q, inc_d;
-  logic                more_q, more_d;   // the current command is not the chain's last
+  // The command registers change at a start and per request sent, the
+  // request's tag and size when it is accepted: flops with an enable
+  // (cmd_we, req_sent, req_go), loaded only then (simulation speed: as
+  // x_q <= x_d with x_d = x_q by default, the simulator copies them in every
+  // cycle).
+  logic [63:0]         ha_q;
+  logic [29:0]         rem_q;
+  logic [AddrBits-1:0] pa_q;
+  logic                inc_q;
+  logic                more_q;           // the current command is not the chain's last
   logic                open_q, open_d;   // a chain is under way (err_q belongs to it)
   logic                err_q, err_d;
-  logic [TagW-1:0]     tag_q, tag_d;     // tag of the request being sent
-  logic [10:0]         len_q, len_d;     // its DWs
+  logic [TagW-1:0]     tag_q;            // tag of the request being sent
+  logic [10:0]         len_q;            // its DWs
+  logic                cmd_we, req_go, req_sent;
 
   logic [NumTags-1:0]  out_q, out_d;     // tag outstanding
   logic [NumTags-1:0]  tinc_q, tinc_d;   // the tag's request increments the board address
@@ -148,87 +154,103 @@ module abb_h2c_mover #(
 
   logic hdr4;
   assign hdr4 = (ha_q[63:32] != 32'h0);
+  // a request is offered in StIssue only (the test first: the simulator
+  // evaluates the rest only there)
   logic want_req;
-  assign want_req = (state_q == StIssue) && free_any && rem_q != 30'd0 && !abort_i && !err_q;
+  always_comb begin
+    want_req = 1'b0;
+    if (state_q == StIssue) want_req = free_any && rem_q != 30'd0 && !abort_i && !err_q;
+  end
 
   assign busy_o     = (state_q != StIdle) || (out_q != '0);
   assign tx_valid_o = want_req || (state_q == StReq1);
   assign tx_sop_o   = (state_q == StIssue);
   assign tx_eop_o   = (state_q == StReq1);
-  assign tx_data_o = (state_q == StReq1) ? abb_tlp_pkg::req_hdr1({ha_q[63:2], 2'b00})
-                                         : abb_tlp_pkg::req_hdr0(cfg_req_id_i, 8'(free_tag), 1'b0,
-                                                                 hdr4, chunk);
+  always_comb begin
+    if (state_q == StReq1) tx_data_o = abb_tlp_pkg::req_hdr1({ha_q[63:2], 2'b00});
+    else tx_data_o = abb_tlp_pkg::req_hdr0(cfg_req_id_i, 8'(free_tag), 1'b0, hdr4, chunk);
+  end
 
-  // completion data into board memory
+  // Completion data into board memory. Everything a completion beat
+  // decides is evaluated with one only (cpl_valid_i); without one the
+  // outputs are 0, the memory port's address lanes too (they matter only
+  // with mem_we_o).
   logic [TagW-1:0] ctag;
-  logic            cpl_mine, cpl_ok;
-  assign ctag     = cpl_tag_i[TagW-1:0];
-  assign cpl_ptr  = tinc_q[ctag] ? ptr_q[ctag] + AddrBits'(cpl_dw_i) : ptr_q[ctag];
-  assign cpl_cnt  = cnt_q[ctag] - 11'(cpl_dw_i);
-  // a completion that does not continue its tag's read is dropped whole
-  logic cpl_skip, drop_q, drop_d;
-  assign cpl_skip = cpl_valid_i && out_q[ctag] &&
-                    (cpl_first_i ? (cpl_status_i == 3'b000 && cpl_dw_i != 2'd0 &&
-                                    cpl_la_i != la_q[ctag])
-                                 : drop_q);
-  assign cpl_mine = cpl_valid_i && out_q[ctag] && !cpl_skip;
-  assign cpl_ok   = cpl_mine && cpl_status_i == 3'b000 && cpl_dw_i != 2'd0 &&
-                    !cpl_poison_i && !err_q;
-  assign cpl_tag_err_o = cpl_valid_i && (!out_q[ctag] || (cpl_skip && cpl_first_i));
-  assign poison_o      = cpl_mine && cpl_poison_i;
+  logic            cpl_mine, cpl_ok, cpl_skip;
+  assign ctag = cpl_tag_i[TagW-1:0];
+  always_comb begin
+    cpl_skip      = 1'b0;
+    cpl_mine      = 1'b0;
+    cpl_ok        = 1'b0;
+    cpl_tag_err_o = 1'b0;
+    poison_o      = 1'b0;
+    cpl_ptr       = '0;
+    cpl_cnt       = '0;
+    mem_we_o      = 2'b00;
+    mem_waddr0_o  = '0;
+    mem_waddr1_o  = '0;
+    if (cpl_valid_i) begin
+      // a completion that does not continue its tag's read is dropped whole
+      cpl_skip = out_q[ctag] &&
+                 (cpl_first_i ? (cpl_status_i == 3'b000 && cpl_dw_i != 2'd0 && cpl_la_i != la_q[ctag])
+                              : drop_q);
+      cpl_mine = out_q[ctag] && !cpl_skip;
+      cpl_ok   = cpl_mine && cpl_status_i == 3'b000 && cpl_dw_i != 2'd0 && !cpl_poison_i && !err_q;
+      cpl_tag_err_o = !out_q[ctag] || (cpl_skip && cpl_first_i);
+      poison_o = cpl_mine && cpl_poison_i;
+      cpl_ptr  = tinc_q[ctag] ? ptr_q[ctag] + AddrBits'(cpl_dw_i) : ptr_q[ctag];
+      cpl_cnt  = cnt_q[ctag] - 11'(cpl_dw_i);
+      mem_waddr0_o = ptr_q[ctag] & mem_mask_i;
+      mem_waddr1_o = (tinc_q[ctag] ? ptr_q[ctag] + AddrBits'(1) : ptr_q[ctag]) & mem_mask_i;
+      if (cpl_ok) begin
+        if (cpl_dw_i == 2'd1)  mem_we_o = 2'b01;
+        else if (tinc_q[ctag]) mem_we_o = 2'b11;
+        else                   mem_we_o = 2'b10;  // fixed address: the later DW stays
+      end
+    end
+  end
+  assign mem_wdata_o = cpl_data_i;
 
   // completion timeout: cycles since the last completion while reads are out
   localparam int TmoW = $clog2(CplTimeoutCycles + 1);
   logic [TmoW-1:0] tmo_q, tmo_d;
-  assign mem_wdata_o  = cpl_data_i;
-  assign mem_waddr0_o = ptr_q[ctag] & mem_mask_i;
-  assign mem_waddr1_o = (tinc_q[ctag] ? ptr_q[ctag] + AddrBits'(1) : ptr_q[ctag]) & mem_mask_i;
-  always_comb begin
-    mem_we_o = 2'b00;
-    if (cpl_ok) begin
-      if (cpl_dw_i == 2'd1)  mem_we_o = 2'b01;
-      else if (tinc_q[ctag]) mem_we_o = 2'b11;
-      else                   mem_we_o = 2'b10;  // fixed address: the later DW stays
-    end
-  end
+  logic drop_q, drop_d;
 
   always_comb begin
     state_d = state_q;
-    ha_d    = ha_q;
-    rem_d   = rem_q;
-    pa_d    = pa_q;
-    inc_d   = inc_q;
     err_d   = err_q;
-    tag_d   = tag_q;
-    len_d   = len_q;
     out_d   = out_q;
     new_we  = 1'b0;
     cpl_we  = 1'b0;
     tinc_d  = tinc_q;
-    more_d  = more_q;
     open_d  = open_q;
+    cmd_we  = 1'b0;
+    req_go  = 1'b0;
+    req_sent = 1'b0;
     done_o  = 1'b0;
     err_o   = 1'b0;
     req_o   = 1'b0;
     timeout_o = 1'b0;
     tmo_d   = tmo_q;
     drop_d  = drop_q;
-    if (cpl_valid_i && cpl_first_i)     drop_d = cpl_skip && !cpl_last_i;
-    else if (cpl_valid_i && cpl_last_i) drop_d = 1'b0;
+    if (cpl_valid_i) begin
+      if (cpl_first_i)     drop_d = cpl_skip && !cpl_last_i;
+      else if (cpl_last_i) drop_d = 1'b0;
 
-    // completion accounting (any state: late completions of an abort too)
-    if (cpl_mine) begin
-      if (cpl_status_i != 3'b000 || cpl_dw_i == 2'd0) begin
-        err_d = 1'b1;
-        out_d[ctag] = 1'b0;        // an error completion ends the request
-      end else begin
-        cpl_we = 1'b1;             // poisoned: counted, not written
-        if (cpl_poison_i) err_d = 1'b1;
-        if (cnt_q[ctag] <= 11'(cpl_dw_i)) out_d[ctag] = 1'b0;
+      // completion accounting (any state: late completions of an abort too)
+      if (cpl_mine) begin
+        if (cpl_status_i != 3'b000 || cpl_dw_i == 2'd0) begin
+          err_d = 1'b1;
+          out_d[ctag] = 1'b0;        // an error completion ends the request
+        end else begin
+          cpl_we = 1'b1;             // poisoned: counted, not written
+          if (cpl_poison_i) err_d = 1'b1;
+          if (cnt_q[ctag] <= 11'(cpl_dw_i)) out_d[ctag] = 1'b0;
+        end
       end
+      // a completion for no outstanding tag while the chain runs: an error
+      if (cpl_tag_err_o && (open_q || state_q != StIdle)) err_d = 1'b1;
     end
-    // a completion for no outstanding tag while the chain runs: an error
-    if (cpl_tag_err_o && (open_q || state_q != StIdle)) err_d = 1'b1;
 
     // completion timeout (requests sent below in this cycle start a new wait)
     if (out_q == '0 || cpl_valid_i) begin
@@ -248,11 +270,7 @@ module abb_h2c_mover #(
           open_d = 1'b0;                   // a reset ends the chain
           if (out_q == '0) err_d = 1'b0;
         end else if (start_i) begin
-          ha_d    = ha_i;
-          rem_d   = len_i[31:2];
-          pa_d    = pa_i[AddrBits+1:2];
-          inc_d   = inc_i;
-          more_d  = more_i;
+          cmd_we  = 1'b1;
           if (!open_q) err_d = 1'b0;       // a new chain starts clean
           open_d  = 1'b1;
           state_d = StIssue;
@@ -260,8 +278,7 @@ module abb_h2c_mover #(
       end
       StIssue: begin
         if (want_req && tx_ready_i) begin
-          tag_d   = free_tag;
-          len_d   = chunk;
+          req_go  = 1'b1;
           req_o   = 1'b1;
           state_d = StReq1;
         end else if (rem_q == 30'd0 && more_q && !abort_i && !err_q) begin
@@ -276,9 +293,7 @@ module abb_h2c_mover #(
           out_d[tag_q]  = 1'b1;
           tinc_d[tag_q] = inc_q;
           new_we        = 1'b1;
-          if (inc_q) pa_d = pa_q + AddrBits'(len_q);
-          ha_d    = ha_q + {51'h0, len_q, 2'b00};
-          rem_d   = rem_q - 30'(len_q);
+          req_sent      = 1'b1;
           state_d = StIssue;
         end
       end
@@ -297,34 +312,50 @@ module abb_h2c_mover #(
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       state_q <= StIdle;
-      ha_q    <= '0;
-      rem_q   <= '0;
-      pa_q    <= '0;
-      inc_q   <= 1'b0;
-      more_q  <= 1'b0;
       open_q  <= 1'b0;
       err_q   <= 1'b0;
-      tag_q   <= '0;
-      len_q   <= '0;
       out_q   <= '0;
       tinc_q  <= '0;
       tmo_q   <= '0;
       drop_q  <= 1'b0;
     end else begin
       state_q <= state_d;
-      ha_q    <= ha_d;
-      rem_q   <= rem_d;
-      pa_q    <= pa_d;
-      inc_q   <= inc_d;
-      more_q  <= more_d;
       open_q  <= open_d;
       err_q   <= err_d;
       tinc_q  <= tinc_d;
-      tag_q   <= tag_d;
-      len_q   <= len_d;
       out_q   <= out_d;
       tmo_q   <= tmo_d;
       drop_q  <= drop_d;
+    end
+  end
+
+  // the command (a start) and its progress (a request sent: the next one
+  // continues after it), the request's tag and size (when it is accepted)
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      ha_q   <= '0;
+      rem_q  <= '0;
+      pa_q   <= '0;
+      inc_q  <= 1'b0;
+      more_q <= 1'b0;
+      tag_q  <= '0;
+      len_q  <= '0;
+    end else begin
+      if (cmd_we) begin
+        ha_q   <= ha_i;
+        rem_q  <= len_i[31:2];
+        pa_q   <= pa_i[AddrBits+1:2];
+        inc_q  <= inc_i;
+        more_q <= more_i;
+      end else if (req_sent) begin
+        if (inc_q) pa_q <= pa_q + AddrBits'(len_q);
+        ha_q  <= ha_q + {51'h0, len_q, 2'b00};
+        rem_q <= rem_q - 30'(len_q);
+      end
+      if (req_go) begin
+        tag_q <= free_tag;
+        len_q <= chunk;
+      end
     end
   end
 
