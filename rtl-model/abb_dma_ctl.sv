@@ -46,6 +46,8 @@ module abb_dma_ctl
   output logic        tx_sop_o,
   output logic        tx_eop_o,
   output logic [63:0] tx_data_o,
+  input  logic        tx_sel_i,        // the arbiter shows this source's data (abb_tx_arb's
+                                       // src_sel_o): tx_data_o is 0 otherwise
   // descriptor fetch: completion beats with tag FetchTag
   input  logic        cpl_valid_i,
   input  logic [2:0]  cpl_status_i,
@@ -164,8 +166,9 @@ module abb_dma_ctl
   assign tx_sop_o   = (fst_q == FHdr0);
   assign tx_eop_o   = (fst_q == FHdr1);
   always_comb begin
-    if (fst_q == FHdr0) tx_data_o = abb_tlp_pkg::req_hdr0(cfg_req_id_i, FetchTag, 1'b0, hdr4, 11'd8);
-    else                tx_data_o = abb_tlp_pkg::req_hdr1({bdah_q, bdal_q});
+    if (!tx_sel_i)          tx_data_o = 64'h0;
+    else if (fst_q == FHdr0) tx_data_o = abb_tlp_pkg::req_hdr0(cfg_req_id_i, FetchTag, 1'b0, hdr4, 11'd8);
+    else                    tx_data_o = abb_tlp_pkg::req_hdr1({bdah_q, bdal_q});
   end
 
   always_comb begin

@@ -81,6 +81,8 @@ module abb_h2c_mover #(
   output logic                tx_sop_o,
   output logic                tx_eop_o,
   output logic [63:0]         tx_data_o,
+  input  logic                tx_sel_i,     // the arbiter shows this source's data (abb_tx_arb's
+                                            // src_sel_o): tx_data_o is 0 otherwise
   output logic                req_o         // pulse per request sent (counter)
 );
 
@@ -121,45 +123,63 @@ module abb_h2c_mover #(
   logic [AddrBits-1:0] cpl_ptr;
   logic [10:0]         cpl_cnt;
 
-  // request size
-  logic [10:0] chunk;
-  assign chunk = abb_tlp_pkg::chunk_dw(mrrs_dw_i, ha_q[11:2], rem_q);
-
-  // lowest free tag below the limit
-  logic [5:0]      limit;
-  logic [TagW-1:0] free_tag;
-  logic            free_any;
-  // a fixed-address (FIFO) transfer keeps one request outstanding: its data
-  // must reach the port in stream order, and completions of different tags
-  // may arrive in any order
-  assign limit = !inc_q ? 6'd1 :
-                 (tag_limit_i == '0 || 6'(tag_limit_i) > 6'(NumTags)) ? 6'(NumTags)
-                                                                       : 6'(tag_limit_i);
-  // Written as bit operations rather than a loop over the tags (simulation
-  // speed: Verilator unrolls such a loop into NumTags compares every cycle):
-  // avail has bit t set for a free tag t < limit (limit <= NumTags), free_lsb
-  // keeps its lowest set bit, free_tag encodes that bit's index (0 if none).
-  logic [NumTags-1:0] avail, free_lsb;
-  assign avail    = ~out_q & NumTags'((64'd1 << limit) - 64'd1);
-  assign free_lsb = avail & (~avail + NumTags'(1));
-  assign free_any = |avail;
-  // bit b of the tags whose index has bit b set (a constant: elaboration only, no coverage point)
-  /* verilator coverage_off */ function automatic logic [NumTags-1:0] tags_with_bit(int b);
-    for (int t = 0; t < NumTags; t++) tags_with_bit[t] = ((t >> b) & 1) != 0;
+  // Tag limit: a fixed-address (FIFO) transfer keeps one request
+  // outstanding (its data must reach the port in stream order, and
+  // completions of different tags may arrive in any order), else MRD_CR's
+  // limit (0: NumTags).
+  function automatic logic [5:0] tag_cap(input logic inc,
+                                         input logic [abb_reg_pkg::MRD_CR_TAG_LIMIT_WIDTH-1:0] lim);
+    tag_cap = !inc ? 6'd1 : (lim == '0 || 6'(lim) > 6'(NumTags)) ? 6'(NumTags) : 6'(lim);
+  endfunction
+  // the free tags below the limit (limit <= NumTags)
+  function automatic logic [NumTags-1:0] free_tags(input logic [NumTags-1:0] out,
+                                                   input logic [5:0] lim);
+    free_tags = ~out & NumTags'((64'd1 << lim) - 64'd1);
+  endfunction
+  // the lowest set bit of v alone
+  function automatic logic [NumTags-1:0] lowest_set(input logic [NumTags-1:0] v);
+    lowest_set = v & (~v + NumTags'(1));
+  endfunction
+  // at [NumTags*b +: NumTags]: the tags whose index has bit b set (a
+  // constant: elaboration only, no coverage point)
+  /* verilator coverage_off */ function automatic logic [TagW*NumTags-1:0] tags_with_bit();
+    for (int b = 0; b < TagW; b++)
+      for (int t = 0; t < NumTags; t++) tags_with_bit[NumTags*b + t] = ((t >> b) & 1) != 0;
   endfunction /* verilator coverage_on */
-  for (genvar b = 0; b < TagW; b++) begin : g_free_tag
-    localparam logic [NumTags-1:0] WithBit = tags_with_bit(b);
-    assign free_tag[b] = |(free_lsb & WithBit);
+  localparam logic [TagW*NumTags-1:0] WithBit = tags_with_bit();
+
+  // The next request's tag (the lowest free one) and size: what a request
+  // takes (StIssue) and what tx_data_o shows (tx_sel_i), evaluated then only.
+  // Bit operations rather than a loop over the tags (simulation speed: the
+  // simulator unrolls such a loop into NumTags compares): free_lsb keeps the
+  // lowest set bit of the free tags, free_tag encodes its index (0 if none).
+  logic [10:0]        chunk;
+  logic [TagW-1:0]    free_tag;
+  logic [NumTags-1:0] free_lsb;
+  always_comb begin
+    chunk    = '0;
+    free_tag = '0;
+    free_lsb = '0;
+    if (state_q == StIssue || tx_sel_i) begin
+      chunk    = abb_tlp_pkg::chunk_dw(mrrs_dw_i, ha_q[11:2], rem_q);
+      free_lsb = lowest_set(free_tags(out_q, tag_cap(inc_q, tag_limit_i)));
+      for (int b = 0; b < TagW; b++) free_tag[b] = |(free_lsb & WithBit[NumTags*b +: NumTags]);
+    end
   end
 
   logic hdr4;
   assign hdr4 = (ha_q[63:32] != 32'h0);
   // a request is offered in StIssue only (the test first: the simulator
-  // evaluates the rest only there)
-  logic want_req;
+  // evaluates the rest only there); not from the block above, which
+  // depends on tx_sel_i and so on tx_valid_o
+  logic want_req, free_any;   // free_any: a free tag below the limit (in StIssue)
   always_comb begin
     want_req = 1'b0;
-    if (state_q == StIssue) want_req = free_any && rem_q != 30'd0 && !abort_i && !err_q;
+    free_any = 1'b0;
+    if (state_q == StIssue) begin
+      free_any = free_tags(out_q, tag_cap(inc_q, tag_limit_i)) != '0;
+      want_req = free_any && rem_q != 30'd0 && !abort_i && !err_q;
+    end
   end
 
   assign busy_o     = (state_q != StIdle) || (out_q != '0);
@@ -167,7 +187,8 @@ module abb_h2c_mover #(
   assign tx_sop_o   = (state_q == StIssue);
   assign tx_eop_o   = (state_q == StReq1);
   always_comb begin
-    if (state_q == StReq1) tx_data_o = abb_tlp_pkg::req_hdr1({ha_q[63:2], 2'b00});
+    if (!tx_sel_i)              tx_data_o = 64'h0;
+    else if (state_q == StReq1) tx_data_o = abb_tlp_pkg::req_hdr1({ha_q[63:2], 2'b00});
     else tx_data_o = abb_tlp_pkg::req_hdr0(cfg_req_id_i, 8'(free_tag), 1'b0, hdr4, chunk);
   end
 
@@ -379,7 +400,7 @@ module abb_h2c_mover #(
     if (rst_ni) begin
       if (want_req && tx_ready_i) begin
         `ABB_CHECK(!out_q[free_tag], "abb_h2c_mover: read tag reused while outstanding")
-        `ABB_CHECK(6'(free_tag) < limit, "abb_h2c_mover: read tag beyond the tag limit (MRD_CR / NumTags)")
+        `ABB_CHECK(6'(free_tag) < tag_cap(inc_q, tag_limit_i), "abb_h2c_mover: read tag beyond the tag limit (MRD_CR / NumTags)")
         `ABB_CHECK(chunk != 11'd0, "abb_h2c_mover: read request of 0 DWs")
         `ABB_CHECK(chunk <= mrrs_dw_i, "abb_h2c_mover: read request larger than Max_Read_Request_Size")
         `ABB_CHECK({1'b0, ha_q[11:2]} + chunk <= 11'd1024,

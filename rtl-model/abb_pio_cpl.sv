@@ -39,6 +39,8 @@ module abb_pio_cpl #(
   output logic                tx_sop_o,
   output logic                tx_eop_o,
   output logic [63:0]         tx_data_o,
+  input  logic                tx_sel_i,      // the arbiter shows this source's data (abb_tx_arb's
+                                             // src_sel_o): tx_data_o is 0 otherwise
   output logic                ur_o,          // an unsupported request was answered
   output logic                busy_o
 );
@@ -108,7 +110,6 @@ module abb_pio_cpl #(
     tx_valid_o = (state_q != StIdle);
     tx_sop_o   = (state_q == StHdr0);
     tx_eop_o   = (state_q == StHdr1 && ur_q) || (state_q == StData && left_q <= 11'd2);
-    tx_data_o  = 64'h0;
 
     unique case (state_q)
       StIdle: begin
@@ -127,25 +128,15 @@ module abb_pio_cpl #(
         end
       end
       StHdr0: begin
-        // DW0: Fmt/Type CplD (Cpl for UR), Length; DW1: completer, status, byte count
-        tx_data_o[31:0]  = {ur_q ? 3'b000 : 3'b010, 5'b01010, 14'h0, ur_q ? 10'd0 : left_q[9:0]};
-        tx_data_o[63:32] = {cfg_req_id_i, ur_q ? 3'b001 : 3'b000, 1'b0, bcount_q};
         if (tx_ready_i) state_d = StHdr1;
       end
       StHdr1: begin
-        tx_data_o[31:0] = {req_id_q, tag_q, 1'b0, lowaddr_q};
         if (tx_ready_i) begin
           if (ur_q) state_d = StIdle;
           else      state_d = StData;
         end
       end
       StData: begin
-        if (bar_q) begin
-          tx_data_o = mem_data_i;
-        end else begin
-          tx_data_o = {32'h0, regval_q};
-        end
-        if (left_q == 11'd1) tx_data_o[63:32] = 32'h0;
         if (tx_ready_i) begin
           addr_d = addr_q + 32'd8;
           left_d = (left_q <= 11'd2) ? 11'd0 : left_q - 11'd2;
@@ -154,6 +145,27 @@ module abb_pio_cpl #(
       end
       default: state_d = StIdle;
     endcase
+  end
+
+  // the TLP's beats, for the arbiter's view only (tx_sel_i)
+  always_comb begin
+    tx_data_o = 64'h0;
+    if (tx_sel_i) begin
+      unique case (state_q)
+        StHdr0: begin
+          // DW0: Fmt/Type CplD (Cpl for UR), Length; DW1: completer, status, byte count
+          tx_data_o[31:0]  = {ur_q ? 3'b000 : 3'b010, 5'b01010, 14'h0, ur_q ? 10'd0 : left_q[9:0]};
+          tx_data_o[63:32] = {cfg_req_id_i, ur_q ? 3'b001 : 3'b000, 1'b0, bcount_q};
+        end
+        StHdr1: tx_data_o[31:0] = {req_id_q, tag_q, 1'b0, lowaddr_q};
+        StData: begin
+          if (bar_q) tx_data_o = mem_data_i;
+          else       tx_data_o = {32'h0, regval_q};
+          if (left_q == 11'd1) tx_data_o[63:32] = 32'h0;
+        end
+        default: ;
+      endcase
+    end
   end
 
   always_ff @(posedge clk_i) begin
