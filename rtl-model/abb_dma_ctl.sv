@@ -165,10 +165,14 @@ module abb_dma_ctl
   assign tx_valid_o = (fst_q == FHdr0 && state_q != StDrain) || (fst_q == FHdr1);
   assign tx_sop_o   = (fst_q == FHdr0);
   assign tx_eop_o   = (fst_q == FHdr1);
+  // (a default first, then the cases: so the simulator evaluates a header
+  // function only in its case, not both ahead of a select)
   always_comb begin
-    if (!tx_sel_i)          tx_data_o = 64'h0;
-    else if (fst_q == FHdr0) tx_data_o = abb_tlp_pkg::req_hdr0(cfg_req_id_i, FetchTag, 1'b0, hdr4, 11'd8);
-    else                    tx_data_o = abb_tlp_pkg::req_hdr1({bdah_q, bdal_q});
+    tx_data_o = 64'h0;
+    if (tx_sel_i) begin
+      if (fst_q == FHdr0) tx_data_o = abb_tlp_pkg::req_hdr0(cfg_req_id_i, FetchTag, 1'b0, hdr4, 11'd8);
+      else                tx_data_o = abb_tlp_pkg::req_hdr1({bdah_q, bdal_q});
+    end
   end
 
   always_comb begin

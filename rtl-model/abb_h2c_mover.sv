@@ -186,10 +186,14 @@ module abb_h2c_mover #(
   assign tx_valid_o = want_req || (state_q == StReq1);
   assign tx_sop_o   = (state_q == StIssue);
   assign tx_eop_o   = (state_q == StReq1);
+  // (a default first, then the cases: so the simulator evaluates a header
+  // function only in its case, not both ahead of a select)
   always_comb begin
-    if (!tx_sel_i)              tx_data_o = 64'h0;
-    else if (state_q == StReq1) tx_data_o = abb_tlp_pkg::req_hdr1({ha_q[63:2], 2'b00});
-    else tx_data_o = abb_tlp_pkg::req_hdr0(cfg_req_id_i, 8'(free_tag), 1'b0, hdr4, chunk);
+    tx_data_o = 64'h0;
+    if (tx_sel_i) begin
+      if (state_q == StReq1) tx_data_o = abb_tlp_pkg::req_hdr1({ha_q[63:2], 2'b00});
+      else tx_data_o = abb_tlp_pkg::req_hdr0(cfg_req_id_i, 8'(free_tag), 1'b0, hdr4, chunk);
+    end
   end
 
   // Completion data into board memory. Everything a completion beat
