@@ -39,6 +39,7 @@ module abb_dma_ctl
   input  logic [abb_reg_pkg::CH_ADDR_WIDTH-1:0] waddr_i,
   input  logic [31:0] wdata_i,
   input  logic [abb_reg_pkg::CH_ADDR_WIDTH-1:0] raddr_i,
+  input  logic        rsample_i,       // rdata_o is taken now (abb_regs): it is 0 otherwise
   output logic [31:0] rdata_o,
   // descriptor fetch: TX source
   output logic        tx_valid_o,
@@ -175,9 +176,10 @@ module abb_dma_ctl
     end
   end
 
+  // the register block's read data, evaluated only when it is taken
   always_comb begin
     rdata_o = 32'h0;
-    unique case (raddr_i)
+    if (rsample_i) unique case (raddr_i)
       abb_reg_pkg::CH_PAH:  rdata_o = pah_q;
       abb_reg_pkg::CH_PAL:  rdata_o = pal_q;
       abb_reg_pkg::CH_HAH:  rdata_o = hah_q;

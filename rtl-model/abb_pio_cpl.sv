@@ -27,6 +27,8 @@ module abb_pio_cpl #(
   input  logic [7:0]          rd_tag_i,
   // register read port (abb_regs)
   output logic                reg_re_o,      // pulse: the register is read now
+  output logic                reg_rsample_o, // pulse: reg_rdata_i is taken now (any request taken;
+                                             // abb_regs drives it only then)
   output logic [15:0]         reg_raddr_o,
   input  logic [31:0]         reg_rdata_i,
   // board memory read port
@@ -101,6 +103,7 @@ module abb_pio_cpl #(
   assign take        = rd_valid_i && state_q == StIdle;
   assign beat        = tx_ready_i && state_q == StData;
   assign ur_o        = take && !req_ok;
+  assign reg_rsample_o = take;
 
   assign mem_addr0_o = addr_q[AddrBits+1:2] & mem_mask_i;
   assign mem_addr1_o = (addr_q[AddrBits+1:2] + AddrBits'(1)) & mem_mask_i;

@@ -131,7 +131,7 @@ module abb_top #(
   logic [NSrc*64-1:0] s_data;
 
   // ---- PIO read completions --------------------------------------------------
-  logic        reg_re, pio_ur, pio_busy;
+  logic        reg_re, reg_rsample, pio_ur, pio_busy;
   logic [15:0] reg_raddr;
   logic [31:0] reg_rdata;
 
@@ -140,7 +140,7 @@ module abb_top #(
     .rd_valid_i(rd_valid), .rd_ready_o(rd_ready), .rd_bar_i(rd_bar), .rd_addr_i(rd_addr),
     .rd_len_i(rd_len), .rd_first_be_i(rd_fbe), .rd_last_be_i(rd_lbe),
     .rd_req_id_i(rd_req_id), .rd_tag_i(rd_tag),
-    .reg_re_o(reg_re), .reg_raddr_o(reg_raddr), .reg_rdata_i(reg_rdata),
+    .reg_re_o(reg_re), .reg_rsample_o(reg_rsample), .reg_raddr_o(reg_raddr), .reg_rdata_i(reg_rdata),
     .mem_addr0_o(pio_mem_a0), .mem_addr1_o(pio_mem_a1), .mem_data_i(pio_mem_d),
     .tx_valid_o(s_valid[0]), .tx_ready_i(s_ready[0]), .tx_sop_o(s_sop[0]),
     .tx_eop_o(s_eop[0]), .tx_data_o(s_data[0 +: 64]), .tx_sel_i(s_sel[0]),
@@ -151,6 +151,7 @@ module abb_top #(
   logic        c2h_we, h2c_we, soft_reset, ig_busy;
   logic [abb_reg_pkg::CH_ADDR_WIDTH-1:0] ch_waddr, c2h_raddr, h2c_raddr;
   logic [31:0] c2h_rdata, h2c_rdata;
+  logic        c2h_rsample, h2c_rsample;
   logic        c2h_busy, h2c_busy, c2h_start, h2c_start, c2h_irq, h2c_irq;
   logic        c2h_reset, h2c_reset;
   logic        c2h_desc_err, h2c_desc_err, c2h_cpl_err, h2c_cpl_err;
@@ -189,10 +190,11 @@ module abb_top #(
     .clk_i, .rst_ni, .cfg_bus_master_en_i, .cfg_msi_en_i, .strict_i, .cfg_max_payload_i,
     .cfg_max_read_req_i, .mem_bits_i(mem_bits), .skip_cycles_i,
     .we_i(reg_we), .waddr_i(reg_waddr), .wdata_i(reg_wdata),
-    .re_i(reg_re), .raddr_i(reg_raddr), .rdata_o(reg_rdata),
+    .re_i(reg_re), .rsample_i(reg_rsample), .raddr_i(reg_raddr), .rdata_o(reg_rdata),
     .c2h_we_o(c2h_we), .h2c_we_o(h2c_we), .ch_waddr_o(ch_waddr),
     .c2h_raddr_o(c2h_raddr), .h2c_raddr_o(h2c_raddr),
     .c2h_rdata_i(c2h_rdata), .h2c_rdata_i(h2c_rdata),
+    .c2h_rsample_o(c2h_rsample), .h2c_rsample_o(h2c_rsample),
     .c2h_busy_i(c2h_busy), .h2c_busy_i(h2c_busy),
     .c2h_start_i(c2h_start), .h2c_start_i(h2c_start),
     .c2h_irq_i(c2h_irq), .h2c_irq_i(h2c_irq),
@@ -221,7 +223,7 @@ module abb_top #(
     .clk_i, .rst_ni, .soft_reset_i(soft_reset), .strict_i, .cfg_bus_master_en_i, .cfg_req_id_i,
     .mem_bytes_i(mem_bytes), .hold_i(c2h_hold),
     .we_i(c2h_we), .waddr_i(ch_waddr), .wdata_i(reg_wdata),
-    .raddr_i(c2h_raddr), .rdata_o(c2h_rdata),
+    .raddr_i(c2h_raddr), .rsample_i(c2h_rsample), .rdata_o(c2h_rdata),
     .tx_valid_o(s_valid[1]), .tx_ready_i(s_ready[1]), .tx_sop_o(s_sop[1]),
     .tx_eop_o(s_eop[1]), .tx_data_o(s_data[64 +: 64]), .tx_sel_i(s_sel[1]),
     .cpl_valid_i(cpl_c2h_ctl), .cpl_status_i(cpl_status), .cpl_dw_i(cpl_dw),
@@ -258,7 +260,7 @@ module abb_top #(
     .clk_i, .rst_ni, .soft_reset_i(soft_reset), .strict_i, .cfg_bus_master_en_i, .cfg_req_id_i,
     .mem_bytes_i(mem_bytes), .hold_i(h2c_hold),
     .we_i(h2c_we), .waddr_i(ch_waddr), .wdata_i(reg_wdata),
-    .raddr_i(h2c_raddr), .rdata_o(h2c_rdata),
+    .raddr_i(h2c_raddr), .rsample_i(h2c_rsample), .rdata_o(h2c_rdata),
     .tx_valid_o(s_valid[2]), .tx_ready_i(s_ready[2]), .tx_sop_o(s_sop[2]),
     .tx_eop_o(s_eop[2]), .tx_data_o(s_data[128 +: 64]), .tx_sel_i(s_sel[2]),
     .cpl_valid_i(cpl_h2c_ctl), .cpl_status_i(cpl_status), .cpl_dw_i(cpl_dw),
