@@ -241,6 +241,16 @@ module abb_h2c_mover #(
   logic [TmoW-1:0] tmo_q, tmo_d;
   logic drop_q, drop_d;
 
+  // Idle: no command, no read outstanding (the timeout counter at 0), no
+  // completion (run clear), and no start or abort: nothing changes, every
+  // pulse is 0. The state machine is evaluated only with run, a start or an
+  // abort in StIdle after it, the flops are loaded only while active. (The
+  // pulses come from the part under run alone, which does not read start_i:
+  // done_o goes to abb_dma_ctl, whose mv_start_o comes back as start_i.)
+  logic run, active;
+  assign run    = state_q != StIdle || out_q != '0 || tmo_q != '0 || cpl_valid_i;
+  assign active = run || start_i || abort_i;
+
   always_comb begin
     state_d = state_q;
     err_d   = err_q;
@@ -258,6 +268,7 @@ module abb_h2c_mover #(
     timeout_o = 1'b0;
     tmo_d   = tmo_q;
     drop_d  = drop_q;
+    if (run) begin
     if (cpl_valid_i) begin
       if (cpl_first_i)     drop_d = cpl_skip && !cpl_last_i;
       else if (cpl_last_i) drop_d = 1'b0;
@@ -290,17 +301,7 @@ module abb_h2c_mover #(
     end
 
     unique case (state_q)
-      StIdle: begin
-        if (abort_i) begin
-          open_d = 1'b0;                   // a reset ends the chain
-          if (out_q == '0) err_d = 1'b0;
-        end else if (start_i) begin
-          cmd_we  = 1'b1;
-          if (!open_q) err_d = 1'b0;       // a new chain starts clean
-          open_d  = 1'b1;
-          state_d = StIssue;
-        end
-      end
+      StIdle: ;                            // below
       StIssue: begin
         if (want_req && tx_ready_i) begin
           req_go  = 1'b1;
@@ -332,6 +333,20 @@ module abb_h2c_mover #(
       end
       default: state_d = StIdle;
     endcase
+    end
+
+    // StIdle: after the completions and the timeout above
+    if (state_q == StIdle) begin
+      if (abort_i) begin
+        open_d = 1'b0;                     // a reset ends the chain
+        if (out_q == '0) err_d = 1'b0;
+      end else if (start_i) begin
+        cmd_we  = 1'b1;
+        if (!open_q) err_d = 1'b0;         // a new chain starts clean
+        open_d  = 1'b1;
+        state_d = StIssue;
+      end
+    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -343,7 +358,7 @@ module abb_h2c_mover #(
       tinc_q  <= '0;
       tmo_q   <= '0;
       drop_q  <= 1'b0;
-    end else begin
+    end else if (active) begin
       state_q <= state_d;
       open_q  <= open_d;
       err_q   <= err_d;
