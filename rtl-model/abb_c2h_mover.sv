@@ -44,6 +44,8 @@ module abb_c2h_mover #(
   output logic                tx_sop_o,
   output logic                tx_eop_o,
   output logic [63:0]         tx_data_o,
+  input  logic                tx_sel_i,     // the arbiter shows this source's data (abb_tx_arb's
+                                            // src_sel_o): tx_data_o is 0 otherwise
   output logic                tlp_o         // pulse per TLP sent (counter)
 );
 
@@ -83,16 +85,21 @@ module abb_c2h_mover #(
   assign tx_sop_o    = (state_q == StHdr0);
   assign tx_eop_o    = (state_q == StData) && (left_q <= 11'd2);
 
+  // (a default first, then the cases: so the simulator evaluates a header
+  // function only in its case, not both ahead of a select)
   always_comb begin
-    unique case (state_q)
-      StHdr0: tx_data_o = abb_tlp_pkg::req_hdr0(cfg_req_id_i, 8'h00, 1'b1, hdr4, chunk);
-      StHdr1: tx_data_o = abb_tlp_pkg::req_hdr1({ha_q[63:2], 2'b00});
-      StData: begin
-        tx_data_o = fifo_q ? fifo_data_i : mem_data_i;
-        if (left_q == 11'd1) tx_data_o[63:32] = 32'h0;
-      end
-      default: tx_data_o = 64'h0;
-    endcase
+    tx_data_o = 64'h0;
+    if (tx_sel_i) begin
+      unique case (state_q)
+        StHdr0: tx_data_o = abb_tlp_pkg::req_hdr0(cfg_req_id_i, 8'h00, 1'b1, hdr4, chunk);
+        StHdr1: tx_data_o = abb_tlp_pkg::req_hdr1({ha_q[63:2], 2'b00});
+        StData: begin
+          tx_data_o = fifo_q ? fifo_data_i : mem_data_i;
+          if (left_q == 11'd1) tx_data_o[63:32] = 32'h0;
+        end
+        default: ;
+      endcase
+    end
   end
 
   always_comb begin

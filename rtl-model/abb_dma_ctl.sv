@@ -39,6 +39,7 @@ module abb_dma_ctl
   input  logic [abb_reg_pkg::CH_ADDR_WIDTH-1:0] waddr_i,
   input  logic [31:0] wdata_i,
   input  logic [abb_reg_pkg::CH_ADDR_WIDTH-1:0] raddr_i,
+  input  logic        rsample_i,       // rdata_o is taken now (abb_regs): it is 0 otherwise
   output logic [31:0] rdata_o,
   // descriptor fetch: TX source
   output logic        tx_valid_o,
@@ -46,6 +47,8 @@ module abb_dma_ctl
   output logic        tx_sop_o,
   output logic        tx_eop_o,
   output logic [63:0] tx_data_o,
+  input  logic        tx_sel_i,        // the arbiter shows this source's data (abb_tx_arb's
+                                       // src_sel_o): tx_data_o is 0 otherwise
   // descriptor fetch: completion beats with tag FetchTag
   input  logic        cpl_valid_i,
   input  logic [2:0]  cpl_status_i,
@@ -99,29 +102,44 @@ module abb_dma_ctl
 
   state_e      state_q, state_d;
   fstate_e     fst_q, fst_d;
-  logic [31:0] pah_q, pah_d, pal_q, pal_d, hah_q, hah_d, hal_q, hal_d;
-  logic [31:0] bdah_q, bdah_d, bdal_q, bdal_d, leng_q, leng_d, ctrl_q, ctrl_d;
-  logic [255:0] nxt_q, nxt_d;        // prefetched descriptor, DW k in [32*k +: 32]
+  // The block's descriptor registers and the prefetch buffer change only on
+  // a host write while idle, when the prefetched descriptor is taken and per
+  // fetched completion beat: flops with an enable (blk_we, take_nxt,
+  // nxt_we), loaded only then. (Simulation speed: as x_q <= x_d with
+  // x_d = x_q by default, the simulator copies all 16 words twice in every
+  // cycle.)
+  logic [31:0] pah_q, pal_q, hah_q, hal_q, bdah_q, bdal_q, leng_q, ctrl_q;
+  logic [255:0] nxt_q;               // prefetched descriptor, DW k in [32*k +: 32]
+  logic        blk_we, take_nxt, nxt_we;
   logic [1:0]  sta_q, sta_d;          // {BUSY, DONE}
   logic [31:0] pa_q, pa_d;            // board address the next descriptor continues at
   logic [3:0]  fdw_q, fdw_d;          // descriptor DWs received
   logic        keep_q, keep_d;        // StDrain keeps STA (an error), else idles it
-  logic [2:0]  widx;                  // descriptor DW an incoming lane fills
   logic        fpois_q, fpois_d;      // the fetch got poisoned data
   localparam int TmoW = $clog2(CplTimeoutCycles + 1);
   logic [TmoW-1:0] tmo_q, tmo_d;      // cycles the fetch waits for a completion
 
   localparam logic [1:0] StaIdle = 2'b00, StaDone = 2'b01, StaBusy = 2'b10, StaErr = 2'b11;
 
-  // descriptor check (the registers hold the descriptor to execute)
+  // the board address the descriptor starts at
   logic [31:0] pa_eff;
-  logic [32:0] pa_end;
-  logic        desc_ok;
   assign pa_eff = (ctrl_q & abb_reg_pkg::CTRL_UPA) != 0 ? pal_q : pa_q;
-  assign pa_end = {1'b0, pa_eff} + (((ctrl_q & abb_reg_pkg::CTRL_INC) != 0) ? {1'b0, leng_q} : 33'd4);
-  assign desc_ok = ((ctrl_q & abb_reg_pkg::CTRL_V) != 0) && ((ctrl_q & abb_reg_pkg::CTRL_BAR) != 0) &&
-                   (leng_q != 32'd0) && (leng_q[1:0] == 2'b00) && (hal_q[1:0] == 2'b00) &&
-                   (pa_eff[1:0] == 2'b00) && (pah_q == 32'd0) && (pa_end <= mem_bytes_i);
+
+  // its end (exclusive; a fixed-address transfer reads one DW)
+  function automatic logic [32:0] desc_end(input logic [31:0] pa, input logic [31:0] ctrl,
+                                           input logic [31:0] leng);
+    desc_end = {1'b0, pa} + (((ctrl & abb_reg_pkg::CTRL_INC) != 0) ? {1'b0, leng} : 33'd4);
+  endfunction
+
+  // descriptor check (the registers hold the descriptor to execute); called
+  // in StCheck only, so the simulator evaluates it there, not in every cycle
+  function automatic logic desc_valid(input logic [31:0] ctrl, input logic [31:0] leng,
+                                      input logic [1:0] hal, input logic [31:0] pah,
+                                      input logic [31:0] pa, input logic [32:0] mem_bytes);
+    desc_valid = ((ctrl & abb_reg_pkg::CTRL_V) != 0) && ((ctrl & abb_reg_pkg::CTRL_BAR) != 0) &&
+                 (leng != 32'd0) && (leng[1:0] == 2'b00) && (hal == 2'b00) &&
+                 (pa[1:0] == 2'b00) && (pah == 32'd0) && (desc_end(pa, ctrl, leng) <= mem_bytes);
+  endfunction
 
   logic last, bda_ok;
   assign last   = (ctrl_q & abb_reg_pkg::CTRL_LAST) != 0;
@@ -148,12 +166,20 @@ module abb_dma_ctl
   assign tx_valid_o = (fst_q == FHdr0 && state_q != StDrain) || (fst_q == FHdr1);
   assign tx_sop_o   = (fst_q == FHdr0);
   assign tx_eop_o   = (fst_q == FHdr1);
-  assign tx_data_o = (fst_q == FHdr0) ? abb_tlp_pkg::req_hdr0(cfg_req_id_i, FetchTag, 1'b0, hdr4, 11'd8)
-                                      : abb_tlp_pkg::req_hdr1({bdah_q, bdal_q});
+  // (a default first, then the cases: so the simulator evaluates a header
+  // function only in its case, not both ahead of a select)
+  always_comb begin
+    tx_data_o = 64'h0;
+    if (tx_sel_i) begin
+      if (fst_q == FHdr0) tx_data_o = abb_tlp_pkg::req_hdr0(cfg_req_id_i, FetchTag, 1'b0, hdr4, 11'd8);
+      else                tx_data_o = abb_tlp_pkg::req_hdr1({bdah_q, bdal_q});
+    end
+  end
 
+  // the register block's read data, evaluated only when it is taken
   always_comb begin
     rdata_o = 32'h0;
-    unique case (raddr_i)
+    if (rsample_i) unique case (raddr_i)
       abb_reg_pkg::CH_PAH:  rdata_o = pah_q;
       abb_reg_pkg::CH_PAL:  rdata_o = pal_q;
       abb_reg_pkg::CH_HAH:  rdata_o = hah_q;
@@ -176,14 +202,10 @@ module abb_dma_ctl
   always_comb begin
     state_d = state_q;
     fst_d   = fst_q;
-    pah_d = pah_q;  pal_d = pal_q;  hah_d = hah_q;  hal_d = hal_q;
-    bdah_d = bdah_q;  bdal_d = bdal_q;  leng_d = leng_q;  ctrl_d = ctrl_q;
-    nxt_d = nxt_q;
     sta_d  = sta_q;
     pa_d   = pa_q;
     fdw_d  = fdw_q;
     keep_d = keep_q;
-    widx   = fdw_q[2:0];
     fetch_start = 1'b0;
     fpois_d = fpois_q;
     tmo_d   = '0;
@@ -200,21 +222,6 @@ module abb_dma_ctl
     bm_err_o   = 1'b0;
     fetch_o    = 1'b0;
     cpl_tag_err_o = cpl_valid_i && (fst_q != FWait);
-
-    // host writes to the block (only CTRL's RESET code acts while busy)
-    if (we_i && state_q == StIdle) begin
-      unique case (waddr_i)
-        abb_reg_pkg::CH_PAH:  pah_d  = wdata_i;
-        abb_reg_pkg::CH_PAL:  pal_d  = wdata_i;
-        abb_reg_pkg::CH_HAH:  hah_d  = wdata_i;
-        abb_reg_pkg::CH_HAL:  hal_d  = wdata_i;
-        abb_reg_pkg::CH_BDAH: bdah_d = wdata_i;
-        abb_reg_pkg::CH_BDAL: bdal_d = wdata_i;
-        abb_reg_pkg::CH_LENG: leng_d = wdata_i;
-        abb_reg_pkg::CH_CTRL: ctrl_d = wdata_i;
-        default: ;
-      endcase
-    end
 
     unique case (state_q)
       StIdle: begin
@@ -234,7 +241,7 @@ module abb_dma_ctl
           sta_d    = StaErr;
           irq_o    = (ctrl_q & abb_reg_pkg::CTRL_EEI) != 0;
           state_d  = StIdle;
-        end else if (!desc_ok) begin
+        end else if (!desc_valid(ctrl_q, leng_q, hal_q[1:0], pah_q, pa_eff, mem_bytes_i)) begin
           desc_err_o = 1'b1;
           sta_d      = StaErr;
           irq_o      = (ctrl_q & abb_reg_pkg::CTRL_EEI) != 0;
@@ -272,12 +279,7 @@ module abb_dma_ctl
       end
       StNext: begin
         if (fst_q == FDone) begin
-          // the prefetched descriptor becomes the current one (its words
-          // are in the order of the channel block: DW k at offset 4 k)
-          pah_d  = nxt_q[8 * abb_reg_pkg::CH_PAH +: 32];   pal_d  = nxt_q[8 * abb_reg_pkg::CH_PAL +: 32];
-          hah_d  = nxt_q[8 * abb_reg_pkg::CH_HAH +: 32];   hal_d  = nxt_q[8 * abb_reg_pkg::CH_HAL +: 32];
-          bdah_d = nxt_q[8 * abb_reg_pkg::CH_BDAH +: 32];  bdal_d = nxt_q[8 * abb_reg_pkg::CH_BDAL +: 32];
-          leng_d = nxt_q[8 * abb_reg_pkg::CH_LENG +: 32];  ctrl_d = nxt_q[8 * abb_reg_pkg::CH_CTRL +: 32];
+          // the prefetched descriptor becomes the current one (take_nxt)
           fst_d   = FIdle;
           state_d = StCheck;
         end else if (fst_q == FErr) begin
@@ -328,12 +330,7 @@ module abb_dma_ctl
           if (cpl_status_i != 3'b000 || cpl_dw_i == 2'd0) begin
             fst_d = FErr;                  // an error completion ends the read
           end else begin
-            // DW k of the descriptor: per_addr_h, per_addr_l, host_addr_h,
-            // host_addr_l, next_bda_h, next_bda_l, length, control
-            for (int l = 0; l < 2; l++) begin
-              widx = fdw_q[2:0] + ((l == 1) ? 3'd1 : 3'd0);
-              if ((l == 0 || cpl_dw_i == 2'd2) && fdw_q + 4'(l) < 4'd8) nxt_d[32*widx +: 32] = cpl_data_i[32*l +: 32];
-            end
+            // the lanes go into the prefetch buffer (nxt_we)
             fdw_d = fdw_q + {2'b00, cpl_dw_i};
             if (cpl_last_i && fdw_q + {2'b00, cpl_dw_i} >= 4'd8) begin
               fetch_o = 1'b1;
@@ -358,8 +355,6 @@ module abb_dma_ctl
     if (!rst_ni) begin
       state_q <= StIdle;
       fst_q   <= FIdle;
-      pah_q <= '0;  pal_q <= '0;  hah_q <= '0;  hal_q <= '0;
-      bdah_q <= '0;  bdal_q <= '0;  leng_q <= '0;  ctrl_q <= '0;
       sta_q  <= StaIdle;
       pa_q   <= '0;
       fdw_q  <= '0;
@@ -369,8 +364,6 @@ module abb_dma_ctl
     end else begin
       state_q <= state_d;
       fst_q   <= fst_d;
-      pah_q <= pah_d;  pal_q <= pal_d;  hah_q <= hah_d;  hal_q <= hal_d;
-      bdah_q <= bdah_d;  bdal_q <= bdal_d;  leng_q <= leng_d;  ctrl_q <= ctrl_d;
       sta_q  <= sta_d;
       pa_q   <= pa_d;
       fdw_q  <= fdw_d;
@@ -380,9 +373,48 @@ module abb_dma_ctl
     end
   end
 
-  // the prefetch buffer needs no reset: FDone says when it is valid
+  // the descriptor registers: a host write while idle (only CTRL's RESET
+  // code acts while busy), or the prefetched descriptor (StNext with FDone;
+  // its words are in the order of the channel block: DW k at offset 4 k)
+  assign blk_we   = we_i && state_q == StIdle;
+  assign take_nxt = state_q == StNext && fst_q == FDone;
   always_ff @(posedge clk_i) begin
-    nxt_q <= nxt_d;
+    if (!rst_ni) begin
+      pah_q <= '0;  pal_q <= '0;  hah_q <= '0;  hal_q <= '0;
+      bdah_q <= '0;  bdal_q <= '0;  leng_q <= '0;  ctrl_q <= '0;
+    end else if (take_nxt) begin
+      pah_q  <= nxt_q[8 * abb_reg_pkg::CH_PAH +: 32];   pal_q  <= nxt_q[8 * abb_reg_pkg::CH_PAL +: 32];
+      hah_q  <= nxt_q[8 * abb_reg_pkg::CH_HAH +: 32];   hal_q  <= nxt_q[8 * abb_reg_pkg::CH_HAL +: 32];
+      bdah_q <= nxt_q[8 * abb_reg_pkg::CH_BDAH +: 32];  bdal_q <= nxt_q[8 * abb_reg_pkg::CH_BDAL +: 32];
+      leng_q <= nxt_q[8 * abb_reg_pkg::CH_LENG +: 32];  ctrl_q <= nxt_q[8 * abb_reg_pkg::CH_CTRL +: 32];
+    end else if (blk_we) begin
+      unique case (waddr_i)
+        abb_reg_pkg::CH_PAH:  pah_q  <= wdata_i;
+        abb_reg_pkg::CH_PAL:  pal_q  <= wdata_i;
+        abb_reg_pkg::CH_HAH:  hah_q  <= wdata_i;
+        abb_reg_pkg::CH_HAL:  hal_q  <= wdata_i;
+        abb_reg_pkg::CH_BDAH: bdah_q <= wdata_i;
+        abb_reg_pkg::CH_BDAL: bdal_q <= wdata_i;
+        abb_reg_pkg::CH_LENG: leng_q <= wdata_i;
+        abb_reg_pkg::CH_CTRL: ctrl_q <= wdata_i;
+        default: ;
+      endcase
+    end
+  end
+
+  // the prefetch buffer (no reset: FDone says when it is valid): the lanes
+  // of a completion beat with data while the fetch waits, at the
+  // descriptor DWs fdw_q and fdw_q + 1 (DW k of the descriptor: per_addr_h,
+  // per_addr_l, host_addr_h, host_addr_l, next_bda_h, next_bda_l, length,
+  // control); DWs past the eighth are dropped
+  logic [2:0] widx1;                  // descriptor DW of lane 1 (wraps as fdw_q + 1 does)
+  assign nxt_we = fst_q == FWait && cpl_valid_i && cpl_status_i == 3'b000 && cpl_dw_i != 2'd0;
+  assign widx1  = fdw_q[2:0] + 3'd1;
+  always_ff @(posedge clk_i) begin
+    if (nxt_we) begin
+      if (fdw_q < 4'd8) nxt_q[32*fdw_q[2:0] +: 32] <= cpl_data_i[31:0];
+      if (cpl_dw_i == 2'd2 && fdw_q + 4'd1 < 4'd8) nxt_q[32*widx1 +: 32] <= cpl_data_i[63:32];
+    end
   end
 
   // ---- protocol assertions (test builds: ABB_ASSERT, see abb_assert.svh) ----
@@ -392,9 +424,10 @@ module abb_dma_ctl
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       if (mv_start_o) begin
-        `ABB_CHECK(state_q == StCheck && desc_ok && cfg_bus_master_en_i,
-                   "abb_dma_ctl: mover started without a valid descriptor")
-        `ABB_CHECK(pa_end <= mem_bytes_i, "abb_dma_ctl: transfer past the end of board memory")
+        `ABB_CHECK(state_q == StCheck && desc_valid(ctrl_q, leng_q, hal_q[1:0], pah_q, pa_eff, mem_bytes_i) &&
+                   cfg_bus_master_en_i, "abb_dma_ctl: mover started without a valid descriptor")
+        `ABB_CHECK(desc_end(pa_eff, ctrl_q, leng_q) <= mem_bytes_i,
+                   "abb_dma_ctl: transfer past the end of board memory")
       end
       `ABB_CHECK($onehot0(chk_ev), "abb_dma_ctl: start and error at once")
       // descriptor fetch: one 32-byte read, 32-byte aligned (never crosses 4 KiB)

@@ -81,6 +81,8 @@ module abb_h2c_mover #(
   output logic                tx_sop_o,
   output logic                tx_eop_o,
   output logic [63:0]         tx_data_o,
+  input  logic                tx_sel_i,     // the arbiter shows this source's data (abb_tx_arb's
+                                            // src_sel_o): tx_data_o is 0 otherwise
   output logic                req_o         // pulse per request sent (counter)
 );
 
@@ -94,15 +96,21 @@ module abb_h2c_mover #(
   } state_e;
 
   state_e              state_q, state_d;
-  logic [63:0]         ha_q, ha_d;
-  logic [29:0]         rem_q, rem_d;
-  logic [AddrBits-1:0] pa_q, pa_d;
-  logic                inc_q, inc_d;
-  logic                more_q, more_d;   // the current command is not the chain's last
+  // The command registers change at a start and per request sent, the
+  // request's tag and size when it is accepted: flops with an enable
+  // (cmd_we, req_sent, req_go), loaded only then (simulation speed: as
+  // x_q <= x_d with x_d = x_q by default, the simulator copies them in every
+  // cycle).
+  logic [63:0]         ha_q;
+  logic [29:0]         rem_q;
+  logic [AddrBits-1:0] pa_q;
+  logic                inc_q;
+  logic                more_q;           // the current command is not the chain's last
   logic                open_q, open_d;   // a chain is under way (err_q belongs to it)
   logic                err_q, err_d;
-  logic [TagW-1:0]     tag_q, tag_d;     // tag of the request being sent
-  logic [10:0]         len_q, len_d;     // its DWs
+  logic [TagW-1:0]     tag_q;            // tag of the request being sent
+  logic [10:0]         len_q;            // its DWs
+  logic                cmd_we, req_go, req_sent;
 
   logic [NumTags-1:0]  out_q, out_d;     // tag outstanding
   logic [NumTags-1:0]  tinc_q, tinc_d;   // the tag's request increments the board address
@@ -115,120 +123,170 @@ module abb_h2c_mover #(
   logic [AddrBits-1:0] cpl_ptr;
   logic [10:0]         cpl_cnt;
 
-  // request size
-  logic [10:0] chunk;
-  assign chunk = abb_tlp_pkg::chunk_dw(mrrs_dw_i, ha_q[11:2], rem_q);
-
-  // lowest free tag below the limit
-  logic [5:0]      limit;
-  logic [TagW-1:0] free_tag;
-  logic            free_any;
-  // a fixed-address (FIFO) transfer keeps one request outstanding: its data
-  // must reach the port in stream order, and completions of different tags
-  // may arrive in any order
-  assign limit = !inc_q ? 6'd1 :
-                 (tag_limit_i == '0 || 6'(tag_limit_i) > 6'(NumTags)) ? 6'(NumTags)
-                                                                       : 6'(tag_limit_i);
-  // Written as bit operations rather than a loop over the tags (simulation
-  // speed: Verilator unrolls such a loop into NumTags compares every cycle):
-  // avail has bit t set for a free tag t < limit (limit <= NumTags), free_lsb
-  // keeps its lowest set bit, free_tag encodes that bit's index (0 if none).
-  logic [NumTags-1:0] avail, free_lsb;
-  assign avail    = ~out_q & NumTags'((64'd1 << limit) - 64'd1);
-  assign free_lsb = avail & (~avail + NumTags'(1));
-  assign free_any = |avail;
-  // bit b of the tags whose index has bit b set (a constant: elaboration only, no coverage point)
-  /* verilator coverage_off */ function automatic logic [NumTags-1:0] tags_with_bit(int b);
-    for (int t = 0; t < NumTags; t++) tags_with_bit[t] = ((t >> b) & 1) != 0;
+  // Tag limit: a fixed-address (FIFO) transfer keeps one request
+  // outstanding (its data must reach the port in stream order, and
+  // completions of different tags may arrive in any order), else MRD_CR's
+  // limit (0: NumTags).
+  function automatic logic [5:0] tag_cap(input logic inc,
+                                         input logic [abb_reg_pkg::MRD_CR_TAG_LIMIT_WIDTH-1:0] lim);
+    tag_cap = !inc ? 6'd1 : (lim == '0 || 6'(lim) > 6'(NumTags)) ? 6'(NumTags) : 6'(lim);
+  endfunction
+  // the free tags below the limit (limit <= NumTags)
+  function automatic logic [NumTags-1:0] free_tags(input logic [NumTags-1:0] out,
+                                                   input logic [5:0] lim);
+    free_tags = ~out & NumTags'((64'd1 << lim) - 64'd1);
+  endfunction
+  // the lowest set bit of v alone
+  function automatic logic [NumTags-1:0] lowest_set(input logic [NumTags-1:0] v);
+    lowest_set = v & (~v + NumTags'(1));
+  endfunction
+  // at [NumTags*b +: NumTags]: the tags whose index has bit b set (a
+  // constant: elaboration only, no coverage point)
+  /* verilator coverage_off */ function automatic logic [TagW*NumTags-1:0] tags_with_bit();
+    for (int b = 0; b < TagW; b++)
+      for (int t = 0; t < NumTags; t++) tags_with_bit[NumTags*b + t] = ((t >> b) & 1) != 0;
   endfunction /* verilator coverage_on */
-  for (genvar b = 0; b < TagW; b++) begin : g_free_tag
-    localparam logic [NumTags-1:0] WithBit = tags_with_bit(b);
-    assign free_tag[b] = |(free_lsb & WithBit);
+  localparam logic [TagW*NumTags-1:0] WithBit = tags_with_bit();
+
+  // The next request's tag (the lowest free one) and size: what a request
+  // takes (StIssue) and what tx_data_o shows (tx_sel_i), evaluated then only.
+  // Bit operations rather than a loop over the tags (simulation speed: the
+  // simulator unrolls such a loop into NumTags compares): free_lsb keeps the
+  // lowest set bit of the free tags, free_tag encodes its index (0 if none).
+  logic [10:0]        chunk;
+  logic [TagW-1:0]    free_tag;
+  logic [NumTags-1:0] free_lsb;
+  always_comb begin
+    chunk    = '0;
+    free_tag = '0;
+    free_lsb = '0;
+    if (state_q == StIssue || tx_sel_i) begin
+      chunk    = abb_tlp_pkg::chunk_dw(mrrs_dw_i, ha_q[11:2], rem_q);
+      free_lsb = lowest_set(free_tags(out_q, tag_cap(inc_q, tag_limit_i)));
+      for (int b = 0; b < TagW; b++) free_tag[b] = |(free_lsb & WithBit[NumTags*b +: NumTags]);
+    end
   end
 
   logic hdr4;
   assign hdr4 = (ha_q[63:32] != 32'h0);
-  logic want_req;
-  assign want_req = (state_q == StIssue) && free_any && rem_q != 30'd0 && !abort_i && !err_q;
+  // a request is offered in StIssue only (the test first: the simulator
+  // evaluates the rest only there); not from the block above, which
+  // depends on tx_sel_i and so on tx_valid_o
+  logic want_req, free_any;   // free_any: a free tag below the limit (in StIssue)
+  always_comb begin
+    want_req = 1'b0;
+    free_any = 1'b0;
+    if (state_q == StIssue) begin
+      free_any = free_tags(out_q, tag_cap(inc_q, tag_limit_i)) != '0;
+      want_req = free_any && rem_q != 30'd0 && !abort_i && !err_q;
+    end
+  end
 
   assign busy_o     = (state_q != StIdle) || (out_q != '0);
   assign tx_valid_o = want_req || (state_q == StReq1);
   assign tx_sop_o   = (state_q == StIssue);
   assign tx_eop_o   = (state_q == StReq1);
-  assign tx_data_o = (state_q == StReq1) ? abb_tlp_pkg::req_hdr1({ha_q[63:2], 2'b00})
-                                         : abb_tlp_pkg::req_hdr0(cfg_req_id_i, 8'(free_tag), 1'b0,
-                                                                 hdr4, chunk);
+  // (a default first, then the cases: so the simulator evaluates a header
+  // function only in its case, not both ahead of a select)
+  always_comb begin
+    tx_data_o = 64'h0;
+    if (tx_sel_i) begin
+      if (state_q == StReq1) tx_data_o = abb_tlp_pkg::req_hdr1({ha_q[63:2], 2'b00});
+      else tx_data_o = abb_tlp_pkg::req_hdr0(cfg_req_id_i, 8'(free_tag), 1'b0, hdr4, chunk);
+    end
+  end
 
-  // completion data into board memory
+  // Completion data into board memory. Everything a completion beat
+  // decides is evaluated with one only (cpl_valid_i); without one the
+  // outputs are 0, the memory port's address lanes too (they matter only
+  // with mem_we_o).
   logic [TagW-1:0] ctag;
-  logic            cpl_mine, cpl_ok;
-  assign ctag     = cpl_tag_i[TagW-1:0];
-  assign cpl_ptr  = tinc_q[ctag] ? ptr_q[ctag] + AddrBits'(cpl_dw_i) : ptr_q[ctag];
-  assign cpl_cnt  = cnt_q[ctag] - 11'(cpl_dw_i);
-  // a completion that does not continue its tag's read is dropped whole
-  logic cpl_skip, drop_q, drop_d;
-  assign cpl_skip = cpl_valid_i && out_q[ctag] &&
-                    (cpl_first_i ? (cpl_status_i == 3'b000 && cpl_dw_i != 2'd0 &&
-                                    cpl_la_i != la_q[ctag])
-                                 : drop_q);
-  assign cpl_mine = cpl_valid_i && out_q[ctag] && !cpl_skip;
-  assign cpl_ok   = cpl_mine && cpl_status_i == 3'b000 && cpl_dw_i != 2'd0 &&
-                    !cpl_poison_i && !err_q;
-  assign cpl_tag_err_o = cpl_valid_i && (!out_q[ctag] || (cpl_skip && cpl_first_i));
-  assign poison_o      = cpl_mine && cpl_poison_i;
+  logic            cpl_mine, cpl_ok, cpl_skip;
+  assign ctag = cpl_tag_i[TagW-1:0];
+  always_comb begin
+    cpl_skip      = 1'b0;
+    cpl_mine      = 1'b0;
+    cpl_ok        = 1'b0;
+    cpl_tag_err_o = 1'b0;
+    poison_o      = 1'b0;
+    cpl_ptr       = '0;
+    cpl_cnt       = '0;
+    mem_we_o      = 2'b00;
+    mem_waddr0_o  = '0;
+    mem_waddr1_o  = '0;
+    if (cpl_valid_i) begin
+      // a completion that does not continue its tag's read is dropped whole
+      cpl_skip = out_q[ctag] &&
+                 (cpl_first_i ? (cpl_status_i == 3'b000 && cpl_dw_i != 2'd0 && cpl_la_i != la_q[ctag])
+                              : drop_q);
+      cpl_mine = out_q[ctag] && !cpl_skip;
+      cpl_ok   = cpl_mine && cpl_status_i == 3'b000 && cpl_dw_i != 2'd0 && !cpl_poison_i && !err_q;
+      cpl_tag_err_o = !out_q[ctag] || (cpl_skip && cpl_first_i);
+      poison_o = cpl_mine && cpl_poison_i;
+      cpl_ptr  = tinc_q[ctag] ? ptr_q[ctag] + AddrBits'(cpl_dw_i) : ptr_q[ctag];
+      cpl_cnt  = cnt_q[ctag] - 11'(cpl_dw_i);
+      mem_waddr0_o = ptr_q[ctag] & mem_mask_i;
+      mem_waddr1_o = (tinc_q[ctag] ? ptr_q[ctag] + AddrBits'(1) : ptr_q[ctag]) & mem_mask_i;
+      if (cpl_ok) begin
+        if (cpl_dw_i == 2'd1)  mem_we_o = 2'b01;
+        else if (tinc_q[ctag]) mem_we_o = 2'b11;
+        else                   mem_we_o = 2'b10;  // fixed address: the later DW stays
+      end
+    end
+  end
+  assign mem_wdata_o = cpl_data_i;
 
   // completion timeout: cycles since the last completion while reads are out
   localparam int TmoW = $clog2(CplTimeoutCycles + 1);
   logic [TmoW-1:0] tmo_q, tmo_d;
-  assign mem_wdata_o  = cpl_data_i;
-  assign mem_waddr0_o = ptr_q[ctag] & mem_mask_i;
-  assign mem_waddr1_o = (tinc_q[ctag] ? ptr_q[ctag] + AddrBits'(1) : ptr_q[ctag]) & mem_mask_i;
-  always_comb begin
-    mem_we_o = 2'b00;
-    if (cpl_ok) begin
-      if (cpl_dw_i == 2'd1)  mem_we_o = 2'b01;
-      else if (tinc_q[ctag]) mem_we_o = 2'b11;
-      else                   mem_we_o = 2'b10;  // fixed address: the later DW stays
-    end
-  end
+  logic drop_q, drop_d;
+
+  // Idle: no command, no read outstanding (the timeout counter at 0), no
+  // completion (run clear), and no start or abort: nothing changes, every
+  // pulse is 0. The state machine is evaluated only with run, a start or an
+  // abort in StIdle after it, the flops are loaded only while active. (The
+  // pulses come from the part under run alone, which does not read start_i:
+  // done_o goes to abb_dma_ctl, whose mv_start_o comes back as start_i.)
+  logic run, active;
+  assign run    = state_q != StIdle || out_q != '0 || tmo_q != '0 || cpl_valid_i;
+  assign active = run || start_i || abort_i;
 
   always_comb begin
     state_d = state_q;
-    ha_d    = ha_q;
-    rem_d   = rem_q;
-    pa_d    = pa_q;
-    inc_d   = inc_q;
     err_d   = err_q;
-    tag_d   = tag_q;
-    len_d   = len_q;
     out_d   = out_q;
     new_we  = 1'b0;
     cpl_we  = 1'b0;
     tinc_d  = tinc_q;
-    more_d  = more_q;
     open_d  = open_q;
+    cmd_we  = 1'b0;
+    req_go  = 1'b0;
+    req_sent = 1'b0;
     done_o  = 1'b0;
     err_o   = 1'b0;
     req_o   = 1'b0;
     timeout_o = 1'b0;
     tmo_d   = tmo_q;
     drop_d  = drop_q;
-    if (cpl_valid_i && cpl_first_i)     drop_d = cpl_skip && !cpl_last_i;
-    else if (cpl_valid_i && cpl_last_i) drop_d = 1'b0;
+    if (run) begin
+    if (cpl_valid_i) begin
+      if (cpl_first_i)     drop_d = cpl_skip && !cpl_last_i;
+      else if (cpl_last_i) drop_d = 1'b0;
 
-    // completion accounting (any state: late completions of an abort too)
-    if (cpl_mine) begin
-      if (cpl_status_i != 3'b000 || cpl_dw_i == 2'd0) begin
-        err_d = 1'b1;
-        out_d[ctag] = 1'b0;        // an error completion ends the request
-      end else begin
-        cpl_we = 1'b1;             // poisoned: counted, not written
-        if (cpl_poison_i) err_d = 1'b1;
-        if (cnt_q[ctag] <= 11'(cpl_dw_i)) out_d[ctag] = 1'b0;
+      // completion accounting (any state: late completions of an abort too)
+      if (cpl_mine) begin
+        if (cpl_status_i != 3'b000 || cpl_dw_i == 2'd0) begin
+          err_d = 1'b1;
+          out_d[ctag] = 1'b0;        // an error completion ends the request
+        end else begin
+          cpl_we = 1'b1;             // poisoned: counted, not written
+          if (cpl_poison_i) err_d = 1'b1;
+          if (cnt_q[ctag] <= 11'(cpl_dw_i)) out_d[ctag] = 1'b0;
+        end
       end
+      // a completion for no outstanding tag while the chain runs: an error
+      if (cpl_tag_err_o && (open_q || state_q != StIdle)) err_d = 1'b1;
     end
-    // a completion for no outstanding tag while the chain runs: an error
-    if (cpl_tag_err_o && (open_q || state_q != StIdle)) err_d = 1'b1;
 
     // completion timeout (requests sent below in this cycle start a new wait)
     if (out_q == '0 || cpl_valid_i) begin
@@ -243,25 +301,10 @@ module abb_h2c_mover #(
     end
 
     unique case (state_q)
-      StIdle: begin
-        if (abort_i) begin
-          open_d = 1'b0;                   // a reset ends the chain
-          if (out_q == '0) err_d = 1'b0;
-        end else if (start_i) begin
-          ha_d    = ha_i;
-          rem_d   = len_i[31:2];
-          pa_d    = pa_i[AddrBits+1:2];
-          inc_d   = inc_i;
-          more_d  = more_i;
-          if (!open_q) err_d = 1'b0;       // a new chain starts clean
-          open_d  = 1'b1;
-          state_d = StIssue;
-        end
-      end
+      StIdle: ;                            // below
       StIssue: begin
         if (want_req && tx_ready_i) begin
-          tag_d   = free_tag;
-          len_d   = chunk;
+          req_go  = 1'b1;
           req_o   = 1'b1;
           state_d = StReq1;
         end else if (rem_q == 30'd0 && more_q && !abort_i && !err_q) begin
@@ -276,9 +319,7 @@ module abb_h2c_mover #(
           out_d[tag_q]  = 1'b1;
           tinc_d[tag_q] = inc_q;
           new_we        = 1'b1;
-          if (inc_q) pa_d = pa_q + AddrBits'(len_q);
-          ha_d    = ha_q + {51'h0, len_q, 2'b00};
-          rem_d   = rem_q - 30'(len_q);
+          req_sent      = 1'b1;
           state_d = StIssue;
         end
       end
@@ -292,39 +333,69 @@ module abb_h2c_mover #(
       end
       default: state_d = StIdle;
     endcase
+    end
+
+    // StIdle: after the completions and the timeout above
+    if (state_q == StIdle) begin
+      if (abort_i) begin
+        open_d = 1'b0;                     // a reset ends the chain
+        if (out_q == '0) err_d = 1'b0;
+      end else if (start_i) begin
+        cmd_we  = 1'b1;
+        if (!open_q) err_d = 1'b0;         // a new chain starts clean
+        open_d  = 1'b1;
+        state_d = StIssue;
+      end
+    end
   end
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       state_q <= StIdle;
-      ha_q    <= '0;
-      rem_q   <= '0;
-      pa_q    <= '0;
-      inc_q   <= 1'b0;
-      more_q  <= 1'b0;
       open_q  <= 1'b0;
       err_q   <= 1'b0;
-      tag_q   <= '0;
-      len_q   <= '0;
       out_q   <= '0;
       tinc_q  <= '0;
       tmo_q   <= '0;
       drop_q  <= 1'b0;
-    end else begin
+    end else if (active) begin
       state_q <= state_d;
-      ha_q    <= ha_d;
-      rem_q   <= rem_d;
-      pa_q    <= pa_d;
-      inc_q   <= inc_d;
-      more_q  <= more_d;
       open_q  <= open_d;
       err_q   <= err_d;
       tinc_q  <= tinc_d;
-      tag_q   <= tag_d;
-      len_q   <= len_d;
       out_q   <= out_d;
       tmo_q   <= tmo_d;
       drop_q  <= drop_d;
+    end
+  end
+
+  // the command (a start) and its progress (a request sent: the next one
+  // continues after it), the request's tag and size (when it is accepted)
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      ha_q   <= '0;
+      rem_q  <= '0;
+      pa_q   <= '0;
+      inc_q  <= 1'b0;
+      more_q <= 1'b0;
+      tag_q  <= '0;
+      len_q  <= '0;
+    end else begin
+      if (cmd_we) begin
+        ha_q   <= ha_i;
+        rem_q  <= len_i[31:2];
+        pa_q   <= pa_i[AddrBits+1:2];
+        inc_q  <= inc_i;
+        more_q <= more_i;
+      end else if (req_sent) begin
+        if (inc_q) pa_q <= pa_q + AddrBits'(len_q);
+        ha_q  <= ha_q + {51'h0, len_q, 2'b00};
+        rem_q <= rem_q - 30'(len_q);
+      end
+      if (req_go) begin
+        tag_q <= free_tag;
+        len_q <= chunk;
+      end
     end
   end
 
@@ -348,7 +419,7 @@ module abb_h2c_mover #(
     if (rst_ni) begin
       if (want_req && tx_ready_i) begin
         `ABB_CHECK(!out_q[free_tag], "abb_h2c_mover: read tag reused while outstanding")
-        `ABB_CHECK(6'(free_tag) < limit, "abb_h2c_mover: read tag beyond the tag limit (MRD_CR / NumTags)")
+        `ABB_CHECK(6'(free_tag) < tag_cap(inc_q, tag_limit_i), "abb_h2c_mover: read tag beyond the tag limit (MRD_CR / NumTags)")
         `ABB_CHECK(chunk != 11'd0, "abb_h2c_mover: read request of 0 DWs")
         `ABB_CHECK(chunk <= mrrs_dw_i, "abb_h2c_mover: read request larger than Max_Read_Request_Size")
         `ABB_CHECK({1'b0, ha_q[11:2]} + chunk <= 11'd1024,

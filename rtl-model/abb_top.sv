@@ -127,10 +127,11 @@ module abb_top #(
   // ---- TX sources: 0 PIO completions, 1/2 descriptor fetch, 3/4 movers ------
   localparam int NSrc = 5;
   logic [NSrc-1:0]    s_valid, s_sop, s_eop, s_ready;
+  logic [NSrc-1:0]    s_sel;     // the source the arbiter shows: the others drive data 0
   logic [NSrc*64-1:0] s_data;
 
   // ---- PIO read completions --------------------------------------------------
-  logic        reg_re, pio_ur, pio_busy;
+  logic        reg_re, reg_rsample, pio_ur, pio_busy;
   logic [15:0] reg_raddr;
   logic [31:0] reg_rdata;
 
@@ -139,10 +140,10 @@ module abb_top #(
     .rd_valid_i(rd_valid), .rd_ready_o(rd_ready), .rd_bar_i(rd_bar), .rd_addr_i(rd_addr),
     .rd_len_i(rd_len), .rd_first_be_i(rd_fbe), .rd_last_be_i(rd_lbe),
     .rd_req_id_i(rd_req_id), .rd_tag_i(rd_tag),
-    .reg_re_o(reg_re), .reg_raddr_o(reg_raddr), .reg_rdata_i(reg_rdata),
+    .reg_re_o(reg_re), .reg_rsample_o(reg_rsample), .reg_raddr_o(reg_raddr), .reg_rdata_i(reg_rdata),
     .mem_addr0_o(pio_mem_a0), .mem_addr1_o(pio_mem_a1), .mem_data_i(pio_mem_d),
     .tx_valid_o(s_valid[0]), .tx_ready_i(s_ready[0]), .tx_sop_o(s_sop[0]),
-    .tx_eop_o(s_eop[0]), .tx_data_o(s_data[0 +: 64]),
+    .tx_eop_o(s_eop[0]), .tx_data_o(s_data[0 +: 64]), .tx_sel_i(s_sel[0]),
     .ur_o(pio_ur), .busy_o(pio_busy)
   );
 
@@ -150,6 +151,7 @@ module abb_top #(
   logic        c2h_we, h2c_we, soft_reset, ig_busy;
   logic [abb_reg_pkg::CH_ADDR_WIDTH-1:0] ch_waddr, c2h_raddr, h2c_raddr;
   logic [31:0] c2h_rdata, h2c_rdata;
+  logic        c2h_rsample, h2c_rsample;
   logic        c2h_busy, h2c_busy, c2h_start, h2c_start, c2h_irq, h2c_irq;
   logic        c2h_reset, h2c_reset;
   logic        c2h_desc_err, h2c_desc_err, c2h_cpl_err, h2c_cpl_err;
@@ -188,10 +190,11 @@ module abb_top #(
     .clk_i, .rst_ni, .cfg_bus_master_en_i, .cfg_msi_en_i, .strict_i, .cfg_max_payload_i,
     .cfg_max_read_req_i, .mem_bits_i(mem_bits), .skip_cycles_i,
     .we_i(reg_we), .waddr_i(reg_waddr), .wdata_i(reg_wdata),
-    .re_i(reg_re), .raddr_i(reg_raddr), .rdata_o(reg_rdata),
+    .re_i(reg_re), .rsample_i(reg_rsample), .raddr_i(reg_raddr), .rdata_o(reg_rdata),
     .c2h_we_o(c2h_we), .h2c_we_o(h2c_we), .ch_waddr_o(ch_waddr),
     .c2h_raddr_o(c2h_raddr), .h2c_raddr_o(h2c_raddr),
     .c2h_rdata_i(c2h_rdata), .h2c_rdata_i(h2c_rdata),
+    .c2h_rsample_o(c2h_rsample), .h2c_rsample_o(h2c_rsample),
     .c2h_busy_i(c2h_busy), .h2c_busy_i(h2c_busy),
     .c2h_start_i(c2h_start), .h2c_start_i(h2c_start),
     .c2h_irq_i(c2h_irq), .h2c_irq_i(h2c_irq),
@@ -220,9 +223,9 @@ module abb_top #(
     .clk_i, .rst_ni, .soft_reset_i(soft_reset), .strict_i, .cfg_bus_master_en_i, .cfg_req_id_i,
     .mem_bytes_i(mem_bytes), .hold_i(c2h_hold),
     .we_i(c2h_we), .waddr_i(ch_waddr), .wdata_i(reg_wdata),
-    .raddr_i(c2h_raddr), .rdata_o(c2h_rdata),
+    .raddr_i(c2h_raddr), .rsample_i(c2h_rsample), .rdata_o(c2h_rdata),
     .tx_valid_o(s_valid[1]), .tx_ready_i(s_ready[1]), .tx_sop_o(s_sop[1]),
-    .tx_eop_o(s_eop[1]), .tx_data_o(s_data[64 +: 64]),
+    .tx_eop_o(s_eop[1]), .tx_data_o(s_data[64 +: 64]), .tx_sel_i(s_sel[1]),
     .cpl_valid_i(cpl_c2h_ctl), .cpl_status_i(cpl_status), .cpl_dw_i(cpl_dw),
     .cpl_data_i(cpl_data), .cpl_last_i(cpl_last),
     .mv_start_o(c2h_mv_start), .mv_pa_o(c2h_mv_pa), .mv_ha_o(c2h_mv_ha),
@@ -243,7 +246,7 @@ module abb_top #(
     .evs_addr_i(evs_addr), .fifo_data_i(evs_data), .fifo_level_i(evs_level),
     .fifo_rd_dw_o(evs_rd_dw),
     .tx_valid_o(s_valid[3]), .tx_ready_i(s_ready[3]), .tx_sop_o(s_sop[3]),
-    .tx_eop_o(s_eop[3]), .tx_data_o(s_data[192 +: 64]),
+    .tx_eop_o(s_eop[3]), .tx_data_o(s_data[192 +: 64]), .tx_sel_i(s_sel[3]),
     .tlp_o(c2h_tlp)
   );
 
@@ -257,9 +260,9 @@ module abb_top #(
     .clk_i, .rst_ni, .soft_reset_i(soft_reset), .strict_i, .cfg_bus_master_en_i, .cfg_req_id_i,
     .mem_bytes_i(mem_bytes), .hold_i(h2c_hold),
     .we_i(h2c_we), .waddr_i(ch_waddr), .wdata_i(reg_wdata),
-    .raddr_i(h2c_raddr), .rdata_o(h2c_rdata),
+    .raddr_i(h2c_raddr), .rsample_i(h2c_rsample), .rdata_o(h2c_rdata),
     .tx_valid_o(s_valid[2]), .tx_ready_i(s_ready[2]), .tx_sop_o(s_sop[2]),
-    .tx_eop_o(s_eop[2]), .tx_data_o(s_data[128 +: 64]),
+    .tx_eop_o(s_eop[2]), .tx_data_o(s_data[128 +: 64]), .tx_sel_i(s_sel[2]),
     .cpl_valid_i(cpl_h2c_ctl), .cpl_status_i(cpl_status), .cpl_dw_i(cpl_dw),
     .cpl_data_i(cpl_data), .cpl_last_i(cpl_last),
     .mv_start_o(h2c_mv_start), .mv_pa_o(h2c_mv_pa), .mv_ha_o(h2c_mv_ha),
@@ -287,7 +290,7 @@ module abb_top #(
     .mem_we_o(h2c_mem_we), .mem_waddr0_o(h2c_mem_a0), .mem_waddr1_o(h2c_mem_a1),
     .mem_wdata_o(h2c_mem_d),
     .tx_valid_o(s_valid[4]), .tx_ready_i(s_ready[4]), .tx_sop_o(s_sop[4]),
-    .tx_eop_o(s_eop[4]), .tx_data_o(s_data[256 +: 64]),
+    .tx_eop_o(s_eop[4]), .tx_data_o(s_data[256 +: 64]), .tx_sel_i(s_sel[4]),
     .req_o(h2c_req)
   );
 
@@ -296,7 +299,7 @@ module abb_top #(
   abb_tx_arb #(.N(NSrc), .PostedSrc(32'b01000), .PostedMinAv(TxPostedMinAv)) u_tx_arb (
     .clk_i, .rst_ni, .tx_buf_av_i,
     .src_valid_i(s_valid), .src_sop_i(s_sop), .src_eop_i(s_eop), .src_data_i(s_data),
-    .src_ready_o(s_ready),
+    .src_ready_o(s_ready), .src_sel_o(s_sel),
     .tx_valid_o, .tx_ready_i, .tx_sop_o, .tx_eop_o, .tx_data_o
   );
 

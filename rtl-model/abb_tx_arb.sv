@@ -14,6 +14,12 @@
 // (PCIe ordering forbids it to pass them), which stalls the other channel
 // and the host's status reads. Other sources start whenever tx_ready_i
 // allows.
+//
+// src_sel_o has the bit of the source whose data tx_data_o shows (the pick,
+// or the source of the TLP in progress), in every cycle, also without a
+// valid beat. A source may drive its data only while its bit is set (0
+// otherwise): the simulator then skips the logic of the data no one looks
+// at (abb_top's sources all do).
 
 `include "abb_assert.svh"
 
@@ -30,6 +36,7 @@ module abb_tx_arb #(
   input  logic [N-1:0]    src_eop_i,
   input  logic [N*64-1:0] src_data_i,
   output logic [N-1:0]    src_ready_o,
+  output logic [N-1:0]    src_sel_o,     // one-hot: the source tx_data_o shows
   output logic            tx_valid_o,
   input  logic            tx_ready_i,
   output logic            tx_sop_o,
@@ -78,13 +85,22 @@ module abb_tx_arb #(
   logic [IdxW-1:0] sel;
   assign sel = locked_q ? last_q : pick;
 
+  // sel as one-hot (0 for sel >= N, a state never reached: last_q < N)
+  assign src_sel_o = N'(1) << sel;
+
   always_comb begin
     tx_valid_o = locked_q ? src_valid_i[last_q] : pick_any;
     tx_sop_o   = src_sop_i[sel];
     tx_eop_o   = src_eop_i[sel];
-    tx_data_o  = src_data_i[64*sel +: 64];
-    src_ready_o = '0;
-    src_ready_o[sel] = tx_ready_i && tx_valid_o;
+    src_ready_o = (tx_ready_i && tx_valid_o) ? src_sel_o : '0;
+  end
+
+  // the data of the selected source, by its one-hot bit (a part-select at
+  // 64 * sel makes the simulator assemble all N*64 bits first)
+  always_comb begin
+    tx_data_o = '0;
+    for (int k = 0; k < N; k++)
+      if (src_sel_o[k]) tx_data_o = src_data_i[64*k +: 64];
   end
 
   always_comb begin

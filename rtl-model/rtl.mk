@@ -61,3 +61,7 @@ lint: regmap-check
 	yosys -q -p "read_verilog -sv -I$(RTL_DIR) $(RTL_ASSERT_DEFS) $(RTL_SRCS); hierarchy -check -top $(RTL_TOP); proc; check -assert" \
 	  > $(B)/yosys.log 2>&1 || { tail -20 $(B)/yosys.log; exit 1; }
 	@echo "lint: verilator, iverilog and yosys clean (with and without ABB_ASSERT)"
+
+# Equivalence proofs of behaviour-preserving rewrites (make equiv, make
+# equiv-broken): rtl-model/equiv/equiv.mk
+-include rtl-model/equiv/equiv.mk

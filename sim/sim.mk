@@ -6,6 +6,8 @@
 #   make sim-test     build and run $(B)/sim/test_abbsim (config space, PIO,
 #                     DMA both ways, IOMMU scatter, faults, determinism, speed)
 #   (make sim-speed, the simulator's speed: sim/sim_speed.mk)
+#   make sim-prof     the bare loop's instructions by RTL module and line
+#                     (callgrind, sim/prof_rtl.py)
 #
 # Needs from rtl-model/rtl.mk: RTL_SRCS (package first) and RTL_TOP.
 # Steps (each a single target, so `make -j` never races): verilate into
@@ -204,6 +206,43 @@ sim-test: $(SIM_B)/test_abbsim
 	$(SIM_B)/test_abbsim
 
 # make sim-speed: sim/sim_speed.mk
+
+# make sim-prof [SIM_PROF_TOP=n]: where the bare loop's instructions go, by
+# RTL module and RTL line (sim/prof_rtl.py): the speed build's verilated C++
+# again, compiled with -g ($(SIM_B)/prof/obj), linked into the bare loop and
+# run under callgrind; the same RTL verilated with --prof-cfuncs (not
+# compiled: its function names map model variables to RTL lines).
+SIM_PROF_TOP ?= 20
+SIM_PROF_D   := $(SIM_B)/prof
+SIM_VOPT_G   := OPT_FAST='-O2 -g' OPT_SLOW=-O1 OPT_GLOBAL='-O2 -g'
+
+$(SIM_PROF_D)/obj/.compiled: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_HDRS) sim/sim.mk
+	rm -rf $(@D) && mkdir -p $(@D)
+	$(VERILATOR) $(SIM_VFLAGS) --prefix Vabb_top --Mdir $(@D) $(RTL_SRCS)
+	$(MAKE) -C $(@D) -f Vabb_top.mk $(SIM_VOPT_G) CXXFLAGS= Vabb_top__ALL.a
+	@touch $@
+
+$(SIM_PROF_D)/cfuncs/.verilated: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_HDRS) sim/sim.mk
+	rm -rf $(@D) && mkdir -p $(@D)
+	$(VERILATOR) $(SIM_VFLAGS) --prof-cfuncs --prefix Vabb_top --Mdir $(@D) $(RTL_SRCS)
+	@touch $@
+
+$(SIM_PROF_D)/bare_bench: sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_PROF_D)/obj/.compiled $(SIM_VRT)
+	$(CXX) $(filter-out -I$(SIM_VDIR),$(SIM_CXXFLAGS)) -I$(SIM_PROF_D)/obj -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
+	  $(SIM_PROF_D)/obj/Vabb_top__ALL.a $(SIM_VRT) -lz -pthread
+
+.PHONY: sim-prof
+sim-prof: $(SIM_PROF_D)/bare_bench $(SIM_PROF_D)/cfuncs/.verilated
+	@command -v valgrind >/dev/null || { echo "sim-prof: needs valgrind" >&2; exit 1; }
+	@l=$$(valgrind --tool=callgrind --dump-line=yes --callgrind-out-file=$(SIM_PROF_D)/callgrind.out \
+	    $(SIM_PROF_D)/bare_bench 2>$(SIM_PROF_D)/valgrind.log) && echo "$$l" && \
+	  python3 sim/prof_rtl.py $(SIM_PROF_D)/callgrind.out $(SIM_PROF_D)/obj $(SIM_PROF_D)/cfuncs $(RTL_DIR) \
+	    $$(echo "$$l" | sed -n 's/.* cycles=\([0-9]*\).*/\1/p') $(SIM_PROF_TOP)
+
+# The program behind `make wave-shots` and the walk-through of doc/waveforms.md.
+$(SIM_B)/wave_demo: sim/wave_demo.c $(B)/libabb.so
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Ihost/include -Isim -o $@ $< $(LDFLAGS) -L$(B) -labb -Wl,-rpath,'$$ORIGIN/..'
+all: $(SIM_B)/wave_demo
 
 sim-install: $(SIM_LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include

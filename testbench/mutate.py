@@ -483,10 +483,8 @@ DEMOS = [
      "chunk_dw(mps_dw_i, ha_q[11:2], rem_q)", "chunk_dw(mps_dw_i, 10'd0, rem_q)",
      "the upstream mover forgets the host address's 4 KiB boundary"),
     ("vectors", "abb_h2c_mover.sv",
-     "assign free_lsb = avail & (~avail + NumTags'(1));",
-     "function automatic logic [NumTags-1:0] hi_bit(logic [NumTags-1:0] v); "
-     "hi_bit = '0; for (int t = 0; t < NumTags; t++) if (v[t]) hi_bit = NumTags'(1) << t; "
-     "endfunction assign free_lsb = hi_bit(avail);",
+     "lowest_set = v & (~v + NumTags'(1));",
+     "lowest_set = '0; for (int t = 0; t < NumTags; t++) if (v[t]) lowest_set = NumTags'(1) << t;",
      "read requests take the highest free tag instead of the lowest (data unchanged)"),
 ]
 

@@ -36,7 +36,7 @@ module tb_c2h_mover;
     .start_i(start), .pa_i(pa), .ha_i(ha), .len_i(len), .inc_i(inc), .abort_i(abort),
     .busy_o(busy), .done_o(done), .mem_addr0_o(a0), .mem_addr1_o(a1), .mem_data_i(mdata),
     .evs_addr_i(32'hffff_fff0), .fifo_data_i(64'h0), .fifo_level_i(32'h0), .fifo_rd_dw_o(fifo_rd),
-    .tx_valid_o(tv), .tx_ready_i(tr), .tx_sop_o(ts), .tx_eop_o(te), .tx_data_o(td), .tlp_o(tlp));
+    .tx_valid_o(tv), .tx_ready_i(tr), .tx_sop_o(ts), .tx_eop_o(te), .tx_data_o(td), .tx_sel_i(1'b1), .tlp_o(tlp));
 
   int seed = Seed, errors = 0, dones = 0, tlps = 0;
   // expectation of the running command

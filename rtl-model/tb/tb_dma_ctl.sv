@@ -63,8 +63,8 @@ module tb_dma_ctl;
   abb_dma_ctl #(.FetchTag(FetchTag), .CplTimeoutCycles(CplTimeoutCycles)) dut (
     .clk_i(clk), .rst_ni, .soft_reset_i(soft_reset), .strict_i(Strict != 0), .cfg_bus_master_en_i(bm),
     .cfg_req_id_i(ReqId), .mem_bytes_i(mem_bytes), .hold_i(hold),
-    .we_i(we), .waddr_i(waddr), .wdata_i(wdata), .raddr_i(raddr), .rdata_o(rdata),
-    .tx_valid_o(tv), .tx_ready_i(tr), .tx_sop_o(ts), .tx_eop_o(te), .tx_data_o(td),
+    .we_i(we), .waddr_i(waddr), .wdata_i(wdata), .raddr_i(raddr), .rsample_i(1'b1), .rdata_o(rdata),
+    .tx_valid_o(tv), .tx_ready_i(tr), .tx_sop_o(ts), .tx_eop_o(te), .tx_data_o(td), .tx_sel_i(1'b1),
     .cpl_valid_i(cv), .cpl_status_i(cst), .cpl_dw_i(cdw), .cpl_data_i(cdata), .cpl_last_i(clast),
     .cpl_poison_i(cpois),
     .mv_start_o(mv_start), .mv_pa_o(mv_pa), .mv_ha_o(mv_ha), .mv_len_o(mv_len), .mv_inc_o(mv_inc),

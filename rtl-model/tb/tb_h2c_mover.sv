@@ -49,7 +49,7 @@ module tb_h2c_mover;
     .cpl_poison_i(1'b0), .cpl_first_i(cfirst), .cpl_last_i(clast), .cpl_la_i(cla),
     .cpl_tag_err_o(tag_err), .poison_o(poison), .timeout_o(timeout), .mem_we_o(we), .mem_waddr0_o(wa0), .mem_waddr1_o(wa1),
     .mem_wdata_o(wd), .tx_valid_o(tv), .tx_ready_i(tr), .tx_sop_o(ts), .tx_eop_o(te),
-    .tx_data_o(td), .req_o(req));
+    .tx_data_o(td), .tx_sel_i(1'b1), .req_o(req));
 
   function automatic logic [31:0] g(input logic [63:0] a);   // host memory DW at byte address a
     g = a[31:0] * 32'd2246822519 ^ a[63:32] ^ 32'h1b873593;

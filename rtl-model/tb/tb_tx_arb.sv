@@ -5,7 +5,9 @@
 // the posted source never starts a TLP while the buffer (a cycle earlier)
 // was below PostedMinAv; round robin: a source that keeps a TLP waiting is
 // served before any other source is served twice (the posted source may be
-// held back by the buffer limit: liveness only). Sweep: -P tb_tx_arb.N,
+// held back by the buffer limit: liveness only); src_sel_o one-hot in
+// every cycle, tx_data_o that source's data, the grant (src_ready_o) only
+// to it. Sweep: -P tb_tx_arb.N,
 // -P tb_tx_arb.PostedMinAv, -P tb_tx_arb.Seed.
 `timescale 1ns / 1ps
 module tb_tx_arb;
@@ -17,14 +19,14 @@ module tb_tx_arb;
 
   logic clk = 0, rst_ni = 0;
   logic [5:0] av = 6'd63;
-  logic [N-1:0] v, sop, eop, rdy;
+  logic [N-1:0] v, sop, eop, rdy, sel;
   logic [N*64-1:0] data;
   logic tv, tr = 0, ts, te;
   logic [63:0] td;
 
   abb_tx_arb #(.N(N), .PostedSrc(PostedSrc), .PostedMinAv(PostedMinAv)) dut (
     .clk_i(clk), .rst_ni, .tx_buf_av_i(av), .src_valid_i(v), .src_sop_i(sop), .src_eop_i(eop),
-    .src_data_i(data), .src_ready_o(rdy), .tx_valid_o(tv), .tx_ready_i(tr), .tx_sop_o(ts),
+    .src_data_i(data), .src_ready_o(rdy), .src_sel_o(sel), .tx_valid_o(tv), .tx_ready_i(tr), .tx_sop_o(ts),
     .tx_eop_o(te), .tx_data_o(td));
 
   // sources: TLP k of source s has 2 + (k*7+s)%9 beats
@@ -53,6 +55,11 @@ module tb_tx_arb;
 
   int cur_src = -1, cur_tlp, cur_beat;
   always @(posedge clk) if (rst_ni) begin
+    // the source the arbiter shows (the sources of abb_top drive data only then)
+    if (!$onehot(sel)) begin $display("ERROR: src_sel_o %b not one-hot", sel); errors++; end
+    for (int s = 0; s < N; s++)
+      if (sel[s] && td != data[64*s +: 64]) begin $display("ERROR: tx_data_o is not source %0d's data", s); errors++; end
+    if (rdy != ((tv && tr) ? sel : '0)) begin $display("ERROR: grant %b, src_sel_o %b", rdy, sel); errors++; end
     // sink side checks on the beat that moves now
     if (tv && tr) begin
       int s, k, b;

@@ -1,0 +1,33 @@
+# rtl-model/equiv/equiv.mk - Yosys equivalence of abb_top against an earlier
+# revision (included by rtl-model/rtl.mk). For rewrites that must not change
+# behaviour (simulation speed: issue 19); method: rtl-model/equiv/README.md.
+#
+#   make equiv [EQUIV_REV=<rev>]   this tree's RTL against <rev>'s, every
+#                                  configuration of equiv.sh (about 2 min each)
+#   make equiv-broken              each variant of broken.txt (the work tree
+#                                  with one line broken on purpose) must be
+#                                  rejected by the same proof
+#
+# EQUIV_REV defaults to the RTL before issue 19's rewrites. Output in
+# $(B)/equiv/<name>/ (the two source copies, the Yosys script and log).
+
+EQUIV_REV    ?= 1119c85
+EQUIV_B      := $(B)/equiv
+EQUIV_BROKEN := rtl-model/equiv/broken.txt
+
+.PHONY: equiv equiv-broken
+
+equiv:
+	@rtl-model/equiv/equiv.sh $(EQUIV_B)/proof $(EQUIV_REV)
+
+# broken.txt: one variant a line, "file<TAB>sed expression<TAB>what it breaks"
+equiv-broken:
+	@n=0; bad=0; while IFS='	' read -r f e why; do \
+	  case "$$f" in ''|'#'*) continue;; esac; n=$$((n + 1)); \
+	  if EQUIV_CONFIGS=default: rtl-model/equiv/equiv.sh $(EQUIV_B)/broken$$n $(EQUIV_REV) "$$f" "$$e" \
+	       > $(EQUIV_B)/broken$$n.out 2>&1; then \
+	    echo "equiv-broken: $$n ($$f: $$why) PROVEN: the proof does not see it"; bad=1; \
+	  elif grep -q 'NOT proven' $(EQUIV_B)/broken$$n.out; then \
+	    echo "equiv-broken: $$n ($$f: $$why) rejected"; \
+	  else echo "equiv-broken: $$n ($$f: $$why) did not run:"; cat $(EQUIV_B)/broken$$n.out; bad=1; fi; \
+	done < $(EQUIV_BROKEN); [ $$bad = 0 ] && echo "equiv-broken: all $$n variants rejected"

@@ -1,0 +1,79 @@
+#!/bin/sh
+# equiv.sh - abb_top of this tree proven equivalent to abb_top of a git
+# revision by Yosys (rtl-model/equiv/equiv.mk: make equiv, make equiv-broken).
+#
+#   equiv.sh OUT REV [BROKEN_FILE BROKEN_SED]
+#
+# gold: rtl-model/ of REV (git archive), gate: rtl-model/ of the work tree;
+# with BROKEN_FILE and BROKEN_SED the gate's copy of that file is edited by
+# the sed expression first (a deliberately broken variant: the proof must
+# fail). Both copies are read alike (README.md: what the proof shows):
+#   - the board memory is small for the proof: the elaboration check
+#     "MemBitsMax < 16" of abb_top reads "MemBitsMax < 6" in both copies and
+#     MemBitsMax is 8 (64 words); the event FIFO has DepthBits 3;
+#   - proc, flatten, every memory as flip-flops (memory_map);
+#   - every flip-flop turned into an input (its output) and an output (its
+#     next state) (expose -evert-dff), every other internal name hidden;
+#   - equiv_make matches the ports by name (inputs joined, outputs compared),
+#     equiv_simple proves each output bit, equiv_status -assert.
+# So the two are proven to have the same flip-flops (names and widths), the
+# same next state of each and the same outputs for every state and input:
+# the same machine from any state, reset included. A flip-flop renamed or
+# added fails the match (no unsound pass). Each parameter set in CONFIGS
+# is proven on its own. Exit status 0: every configuration proven.
+set -e
+out=$1 rev=$2 bfile=$3 bsed=$4
+srcs="abb_reg_pkg.sv abb_tlp_pkg.sv abb_mem.sv abb_tx_arb.sv abb_rx.sv abb_pio_cpl.sv
+      abb_regs.sv abb_evsrc.sv abb_dma_ctl.sv abb_c2h_mover.sv abb_h2c_mover.sv abb_top.sv"
+# the proofs: name:abb_top parameters (param=value,...; empty: the defaults)
+CONFIGS=${EQUIV_CONFIGS:-"default: shared4:ClkNs=4,SharedEngine=1,NumTags=4,TxPostedMinAv=0,CplTimeoutCycles=16"}
+
+rm -rf "$out" && mkdir -p "$out/gold" "$out/gate"
+git archive "$rev" rtl-model | tar -x -C "$out/gold" --strip-components=1
+cp rtl-model/*.sv rtl-model/*.svh "$out/gate/"
+if [ -n "$bfile" ]; then
+	cp "$out/gate/$bfile" "$out/gate/$bfile.orig"
+	sed -i "$bsed" "$out/gate/$bfile"
+	if cmp -s "$out/gate/$bfile" "$out/gate/$bfile.orig"; then
+		echo "equiv: the broken variant ($bfile: $bsed) changes nothing" >&2
+		exit 2
+	fi
+fi
+for d in gold gate; do
+	sed -i 's/MemBitsMax < 16 ||/MemBitsMax < 6 ||/' "$out/$d/abb_top.sv"
+	grep -q 'MemBitsMax < 6 ||' "$out/$d/abb_top.sv" ||
+		{ echo "equiv: $d/abb_top.sv has no MemBitsMax check to relax" >&2; exit 2; }
+done
+
+# read DESIGN PARAMS: one design, flattened, its flip-flops as ports
+read_design() {
+	printf 'read_verilog -sv -I%s' "$out/$1"
+	for f in $srcs; do printf ' %s' "$out/$1/$f"; done
+	printf '\nchparam -set DepthBits 3 abb_evsrc\n'
+	printf 'hierarchy -check -top abb_top -chparam MemBitsMax 8 %s\n' "$2"
+	printf 'proc; flatten; hierarchy -top abb_top; memory_map; opt_clean\n'
+	printf 'expose -evert-dff t:*dff*\n'
+	printf 'rename -hide w:* x:* %%d\n'
+	printf 'opt_clean; rename abb_top %s; design -stash %s\n' "$1" "$1"
+}
+status=0
+for c in $CONFIGS; do
+	name=${c%%:*} params=$(echo "${c#*:}" | tr ',' '\n' | sed -n 's/^\(.*\)=\(.*\)$/-chparam \1 \2/p' | tr '\n' ' ')
+	ys="$out/$name.ys" log="$out/$name.log"
+	{
+		read_design gold "$params"
+		read_design gate "$params"
+		printf 'design -copy-from gold -as gold gold\ndesign -copy-from gate -as gate gate\n'
+		printf 'equiv_make gold gate equiv\nhierarchy -top equiv\nequiv_simple\nequiv_status -assert\n'
+	} > "$ys"
+	if yosys -q -l "$log" "$ys" > /dev/null 2>&1; then
+		n=$(sed -n 's/^Found \([0-9]*\) \$equiv cells in equiv.*/\1/p' "$log")
+		echo "equiv: $name${params:+ ($params)}: all $n outputs proven (ports, flip-flop next states)"
+	else
+		n=$(sed -n 's/.*Of those cells [0-9]* are proven and \([0-9]*\) are unproven.*/\1/p' "$log")
+		echo "equiv: $name${params:+ ($params)}: NOT proven (${n:-?} unproven; $log)"
+		grep -m3 'Unproven \$equiv\|ERROR' "$log" | sed 's/^/  /' || true
+		status=1
+	fi
+done
+exit $status
