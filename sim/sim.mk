@@ -239,11 +239,6 @@ sim-prof: $(SIM_PROF_D)/bare_bench $(SIM_PROF_D)/cfuncs/.verilated
 	  python3 sim/prof_rtl.py $(SIM_PROF_D)/callgrind.out $(SIM_PROF_D)/obj $(SIM_PROF_D)/cfuncs $(RTL_DIR) \
 	    $$(echo "$$l" | sed -n 's/.* cycles=\([0-9]*\).*/\1/p') $(SIM_PROF_TOP)
 
-# The program behind `make wave-shots` and the walk-through of doc/waveforms.md.
-$(SIM_B)/wave_demo: sim/wave_demo.c $(B)/libabb.so
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -Ihost/include -Isim -o $@ $< $(LDFLAGS) -L$(B) -labb -Wl,-rpath,'$$ORIGIN/..'
-all: $(SIM_B)/wave_demo
-
 sim-install: $(SIM_LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 0755 $(SIM_LIB) $(DESTDIR)$(PREFIX)/lib/
