@@ -143,7 +143,7 @@ static const struct opt table[] = {
 	 VF(trace_on_error), "0", "cycles", "flight recorder: keep the last this many cycles and "
 	 "write them to the trace file when a DMA ends in error, a protocol error is recorded "
 	 "or a test fails (0: off)"},
-	{"tlp_log", "ABB_TLP_LOG", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(tlp_log), "", "file",
+	{"tlp_log", "ABB_TLP_LOG", OT_TEXT, S | T, GT, 0, 0, 0, NULL, VF(tlp_log), "", "file",
 	 "a decoded line per TLP: cycle, direction, type, address, tag, length"},
 	{"stim", "ABB_SIM_STIM", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(stim), "", "file",
 	 "record the RTL's port values edge by edge from the open's hot reset on, for the Icarus "

@@ -159,7 +159,7 @@ static bool others_computing(struct timed *m)
 
 /* What a wait waits for. */
 struct until {
-	uint64_t ps;                   /* device time limit (UINT64_MAX: none) */
+	struct abb_reftime_deadline d; /* device time limit (ps UINT64_MAX: none) */
 	struct abb_reftime_read *read; /* a PIO read to complete */
 	uint64_t irq_seen;             /* an interrupt count to exceed (with irq) */
 	bool irq;
@@ -171,7 +171,7 @@ static bool reached(struct timed *m, const struct until *u)
 		return true;
 	if (u->irq && abb_reftime_irq_count(m->rt) > u->irq_seen)
 		return true;
-	return abb_reftime_now(m->rt) >= u->ps;
+	return u->d.ps != UINT64_MAX && abb_reftime_now(m->rt) >= u->d.ps;
 }
 
 /* Runs the model (or lets another thread run it) until u is reached.
@@ -191,12 +191,12 @@ static int wait_until(struct timed *m, const struct until *u)
 			pthread_cond_timedwait(&m->cond, &m->lock, &ts);
 			continue;
 		}
-		if (u->ps == UINT64_MAX && abb_reftime_next(m->rt) == UINT64_MAX) {
+		if (u->d.ps == UINT64_MAX && abb_reftime_next(m->rt) == UINT64_MAX) {
 			rc = -EIO;
 			break;
 		}
 		m->running = true;
-		(void)abb_reftime_run(m->rt, u->ps, RUN_BATCH);
+		(void)abb_reftime_run(m->rt, u->d, RUN_BATCH);
 		m->running = false;
 		pthread_cond_broadcast(&m->cond);
 	}
@@ -228,7 +228,7 @@ static void ht_enter(struct timed *m)
 	target = ht_dev + (now - ht_last) * 1000u;
 	if (target <= abb_reftime_now(m->rt))
 		return;
-	u.ps = target;
+	u.d = abb_reftime_deadline(m->rt, target);
 	(void)wait_until(m, &u);
 }
 
@@ -259,7 +259,7 @@ static void leave(struct timed *m)
 static int timed_read(struct timed *m, unsigned bar, uint32_t off, void *buf, size_t len)
 {
 	struct abb_reftime_read r = {buf, (uint32_t)len, 0, false};
-	struct until u = {UINT64_MAX, &r, 0, false};
+	struct until u = {{UINT64_MAX, 0}, &r, 0, false};
 	int rc;
 
 	abb_reftime_pio_read(m->rt, bar, off, &r);
@@ -363,14 +363,14 @@ static int timed_unmap(abb_dev *dev, void *ptr, size_t len)
 static int timed_irq_wait(abb_dev *dev, uint64_t *seen, int64_t timeout_ns)
 {
 	struct timed *m = T(dev);
-	struct until u = {UINT64_MAX, NULL, *seen, true};
+	struct until u = {{UINT64_MAX, 0}, NULL, *seen, true};
 	uint64_t now;
 	int rc;
 
 	enter(m);
 	now = abb_reftime_now(m->rt);
 	if (timeout_ns >= 0 && (uint64_t)timeout_ns < (UINT64_MAX - now) / 1000u)
-		u.ps = now + (uint64_t)timeout_ns * 1000u;
+		u.d = abb_reftime_deadline(m->rt, now + (uint64_t)timeout_ns * 1000u);
 	rc = wait_until(m, &u);
 	*seen = abb_reftime_irq_count(m->rt);
 	if (!rc && *seen <= u.irq_seen)
@@ -420,7 +420,7 @@ static int timed_advance(abb_dev *dev, int64_t ns)
 		return abb_err(-EINVAL, "advance: %lld ns would run device time past the end of "
 			       "its 64-bit picosecond clock", (long long)ns);
 	}
-	u.ps = now + (uint64_t)ns * 1000u;
+	u.d = abb_reftime_deadline(m->rt, now + (uint64_t)ns * 1000u);
 	(void)wait_until(m, &u);
 	leave(m);
 	return 0;
@@ -494,7 +494,13 @@ static int timed_trace(abb_dev *dev, const char *path, uint64_t from, uint64_t t
 
 static int timed_tlp_log(abb_dev *dev, const char *path)
 {
-	return nosup("TLP log");
+	struct timed *m = T(dev);
+	int rc;
+
+	pthread_mutex_lock(&m->lock);
+	rc = abb_reftime_tlp_log(m->rt, path);
+	pthread_mutex_unlock(&m->lock);
+	return rc ? abb_err(rc, "TLP log %s: %s", path, strerror(-rc)) : 0;
 }
 
 static int timed_faults(abb_dev *dev, struct abb_sim_fault *out, size_t max)
@@ -630,6 +636,12 @@ int abb_reftimed_open(abb_dev *dev, const struct abb_optvals *o)
 		free(m);
 		return abb_err(-ENOMEM, "model: out of memory for %u bytes of board memory",
 			       o->p.mem_bytes);
+	}
+	if (o->tlp_log[0] && (rc = abb_reftime_tlp_log(m->rt, o->tlp_log)) != 0) {
+		abb_reftime_destroy(m->rt);
+		abb_refiova_destroy(m->iova);
+		free(m);
+		return abb_err(rc, "model (timed): TLP log %s: %s", o->tlp_log, strerror(-rc));
 	}
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_condattr_init(&ca);

@@ -317,6 +317,7 @@ static void msg_send(struct rt_engine *e, int kind)
 		m.origin = RT_O_INTX;
 		m.arg = kind == MSG_ASSERT;
 	}
+	rt_log(e->t, "up", &m);
 	rt_up_submit(e->t, &m);
 }
 
@@ -593,6 +594,8 @@ static void pio_capture(struct rt_engine *e, uint64_t n)
 	c->tag = r->tag;
 	c->ndw = (uint16_t)r->arg;
 	c->bytes = r->bytes;
+	c->bar = r->bar;
+	c->pa = r->pa;
 	if (r->bar == 0) {
 		uint32_t v = abb_refmodel_reg_read(e->core, r->pa & ~3u);
 
@@ -691,6 +694,7 @@ static void rx_end(struct rt_engine *e, uint64_t n)
 	struct rt_tlp *h = &e->rxq.v[e->rxq.head];
 
 	e->rx_cur = false;
+	rt_log(e->t, "down", h);
 	rt_down_consumed(e->t, h);
 	switch (h->origin) {
 	case RT_O_PIO_WR:
@@ -938,6 +942,7 @@ static void tx_finish(struct rt_engine *e, uint64_t n)
 	struct eng_chan *c;
 
 	e->tx_busy = false;
+	rt_log(e->t, "up", &e->tx);
 	rt_up_submit(e->t, &e->tx);
 	switch (e->tx_src) {
 	case SRC_PIO:

@@ -226,8 +226,10 @@ static void link_try_start(struct abb_reftime *t, struct rt_link *l)
 		unsigned c;
 
 		if (l->free_fs > (unsigned __int128)now * 1000) {
-			if (l->wake == RT_NEVER)
+			if (l->wake == RT_NEVER) {
 				l->wake = (uint64_t)((l->free_fs + 999) / 1000);
+				l->wake_seq = t->seq++;
+			}
 			break;
 		}
 		h = ring_at(&l->q, l->started);
@@ -259,6 +261,7 @@ static void link_try_start(struct abb_reftime *t, struct rt_link *l)
 		l->wire_bytes += bytes;
 		l->unsent -= rt_wire_bytes(h);
 		h->t = (uint64_t)((l->free_fs + 999) / 1000) + l->latency_ps;
+		h->seq = t->seq++;
 		l->started++;
 		started_any = true;
 		link_hist(t, l);
@@ -305,20 +308,32 @@ static void link_consumed(struct abb_reftime *t, struct rt_link *l, const struct
 		l->ret_head = 0;
 	}
 	l->ret[(l->ret_head + l->ret_n) % l->ret_cap] =
-		(struct rt_credit_ret){t->now + l->latency_ps, (uint8_t)c, (uint16_t)rt_data_credits(tlp)};
+		(struct rt_credit_ret){t->now + l->latency_ps, t->seq++, (uint8_t)c,
+				       (uint16_t)rt_data_credits(tlp)};
 	l->ret_n++;
 }
 
-/* The link's next event: the serialiser frees, credits come back to a
- * blocked head, the oldest TLP on the wire arrives. */
-static uint64_t link_next(const struct rt_link *l)
+/* (time, scheduling number) a before b */
+static bool ev_before(uint64_t ta, uint64_t sa, uint64_t tb, uint64_t sb)
 {
-	uint64_t n = l->wake;
+	return ta < tb || (ta == tb && sa < sb);
+}
 
-	if (l->blocked && l->ret_n && l->ret[l->ret_head].t < n)
-		n = l->ret[l->ret_head].t;
-	if (l->started && l->q.v[l->q.head].t < n)
-		n = l->q.v[l->q.head].t;
+/* The link's next event: the serialiser frees, credits come back to a
+ * blocked head, the oldest TLP on the wire arrives; *arrival 1 for the
+ * last. */
+static uint64_t link_next(const struct rt_link *l, uint64_t *seq, bool *arrival)
+{
+	uint64_t n = l->wake, s = l->wake_seq;
+
+	*arrival = false;
+	if (l->blocked && l->ret_n && ev_before(l->ret[l->ret_head].t, l->ret[l->ret_head].seq, n, s))
+		n = l->ret[l->ret_head].t, s = l->ret[l->ret_head].seq;
+	if (l->started && ev_before(l->q.v[l->q.head].t, l->q.v[l->q.head].seq, n, s)) {
+		n = l->q.v[l->q.head].t, s = l->q.v[l->q.head].seq;
+		*arrival = true;
+	}
+	*seq = s;
 	return n;
 }
 
@@ -375,6 +390,9 @@ static void rc_completion(struct abb_reftime *t, struct rt_dread *r, struct rt_t
 	c->origin = RT_O_DEV_CPL;
 	c->tag = r->tag;
 	c->addr = r->next;
+	c->bc = (uint32_t)(r->end - r->next) & 0xfff;
+	if (c->bc == 0)
+		c->bc = 4096;
 	if (r->ur) {
 		c->kind = RT_CPL;
 		c->bytes = 0;
@@ -430,7 +448,7 @@ static void rc_feed(struct abb_reftime *t)
 static void rc_dma_read(struct abb_reftime *t, const struct rt_tlp *tlp)
 {
 	struct rt_dread r = {(uint8_t)tlp->tag, true, false, tlp->addr, tlp->addr + tlp->bytes,
-			     t->now + (uint64_t)t->p.mem_latency_ns * 1000};
+			     t->now + (uint64_t)t->p.mem_latency_ns * 1000, t->seq++};
 
 	if (t->reads_n == t->reads_cap) {
 		size_t cap = t->reads_cap ? 2 * t->reads_cap : 64;
@@ -626,6 +644,92 @@ void abb_reftime_pio_read(struct abb_reftime *t, unsigned bar, uint32_t off,
 	pio_issue(t);
 }
 
+/* --- the TLP log (sim/trace_control.cpp log_tlp, sim/tlp.cpp describe) --- */
+
+/* The device's requester id (sim/platform_open_close.cpp DeviceBdf) and
+ * the root complex's (sim/root_complex.h RcId). */
+#define RT_BDF 0x0100u
+#define RT_RC_ID 0x0000u
+
+static void byte_enables(uint64_t addr, uint32_t n, unsigned *fbe, unsigned *lbe)
+{
+	unsigned ndw = span_dw(addr, n);
+	unsigned first = (0xfu << (addr & 3)) & 0xf;
+	unsigned tail = (unsigned)((addr + n) & 3);
+	unsigned last = tail ? (1u << tail) - 1 : 0xf;
+
+	if (ndw == 1) {
+		*fbe = first & last;
+		*lbe = 0;
+	} else {
+		*fbe = first;
+		*lbe = last;
+	}
+}
+
+void rt_log(struct abb_reftime *t, const char *dir, const struct rt_tlp *m)
+{
+	char d[200];
+	uint64_t a;
+	unsigned fbe = 0xf, lbe = 0xf, len;
+
+	if (!t->log)
+		return;
+	switch (m->origin) {
+	case RT_O_PIO_WR:
+	case RT_O_PIO_RD:
+		a = t->bar_base[m->bar] + m->pa;
+		byte_enables(a, m->bytes, &fbe, &lbe);
+		snprintf(d, sizeof d, "%-4s req=%04x tag=%02x addr=0x%08llx len=%u fbe=%x lbe=%x",
+			 m->origin == RT_O_PIO_WR ? "MWr" : "MRd", RT_RC_ID, m->tag,
+			 (unsigned long long)(a & ~3ull), span_dw(a, m->bytes), fbe, lbe);
+		break;
+	case RT_O_C2H_DATA:
+	case RT_O_DEV_READ:
+	case RT_O_MSI:
+		len = m->origin == RT_O_DEV_READ ? m->bytes / 4u : m->ndw;
+		snprintf(d, sizeof d, "%-4s req=%04x tag=%02x addr=0x%08llx len=%u fbe=f lbe=%x%s",
+			 m->kind == RT_MRD ? "MRd" : "MWr", RT_BDF, m->tag,
+			 (unsigned long long)m->addr, len, len == 1 ? 0 : 0xf,
+			 m->hdr_dw == 4 ? " 4dw" : "");
+		break;
+	case RT_O_PIO_CPL:
+		snprintf(d, sizeof d, "CplD req=%04x tag=%02x cpl=%04x st=SC bc=%u la=%02x len=%u",
+			 RT_RC_ID, m->tag, RT_BDF, m->bytes,
+			 (unsigned)((t->bar_base[m->bar] + m->pa) & 0x7f), m->ndw);
+		break;
+	case RT_O_DEV_CPL:
+		snprintf(d, sizeof d, "%-4s req=%04x tag=%02x cpl=%04x st=%s bc=%u la=%02x len=%u",
+			 m->kind == RT_CPL ? "Cpl" : "CplD", RT_BDF, m->tag, RT_RC_ID,
+			 m->kind == RT_CPL ? "UR" : "SC", m->bc, (unsigned)(m->addr & 0x7f), m->ndw);
+		break;
+	case RT_O_INTX:
+		snprintf(d, sizeof d, "Msg %s req=%04x route=local",
+			 m->arg ? "Assert_INTA" : "Deassert_INTA", RT_BDF);
+		break;
+	default:
+		snprintf(d, sizeof d, "?");
+	}
+	fprintf(t->log, "%10llu %10llu.%03llu %-4s %s\n",
+		(unsigned long long)((unsigned __int128)t->now * t->mhz / 1000000u),
+		(unsigned long long)(t->now / 1000), (unsigned long long)(t->now % 1000), dir, d);
+}
+
+int abb_reftime_tlp_log(struct abb_reftime *t, const char *path)
+{
+	FILE *f = NULL;
+
+	if (path && *path) {
+		f = fopen(path, "w");
+		if (!f)
+			return -errno;
+	}
+	if (t->log)
+		fclose(t->log);
+	t->log = f;
+	return 0;
+}
+
 /* --- the board's calls ---------------------------------------------------- */
 
 void rt_up_submit(struct abb_reftime *t, const struct rt_tlp *tlp)
@@ -642,21 +746,24 @@ void rt_down_consumed(struct abb_reftime *t, const struct rt_tlp *tlp)
 
 /* --- the event loop (sim/platform.cpp run_cycles) ------------------------- */
 
-enum { EV_NONE, EV_UP, EV_DOWN, EV_RC, EV_EDGE };
+enum { EV_NONE, EV_UP, EV_UP_ARRIVE, EV_DOWN, EV_DOWN_ARRIVE, EV_RC, EV_EDGE };
 
-static uint64_t next_event(const struct abb_reftime *t, int *which, uint64_t *edge)
+static uint64_t next_event(const struct abb_reftime *t, int *which, uint64_t *edge,
+			   uint64_t *seq)
 {
-	uint64_t best = RT_NEVER, n, e;
+	uint64_t best = RT_NEVER, bs = UINT64_MAX, n, s, e;
+	bool arr;
 
 	*which = EV_NONE;
-	n = link_next(&t->up);
-	if (n < best)
-		best = n, *which = EV_UP;
-	n = link_next(&t->down);
-	if (n < best)
-		best = n, *which = EV_DOWN;
-	if (t->reads_n && t->reads[t->reads_head].t < best)
-		best = t->reads[t->reads_head].t, *which = EV_RC;
+	n = link_next(&t->up, &s, &arr);
+	if (n != RT_NEVER && ev_before(n, s, best, bs))
+		best = n, bs = s, *which = arr ? EV_UP_ARRIVE : EV_UP;
+	n = link_next(&t->down, &s, &arr);
+	if (n != RT_NEVER && ev_before(n, s, best, bs))
+		best = n, bs = s, *which = arr ? EV_DOWN_ARRIVE : EV_DOWN;
+	if (t->reads_n && ev_before(t->reads[t->reads_head].t, t->reads[t->reads_head].seq, best, bs))
+		best = t->reads[t->reads_head].t, bs = t->reads[t->reads_head].seq, *which = EV_RC;
+	*seq = bs;
 	e = rt_engine_next_edge(t->eng);
 	if (e != RT_NEVER) {
 		n = rt_edge_time(t, e);
@@ -670,14 +777,11 @@ static uint64_t next_event(const struct abb_reftime *t, int *which, uint64_t *ed
 	return best;
 }
 
-/* One link event at now: the serialiser is free, credits are back, or the
- * oldest TLP on the wire arrives. */
-static void link_event(struct abb_reftime *t, struct rt_link *l)
+/* One link event at now: the oldest TLP on the wire arrives, or (arrival
+ * 0) the serialiser is free or credits are back. */
+static void link_event(struct abb_reftime *t, struct rt_link *l, bool arrival)
 {
-	uint64_t now = t->now;
-
-	if (l->started && l->q.v[l->q.head].t <= now &&
-	    !(l->wake <= now && l->wake < l->q.v[l->q.head].t)) {
+	if (arrival) {
 		struct rt_tlp tlp = l->q.v[l->q.head];
 
 		ring_pop(&l->q);
@@ -688,31 +792,41 @@ static void link_event(struct abb_reftime *t, struct rt_link *l)
 			rt_engine_deliver(t->eng, &tlp);
 		return;
 	}
-	if (l->wake <= now)
+	if (l->wake <= t->now)
 		l->wake = RT_NEVER;
 	link_try_start(t, l);
 }
 
-int abb_reftime_run(struct abb_reftime *t, uint64_t until, unsigned max_events)
+struct abb_reftime_deadline abb_reftime_deadline(struct abb_reftime *t, uint64_t ps)
+{
+	struct abb_reftime_deadline d = {ps, t->seq++};
+
+	return d;
+}
+
+int abb_reftime_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned max_events)
 {
 	for (unsigned k = 0; k < max_events; k++) {
-		uint64_t edge = 0;
+		uint64_t edge = 0, seq = 0;
 		int which;
-		uint64_t nt = next_event(t, &which, &edge);
+		uint64_t nt = next_event(t, &which, &edge, &seq);
 
-		if (nt > until || which == EV_NONE) {
-			if (until != RT_NEVER && until > t->now)
-				t->now = until;
+		/* an edge runs after every event at its time */
+		if (which == EV_NONE || !ev_before(nt, which == EV_EDGE ? UINT64_MAX : seq, d.ps, d.seq)) {
+			if (d.ps != RT_NEVER && d.ps > t->now)
+				t->now = d.ps;
 			return 0;
 		}
 		if (nt > t->now)
 			t->now = nt;
 		switch (which) {
 		case EV_UP:
-			link_event(t, &t->up);
+		case EV_UP_ARRIVE:
+			link_event(t, &t->up, which == EV_UP_ARRIVE);
 			break;
 		case EV_DOWN:
-			link_event(t, &t->down);
+		case EV_DOWN_ARRIVE:
+			link_event(t, &t->down, which == EV_DOWN_ARRIVE);
 			break;
 		case EV_RC:
 			rc_read_ready(t);
@@ -782,6 +896,8 @@ void abb_reftime_destroy(struct abb_reftime *t)
 	free(t->reads);
 	free(t->pio_wait);
 	free(t->scratch);
+	if (t->log)
+		fclose(t->log);
 	free(t);
 }
 
@@ -799,9 +915,9 @@ uint64_t abb_reftime_cycles(const struct abb_reftime *t)
 uint64_t abb_reftime_next(const struct abb_reftime *t)
 {
 	int which;
-	uint64_t edge;
+	uint64_t edge, seq;
 
-	return next_event(t, &which, &edge);
+	return next_event(t, &which, &edge, &seq);
 }
 
 uint64_t abb_reftime_irq_count(const struct abb_reftime *t)

@@ -77,11 +77,27 @@ void abb_reftime_pio_write(struct abb_reftime *t, unsigned bar, uint32_t off, co
 void abb_reftime_pio_read(struct abb_reftime *t, unsigned bar, uint32_t off,
 			  struct abb_reftime_read *r);
 
-/* Runs the model in time order up to until (ps). Returns 1 right after an
- * event a waiter may look for (a PIO read done, an interrupt message
- * arrived), with now at its time; 0 when the next event is later than
- * until (now is until then); 2 after max_events events (now at the last). */
-int abb_reftime_run(struct abb_reftime *t, uint64_t until, unsigned max_events);
+/* A decoded line per TLP to path (sim/trace_control.cpp's format: cycle,
+ * device time, direction, the TLP as sim/tlp.cpp describes it; "down" when
+ * the board took it, "up" when it handed it over); "" or NULL: none.
+ * 0 or a negative errno (the file cannot be written). */
+int abb_reftime_tlp_log(struct abb_reftime *t, const char *path);
+
+/* A deadline at device time ps, taken now: events at ps scheduled before
+ * this call run before it, later ones and the edge at ps after it, as the
+ * simulator's deadline event orders (sim/event_queue.h, Platform::
+ * register_waiter). */
+struct abb_reftime_deadline {
+	uint64_t ps, seq;
+};
+struct abb_reftime_deadline abb_reftime_deadline(struct abb_reftime *t, uint64_t ps);
+
+/* Runs the model in time order up to the deadline d (d.ps UINT64_MAX:
+ * none). Returns 1 right after an event a waiter may look for (a PIO read
+ * done, an interrupt message arrived), with now at its time; 0 when the
+ * deadline comes first (now is d.ps then, unless none: then nothing is
+ * left to happen); 2 after max_events events (now at the last). */
+int abb_reftime_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned max_events);
 
 /* Device time (ps since open), user-clock cycles since open, the time of
  * the next event (UINT64_MAX: none: nothing happens until the host acts). */

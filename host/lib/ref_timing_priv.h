@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "abbsim.h"
 #include "ref_model.h"
@@ -59,8 +60,10 @@ struct rt_tlp {
 	uint32_t pa;       /* board address (C2H data) / BAR offset (PIO) */
 	uint8_t bar, inc, evs, last;
 	uint32_t arg;
+	uint32_t bc;       /* a completion's Byte Count (the TLP log) */
 	uint64_t addr;     /* host IOVA */
 	uint64_t t;        /* queued: ready time; on the wire: arrival time */
+	uint64_t seq;      /* on the wire: when its arrival was scheduled */
 	uint8_t data[RT_PIO_MAX];
 };
 
@@ -90,7 +93,7 @@ struct rt_ring {
 /* One direction of the link (sim/link.cpp, ported: the same arithmetic
  * in femtoseconds, DLLP and SKP overhead, latency, credits). */
 struct rt_credit_ret {
-	uint64_t t;
+	uint64_t t, seq;
 	uint8_t fc;
 	uint16_t data;
 };
@@ -102,6 +105,7 @@ struct rt_link {
 	int32_t lim_h[3], lim_d[3], used_h[3], used_d[3];
 	unsigned __int128 free_fs; /* serialiser busy until */
 	uint64_t wake;        /* the serialiser frees then (RT_NEVER: no wake due) */
+	uint64_t wake_seq;
 	bool blocked;         /* the head waits for credits */
 	uint64_t fs_per_lane_byte, lanes, latency_ps, skp_interval, skp_len;
 	uint64_t bytes_total, skp_done, tlp_count;
@@ -122,6 +126,7 @@ struct rt_dread {
 	bool first, ur;
 	uint64_t next, end; /* IOVA of the next byte to complete, one past the last */
 	uint64_t t;         /* memory latency over */
+	uint64_t seq;
 };
 
 /* A host PIO read in flight (root complex: PioTag). */
@@ -150,6 +155,10 @@ struct abb_reftime {
 	unsigned mhz;
 	bool in_edge;            /* the board's edge is being evaluated */
 	bool wake;               /* something a waiter looks for happened */
+	/* events at the same time run in the order they were scheduled, as
+	 * in the simulator's queue (sim/event_queue.h): every scheduled
+	 * link, credit and memory event gets the next number */
+	uint64_t seq;
 
 	struct rt_link up, down;
 
@@ -168,6 +177,7 @@ struct abb_reftime {
 	uint64_t bar_base[2];
 	uint64_t msi_addr;
 	uint8_t *scratch;        /* a completion's bytes on their way */
+	FILE *log;               /* the TLP log (abb_reftime_tlp_log), NULL: none */
 
 	struct rt_engine *eng;
 };
@@ -184,8 +194,9 @@ void rt_down_consumed(struct abb_reftime *t, const struct rt_tlp *tlp);
  * the edge at time edge_ps */
 uint64_t rt_up_unsent(const struct abb_reftime *t);
 uint64_t rt_up_unsent_at_edge(const struct abb_reftime *t, uint64_t edge_ps);
-/* the host's side of a completion of a PIO read (the board's answer) */
 int rt_ring_push(struct rt_ring *r, const struct rt_tlp *tlp);
+/* a line of the TLP log (when one is written): dir "up" or "down", at now */
+void rt_log(struct abb_reftime *t, const char *dir, const struct rt_tlp *tlp);
 
 /* --- ref_engine.c, for the platform side --- */
 struct rt_engine *rt_engine_create(struct abb_reftime *t);
