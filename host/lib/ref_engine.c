@@ -732,9 +732,15 @@ static void rx_end(struct rt_engine *e, uint64_t n)
 
 static int h2c_free_tag(const struct eng_chan *c, unsigned limit, uint64_t x)
 {
-	for (unsigned i = 0; i < limit; i++)
-		if (!(c->out & (1u << i)) && c->free_at[i] <= x)
+	uint32_t avail = ~c->out & ((1u << limit) - 1u);
+
+	while (avail) {
+		unsigned i = (unsigned)__builtin_ctz(avail);
+
+		if (c->free_at[i] <= x)
 			return (int)i;
+		avail &= avail - 1;
+	}
 	return -1;
 }
 
@@ -784,9 +790,14 @@ static uint64_t src_ready(struct rt_engine *e, int s, uint64_t x)
 		if (draining(c, x) || (c->err && c->err_from <= x))
 			return RT_NEVER;
 		lim = h2c_limit(e, c);
-		for (unsigned i = 0; i < lim; i++)
-			if (!(c->out & (1u << i)))
-				best = umin(best, umax(x, c->free_at[i]));
+		/* the lowest free tag below the limit, or the one freed earliest */
+		for (uint32_t avail = ~c->out & ((1u << lim) - 1u); avail; avail &= avail - 1) {
+			unsigned i = (unsigned)__builtin_ctz(avail);
+
+			if (c->free_at[i] <= x)
+				return x;
+			best = umin(best, c->free_at[i]);
+		}
 		return best;
 	}
 	default:
@@ -1073,10 +1084,14 @@ void rt_engine_edge(struct rt_engine *e, uint64_t n)
 
 void rt_engine_deliver(struct rt_engine *e, const struct rt_tlp *tlp)
 {
+	bool idle = !e->rx_cur;
+
 	if (rt_ring_push(&e->rxq, tlp))
 		return;
 	rx_next(e);
-	schedule(e, lower_bound(e));
+	/* only RX changed: its last beat may come before what was next */
+	if (idle && e->rx_cur)
+		e->next = umin(e->next, umax(e->rx_end, lower_bound(e)));
 }
 
 void rt_engine_tx_space(struct rt_engine *e)

@@ -125,6 +125,15 @@ uint64_t rt_first_edge(const struct abb_reftime *t, uint64_t ps)
 
 /* --- a TLP FIFO ----------------------------------------------------------- */
 
+/* The bytes of a TLP record that hold something: the payload array only
+ * for the TLPs that carry their data (host writes, PIO completions). */
+static size_t tlp_size(const struct rt_tlp *t)
+{
+	if (t->origin == RT_O_PIO_WR || t->origin == RT_O_PIO_CPL)
+		return offsetof(struct rt_tlp, data) + (t->bytes < RT_PIO_MAX ? t->bytes : RT_PIO_MAX);
+	return offsetof(struct rt_tlp, data);
+}
+
 int rt_ring_push(struct rt_ring *r, const struct rt_tlp *tlp)
 {
 	if (r->n == r->cap) {
@@ -140,7 +149,7 @@ int rt_ring_push(struct rt_ring *r, const struct rt_tlp *tlp)
 		r->cap = cap;
 		r->head = 0;
 	}
-	r->v[(r->head + r->n) & (r->cap - 1)] = *tlp;
+	memcpy(&r->v[(r->head + r->n) & (r->cap - 1)], tlp, tlp_size(tlp));
 	r->n++;
 	return 0;
 }
@@ -154,6 +163,15 @@ static void ring_pop(struct rt_ring *r)
 {
 	r->head = (r->head + 1) & (r->cap - 1);
 	r->n--;
+}
+
+/* (x + 999) / 1000 of femtoseconds, without a 128-bit division while the
+ * value fits 64 bits (the first 5 hours of device time) */
+static uint64_t fs_to_ps_up(unsigned __int128 x)
+{
+	if (!(x >> 64))
+		return (uint64_t)x / 1000u + ((uint64_t)x % 1000u != 0);
+	return (uint64_t)((x + 999) / 1000);
 }
 
 /* --- the link (sim/link.cpp) ---------------------------------------------- */
@@ -227,7 +245,7 @@ static void link_try_start(struct abb_reftime *t, struct rt_link *l)
 
 		if (l->free_fs > (unsigned __int128)now * 1000) {
 			if (l->wake == RT_NEVER) {
-				l->wake = (uint64_t)((l->free_fs + 999) / 1000);
+				l->wake = fs_to_ps_up(l->free_fs);
 				l->wake_seq = t->seq++;
 			}
 			break;
@@ -254,13 +272,13 @@ static void link_try_start(struct abb_reftime *t, struct rt_link *l)
 			bytes += (skp_due - l->skp_done) * l->skp_len * l->lanes;
 			l->skp_done = skp_due;
 		}
-		dur = (unsigned __int128)bytes * l->fs_per_lane_byte / l->lanes;
+		dur = bytes * l->fs_per_lane_byte / l->lanes; /* below 2^50: 64-bit */
 		l->free_fs = start + dur;
 		l->tlps++;
 		l->payload_bytes += 4u * h->ndw;
 		l->wire_bytes += bytes;
 		l->unsent -= rt_wire_bytes(h);
-		h->t = (uint64_t)((l->free_fs + 999) / 1000) + l->latency_ps;
+		h->t = fs_to_ps_up(l->free_fs) + l->latency_ps;
 		h->seq = t->seq++;
 		l->started++;
 		started_any = true;
@@ -272,11 +290,11 @@ static void link_try_start(struct abb_reftime *t, struct rt_link *l)
 		rt_engine_tx_space(t->eng);
 }
 
-static void link_submit(struct abb_reftime *t, struct rt_link *l, struct rt_tlp *tlp)
+static void link_submit(struct abb_reftime *t, struct rt_link *l, const struct rt_tlp *tlp)
 {
-	tlp->t = t->now;
 	if (rt_ring_push(&l->q, tlp))
 		return; /* out of memory: the TLP is lost (as on a link that went down) */
+	ring_at(&l->q, l->q.n - 1)->t = t->now;
 	l->unsent += rt_wire_bytes(tlp);
 	link_hist(t, l);
 	link_try_start(t, l);
@@ -734,9 +752,7 @@ int abb_reftime_tlp_log(struct abb_reftime *t, const char *path)
 
 void rt_up_submit(struct abb_reftime *t, const struct rt_tlp *tlp)
 {
-	struct rt_tlp c = *tlp;
-
-	link_submit(t, &t->up, &c);
+	link_submit(t, &t->up, tlp);
 }
 
 void rt_down_consumed(struct abb_reftime *t, const struct rt_tlp *tlp)
@@ -782,14 +798,15 @@ static uint64_t next_event(const struct abb_reftime *t, int *which, uint64_t *ed
 static void link_event(struct abb_reftime *t, struct rt_link *l, bool arrival)
 {
 	if (arrival) {
-		struct rt_tlp tlp = l->q.v[l->q.head];
+		/* handled in place (the receiver queues nothing on this ring) */
+		const struct rt_tlp *tlp = &l->q.v[l->q.head];
 
+		if (l == &t->up)
+			rc_upstream(t, tlp);
+		else
+			rt_engine_deliver(t->eng, tlp);
 		ring_pop(&l->q);
 		l->started--;
-		if (l == &t->up)
-			rc_upstream(t, &tlp);
-		else
-			rt_engine_deliver(t->eng, &tlp);
 		return;
 	}
 	if (l->wake <= t->now)
