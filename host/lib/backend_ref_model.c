@@ -162,8 +162,8 @@ static int model_opt(void *ctx, const char *key, const char *val)
 	if (rc && !(u->backends & ABB_OPT_TIMED))
 		for (size_t i = 0; abb_opt_row(i, &r) == 0; i++)
 			if (!strcmp(r.name, key) && (r.backends & ABB_OPT_TIMED))
-				return abb_err(rc, "model option %s: a link option, taken only by the "
-					       "timed model: add timed=1", key);
+				return abb_err(rc, "unknown model option \"%s\" of the untimed model: a "
+					       "link option, taken by the timed model: add timed=1", key);
 	return rc ? abb_err(rc, "%s", msg) : 0;
 }
 

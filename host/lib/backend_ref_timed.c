@@ -12,9 +12,17 @@
  * waits runs the model for all, one at a time; a thread whose wait ended
  * while others still wait gets to its next device call before time moves
  * on (so its host code costs no device time, as on the simulator, where
- * the simulation is much slower than the host) unless it is blocked
- * elsewhere (its CPU time stands still for RELEASE_IDLE_NS) or takes longer
- * than RELEASE_MAX_NS of wall-clock time. With hosttime=1 every device
+ * the simulation is much slower than the host): while it computes or
+ * sleeps (nanosleep: a poll loop), at most RELEASE_MAX_NS of wall-clock
+ * time; not while it is blocked elsewhere (a lock, a queue: it may wait
+ * for the very thread that waits on the device), which its CPU time
+ * standing still and the system call it is in (/proc/self/task/TID/syscall)
+ * tell. And when nothing at all happens on the board before a wait's end
+ * (an idle stretch) while another thread used the device in the last
+ * PACE_RECENT_NS, that stretch passes no faster than the wall clock, in
+ * steps of PACE_STEP_PS: a thread that acts after a sleep of its own gets
+ * in, as it does on the simulator (whose device time passes far slower
+ * than the host's). With hosttime=1 every device
  * call first lets device time pass by the CPU time the thread spent since
  * its previous call (backend_sim_hosttime.c does the same for the
  * simulator).
@@ -22,11 +30,14 @@
  * Host memory: the IOVAs of the simulator's IOMMU (ref_iova.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "abb_options.h"
 #include "abb_priv.h"
@@ -42,11 +53,15 @@
  * most (wall clock), and not at all once its CPU time stood still this
  * long (it is blocked, not computing) */
 #define RELEASE_MAX_NS 50000000ull
-#define RELEASE_IDLE_NS 200000ull
+#define RELEASE_IDLE_NS 50000ull
 #define RELEASE_SLOTS 16
+#define PACE_RECENT_NS 100000000ull
+#define PACE_STEP_PS 10000000ull
+#define USER_SLOTS 16
 
 struct released {
 	pthread_t th;
+	pid_t tid;
 	clockid_t clk;
 	uint64_t cpu, wall_moved, wall_start;
 	bool used;
@@ -58,8 +73,15 @@ struct timed {
 	struct abb_reftime *rt;
 	struct abb_refiova *iova;
 	bool running;             /* a thread runs the model */
+	uint64_t pace_wall;       /* wall clock of the last paced step */
 	unsigned waiting;         /* threads inside a wait */
 	struct released rel[RELEASE_SLOTS];
+	/* the threads that made device calls, and when (wall clock) */
+	struct {
+		pthread_t th;
+		uint64_t wall;
+		bool used;
+	} user[USER_SLOTS];
 	unsigned hosttime;
 	unsigned epoch;           /* the per-thread marks of hosttime belong to this open */
 };
@@ -100,6 +122,37 @@ static bool host_mapped(void *ctx, int to_host, uint64_t iova, size_t len)
 
 /* --- lockstep among threads (called with m->lock held) ---------------- */
 
+/* The calling thread makes a device call (for the pacing of idle time). */
+static void seen(struct timed *m, uint64_t now)
+{
+	pthread_t self = pthread_self();
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < USER_SLOTS; i++) {
+		if (m->user[i].used && pthread_equal(m->user[i].th, self)) {
+			m->user[i].wall = now;
+			return;
+		}
+		if (!m->user[i].used || m->user[i].wall < m->user[k].wall)
+			k = i;
+	}
+	m->user[k].th = self;
+	m->user[k].wall = now;
+	m->user[k].used = true;
+}
+
+/* Another thread made a device call lately. */
+static bool others_recent(struct timed *m, uint64_t now)
+{
+	pthread_t self = pthread_self();
+
+	for (unsigned i = 0; i < USER_SLOTS; i++)
+		if (m->user[i].used && !pthread_equal(m->user[i].th, self) &&
+		    now - m->user[i].wall < PACE_RECENT_NS)
+			return true;
+	return false;
+}
+
 /* The calling thread is at a device call: time no longer waits for it. */
 static void back(struct timed *m)
 {
@@ -123,6 +176,7 @@ static void release(struct timed *m)
 		if (r->used)
 			continue;
 		r->th = pthread_self();
+		r->tid = (pid_t)syscall(SYS_gettid);
 		if (pthread_getcpuclockid(r->th, &r->clk))
 			return;
 		r->cpu = clock_ns(r->clk);
@@ -132,7 +186,39 @@ static void release(struct timed *m)
 	}
 }
 
-/* 1 while a released thread is computing towards its next call. */
+/* A thread whose CPU time stands still: 1 if it sleeps (nanosleep,
+ * clock_nanosleep: it comes back), 0 if it is blocked on anything else. */
+static bool sleeping(pid_t tid)
+{
+	char path[64], buf[64];
+	long nr;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", (long)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	if (!strncmp(buf, "running", 7))
+		return true;
+	nr = strtol(buf, NULL, 10);
+#ifdef SYS_nanosleep
+	if (nr == SYS_nanosleep)
+		return true;
+#endif
+#ifdef SYS_clock_nanosleep
+	if (nr == SYS_clock_nanosleep)
+		return true;
+#endif
+	return false;
+}
+
+/* 1 while a released thread is on its way to its next call. */
 static bool others_computing(struct timed *m)
 {
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
@@ -149,7 +235,8 @@ static bool others_computing(struct timed *m)
 			r->cpu = cpu;
 			r->wall_moved = now;
 		}
-		if (now - r->wall_moved > RELEASE_IDLE_NS || now - r->wall_start > RELEASE_MAX_NS)
+		if (now - r->wall_start > RELEASE_MAX_NS ||
+		    (now - r->wall_moved > RELEASE_IDLE_NS && !sleeping(r->tid)))
 			r->used = false; /* blocked elsewhere, or long host work: time goes on */
 		else
 			any = true;
@@ -195,9 +282,34 @@ static int wait_until(struct timed *m, const struct until *u)
 			rc = -EIO;
 			break;
 		}
-		m->running = true;
-		(void)abb_reftime_run(m->rt, u->d, RUN_BATCH);
-		m->running = false;
+		{
+			uint64_t now = abb_reftime_now(m->rt), next = abb_reftime_next(m->rt);
+			uint64_t wall = clock_ns(CLOCK_MONOTONIC);
+			struct abb_reftime_deadline d = u->d;
+
+			/* an idle stretch while another thread may act: paced */
+			if (next > now + PACE_STEP_PS && d.ps > now + PACE_STEP_PS &&
+			    others_recent(m, wall)) {
+				uint64_t allowed = (wall - m->pace_wall) * 1000u;
+
+				if (wall - m->pace_wall > 1000000u)
+					allowed = PACE_STEP_PS; /* a new stretch */
+				m->pace_wall = wall;
+				if (allowed < PACE_STEP_PS) {
+					struct timespec ts;
+					uint64_t t = wall + 10000;
+
+					ts.tv_sec = (time_t)(t / 1000000000u);
+					ts.tv_nsec = (long)(t % 1000000000u);
+					pthread_cond_timedwait(&m->cond, &m->lock, &ts);
+					continue;
+				}
+				d = abb_reftime_deadline(m->rt, now + allowed);
+			}
+			m->running = true;
+			(void)abb_reftime_run(m->rt, d, RUN_BATCH);
+			m->running = false;
+		}
 		pthread_cond_broadcast(&m->cond);
 	}
 	m->waiting--;
@@ -244,6 +356,7 @@ static void ht_leave(struct timed *m)
 static void enter(struct timed *m)
 {
 	pthread_mutex_lock(&m->lock);
+	seen(m, clock_ns(CLOCK_MONOTONIC));
 	back(m);
 	ht_enter(m);
 }
