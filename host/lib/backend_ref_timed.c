@@ -84,6 +84,10 @@ struct timed {
 	} user[USER_SLOTS];
 	unsigned hosttime;
 	unsigned epoch;           /* the per-thread marks of hosttime belong to this open */
+	uint64_t ht_cost;         /* ns of overhead in every interval (ht_setup) */
+	bool ht_calibrating;
+	uint64_t ht_gap[33];
+	unsigned ht_n;
 };
 
 static struct abb_backend timed_backend;
@@ -320,6 +324,13 @@ static int wait_until(struct timed *m, const struct until *u)
 
 /* --- host-time coupling (hosttime=1) --------------------------------- */
 
+/* As backend_sim_hosttime.c: the coupling charges the host software's own
+ * CPU time, not what taking part in the model costs the thread between
+ * two calls (the reads of its CPU clock, the return from a call): ht_cost
+ * is that overhead, the median gap between HT_CAL_CALLS consecutive
+ * register reads with no host code between them, measured at every open. */
+#define HT_CAL_CALLS 33
+
 static unsigned ht_epoch_next;
 static _Thread_local uint64_t ht_last; /* thread CPU ns when its last call returned */
 static _Thread_local uint64_t ht_dev;  /* device ps then */
@@ -335,9 +346,14 @@ static void ht_enter(struct timed *m)
 	if (!m->hosttime || ht_mark != m->epoch)
 		return;
 	now = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	if (now <= ht_last)
+	if (m->ht_calibrating) {
+		if (m->ht_n < HT_CAL_CALLS)
+			m->ht_gap[m->ht_n++] = now - ht_last;
 		return;
-	target = ht_dev + (now - ht_last) * 1000u;
+	}
+	if (now <= ht_last + m->ht_cost)
+		return;
+	target = ht_dev + (now - ht_last - m->ht_cost) * 1000u;
 	if (target <= abb_reftime_now(m->rt))
 		return;
 	u.d = abb_reftime_deadline(m->rt, target);
@@ -351,6 +367,29 @@ static void ht_leave(struct timed *m)
 	ht_dev = abb_reftime_now(m->rt);
 	ht_last = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	ht_mark = m->epoch;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int timed_reg_read(abb_dev *dev, uint32_t off, uint32_t *val);
+
+static void ht_setup(abb_dev *dev, struct timed *m)
+{
+	uint32_t v;
+
+	m->ht_cost = 0;
+	m->ht_n = 0;
+	m->ht_calibrating = true;
+	for (int i = 0; i < HT_CAL_CALLS + 1; i++) /* the first has no gap before it */
+		(void)timed_reg_read(dev, ABB_REG_VERSION, &v);
+	m->ht_calibrating = false;
+	qsort(m->ht_gap, m->ht_n, sizeof m->ht_gap[0], cmp_u64);
+	m->ht_cost = m->ht_n ? m->ht_gap[m->ht_n / 2] : 0;
 }
 
 static void enter(struct timed *m)
@@ -770,5 +809,7 @@ int abb_reftimed_open(abb_dev *dev, const struct abb_optvals *o)
 	dev->bar0_size = ABB_REFMODEL_BAR0;
 	dev->bar1_size = o->p.mem_bytes;
 	dev->watchdog_s = o->p.watchdog_s;
+	if (m->hosttime)
+		ht_setup(dev, m);
 	return 0;
 }
