@@ -5,7 +5,8 @@
  * the machine and its load, so the bench (test_determinism.c) asserts only
  * the bounds that hold everywhere and this program prints the figures.
  *
- *   build/abb_bench_hosttime [ROUNDS]     (default 5)
+ *   build/abb_bench_hosttime [ROUNDS [model]]     (default 5; model: the timed
+ *                                                  reference model, model:timed=1)
  *
  * Per round, on the simulator opened in lockstep and then with the
  * coupling: the median device time of 64 back-to-back register reads (the
@@ -19,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <abb/abb.h>
@@ -118,20 +120,24 @@ int main(int argc, char **argv)
 	static uint64_t lock[MAX_ROUNDS], ht[MAX_ROUNDS], over[MAX_ROUNDS], spin[MAX_ROUNDS];
 	unsigned rounds = 5;
 	uint64_t lock_spin, m_lock, m_ht, m_over, m_spin;
+	int model = argc == 3 && !strcmp(argv[2], "model");
+	const char *u0 = model ? "model:timed=1,hosttime=0" : "sim:hosttime=0";
+	const char *u1 = model ? "model:timed=1,hosttime=1" : "sim:hosttime=1";
 
-	if (argc > 2 || (argc == 2 && (sscanf(argv[1], "%u", &rounds) != 1 || rounds == 0 ||
-				       rounds > MAX_ROUNDS))) {
-		fprintf(stderr, "usage: abb_bench_hosttime [ROUNDS]   (1..%d, default 5)\n",
-			MAX_ROUNDS);
+	if (argc > 3 || (argc == 3 && !model) ||
+	    (argc >= 2 && (sscanf(argv[1], "%u", &rounds) != 1 || rounds == 0 ||
+			   rounds > MAX_ROUNDS))) {
+		fprintf(stderr, "usage: abb_bench_hosttime [ROUNDS [model]]   (1..%d, default 5; "
+			"model: the timed reference model)\n", MAX_ROUNDS);
 		return 2;
 	}
+	printf("backend: %s\n", model ? "the timed reference model (model:timed=1)" : "sim");
 	printf("host-time coupling: device time of a register read (median of %d) and of 2 ms "
 	       "of host CPU between two reads\n", READS);
 	printf("%5s %12s %12s %14s %18s\n", "round", "lockstep ns", "coupled ns", "charged +ns",
 	       "2 ms CPU -> dev us");
 	for (unsigned r = 0; r < rounds; r++) {
-		if (measure("sim:hosttime=0", &lock[r], &lock_spin) ||
-		    measure("sim:hosttime=1", &ht[r], &spin[r]))
+		if (measure(u0, &lock[r], &lock_spin) || measure(u1, &ht[r], &spin[r]))
 			return 1;
 		over[r] = ht[r] > lock[r] ? ht[r] - lock[r] : 0;
 		printf("%5u %12llu %12llu %14llu %18.1f\n", r + 1, (unsigned long long)lock[r],

@@ -3,7 +3,8 @@
  * against the reference model, transfer by transfer.
  *
  *   build/abb_regress [N=transfers] [SEED=s] [CASE=c | CASE=c.t] [SHARD=k/n]
- *                     [PER=transfers per configuration] [JUNIT=file] [V=1]
+ *                     [PER=transfers per configuration] [JUNIT=file] [V=1] [TIMED=0|1]
+ *                     [LOG=prefix]
  *   make regress N=10000 SEED=1          (the same, through make)
  *
  * The N transfers are cut into configurations of PER transfers (default
@@ -11,7 +12,9 @@
  * completion mode, reordering and its seed, flow-control credits within
  * their valid ranges, strict, MSI, IOVA layout, BAR1 size) from SEED and c,
  * opens the simulator with it (a hot reset) next to the reference model
- * (tb_scoreboard.h), and runs its transfers: sizes 4 B .. 64 KiB, host and
+ * (tb_scoreboard.h; TIMED=1, the default: the timed model, model:timed=1,
+ * with the same link options; TIMED=0: the untimed one), and runs its
+ * transfers: sizes 4 B .. 64 KiB, host and
  * board offsets, DMA reads and writes, a read and a write in flight
  * together, fixed-address (FIFO) transfers, event-source reads,
  * hand-built descriptor chains, completion by interrupt or by polling.
@@ -19,6 +22,15 @@
  * ISR and IER must agree with the model, and the simulator must have seen
  * no PCIe rule violation (abb_sim_protocol_errors) and no IOMMU fault
  * (abb_sim_faults). A configuration stops at its first failure.
+ *
+ * Device time (TIMED=1): every transfer's duration on the simulator and on
+ * the timed model; at the end the distribution of the error |model - sim|
+ * / sim (median, 99th percentile, worst with its seed and case) for
+ * single-channel transfers of 4 KiB and more and for the rest; a transfer
+ * beyond its bound (2 %, 5 %: tb_scoreboard.h sb_time_bound) fails the run.
+ *
+ * LOG=prefix writes the TLP logs of a replay: prefix.sim.tlp and (timed)
+ * prefix.model.tlp, in the same format, to be compared line by line.
  *
  * Every failure prints its seed and case; replay one configuration with
  * CASE=c, one transfer (the configuration up to it, the transfer traced)
@@ -50,6 +62,8 @@ struct opts {
 	unsigned shard_k, shard_n;
 	const char *junit;
 	int verbose;
+	int timed;
+	const char *log;
 };
 
 struct cfg_result {
@@ -59,6 +73,8 @@ struct cfg_result {
 	int failed;
 	char msg[512];
 	double secs;
+	struct sb_time *times; /* device time of its transfers (TIMED=1) */
+	size_t ntimes;
 };
 
 static double wall(void)
@@ -87,7 +103,7 @@ static unsigned pick(uint64_t *r, const unsigned *v, size_t n)
  * "Link parameters and flow control"): sim options into sim, model's into
  * model. Returns the BAR1 size. */
 static size_t draw_link(uint64_t *r, char *sim, size_t n, char *model, size_t mn,
-			unsigned *strict)
+			unsigned *strict, int timed)
 {
 	unsigned gen = (unsigned)sb_range(r, 1, 3);
 	unsigned lanes = PICK(r, 1, 2, 4, 4, 8, 16);
@@ -122,7 +138,10 @@ static size_t draw_link(uint64_t *r, char *sim, size_t n, char *model, size_t mn
 		 "iova=%s,strict=%u,msi=%u,credits=%s",
 		 gen, lanes, mps, mrrs, rcb, cpl_mps ? "mps" : "rcb", reorder, seed, mem,
 		 scatter ? "scatter" : "contig", *strict, msi, cred);
-	snprintf(model, mn, "mem_size=%uK,strict=%u", mem, *strict);
+	if (timed)
+		snprintf(model, mn, "timed=1,%s", sim);
+	else
+		snprintf(model, mn, "mem_size=%uK,strict=%u", mem, *strict);
 	return (size_t)mem * 1024;
 }
 
@@ -284,7 +303,7 @@ static int transfer(struct sb *s, uint64_t *r, uint32_t evs_addr, char *msg, siz
 static void run_config(const struct opts *o, unsigned long c, long last, struct cfg_result *res)
 {
 	uint64_t cr = mix(o->seed, c + 1);
-	char model[128];
+	char model[600];
 	struct sb s;
 	unsigned long t, ntr = o->per;
 	uint32_t evs_addr;
@@ -297,7 +316,14 @@ static void run_config(const struct opts *o, unsigned long c, long last, struct 
 	memset(&s, 0, sizeof s);
 	s.seed = o->seed;
 	s.trace = o->verbose > 1;
-	draw_link(&cr, res->link, sizeof res->link, model, sizeof model, &s.strict);
+	draw_link(&cr, res->link, sizeof res->link, model, sizeof model, &s.strict, o->timed);
+	if (o->log) {
+		size_t n = strlen(res->link), k = strlen(model);
+
+		snprintf(res->link + n, sizeof res->link - n, ",tlp_log=%s.sim.tlp", o->log);
+		if (o->timed)
+			snprintf(model + k, sizeof model - k, ",tlp_log=%s.model.tlp", o->log);
+	}
 	if (sb_open(&s, res->link, model, HOST_BYTES)) {
 		res->failed = 1;
 		snprintf(res->msg, sizeof res->msg, "cannot open sim:%.300s / model:%.100s", res->link,
@@ -319,9 +345,20 @@ static void run_config(const struct opts *o, unsigned long c, long last, struct 
 	}
 	for (t = 0; t < ntr && (last < 0 || (long)t <= last); t++) {
 		uint64_t tr = mix(cr, t);
+		size_t before = s.ntimes;
+		int bad;
 
 		s.trace = o->verbose > 1 || (long)t == last;
-		if (transfer(&s, &tr, evs_addr, res->msg, sizeof res->msg)) {
+		bad = transfer(&s, &tr, evs_addr, res->msg, sizeof res->msg);
+		for (size_t i = before; i < s.ntimes; i++) {
+			/* named by the case that replays it */
+			char w[160];
+
+			snprintf(w, sizeof w, "%s", s.times[i].what);
+			snprintf(s.times[i].what, sizeof s.times[i].what, "SEED=%llu CASE=%lu.%lu: %.110s",
+				 (unsigned long long)o->seed, c, t, w);
+		}
+		if (bad) {
 			char m[400];
 
 			snprintf(m, sizeof m, "transfer %lu: %.360s", t, res->msg);
@@ -331,6 +368,13 @@ static void run_config(const struct opts *o, unsigned long c, long last, struct 
 			break;
 		}
 		res->xfers++;
+	}
+	if (s.ntimes) {
+		/* the transfers' device time, each named by its replay case */
+		res->times = s.times;
+		res->ntimes = s.ntimes;
+		s.times = NULL;
+		s.ntimes = s.cap_times = 0;
 	}
 	if (!res->failed && last < 0) {
 		sb_step(&s, "end of configuration: all of board memory");
@@ -395,14 +439,15 @@ static int write_junit(const struct opts *o, const struct cfg_result *res, size_
 static int usage(const char *arg)
 {
 	fprintf(stderr, "abb_regress: bad argument \"%s\"\nusage: abb_regress [N=transfers] "
-			"[SEED=s] [CASE=c|c.t] [SHARD=k/n] [PER=n] [JUNIT=file] [V=0|1|2]\n", arg);
+			"[SEED=s] [CASE=c|c.t] [SHARD=k/n] [PER=n] [JUNIT=file] [V=0|1|2] [TIMED=0|1] "
+			"[LOG=prefix]\n", arg);
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	struct opts o = {.n = 10000, .per = 100, .seed = 1, .case_cfg = -1, .case_xfer = -1,
-			 .shard_k = 1, .shard_n = 1};
+			 .shard_k = 1, .shard_n = 1, .timed = 1};
 	struct cfg_result *res;
 	unsigned long ncfg, c, xfers = 0, fails = 0;
 	size_t nres = 0;
@@ -426,6 +471,12 @@ int main(int argc, char **argv)
 			o.per = strtoul(v, &end, 0);
 		else if (!strncmp(argv[a], "V=", 2))
 			o.verbose = (int)strtol(v, &end, 0);
+		else if (!strncmp(argv[a], "TIMED=", 6))
+			o.timed = (int)strtol(v, &end, 0);
+		else if (!strncmp(argv[a], "LOG=", 4)) {
+			o.log = v;
+			end = (char *)v + strlen(v);
+		}
 		else if (!strncmp(argv[a], "JUNIT=", 6)) {
 			o.junit = v;
 			end = (char *)v + strlen(v);
@@ -452,9 +503,10 @@ int main(int argc, char **argv)
 	res = calloc(ncfg ? ncfg : 1, sizeof *res);
 	if (!res)
 		return 2;
-	printf("abb_regress: %lu transfers in %lu configurations of %lu, SEED=%llu, SHARD=%u/%u%s\n",
-	       o.n, ncfg, o.per, (unsigned long long)o.seed, o.shard_k, o.shard_n,
-	       o.case_cfg >= 0 ? " (one case)" : "");
+	printf("abb_regress: %lu transfers in %lu configurations of %lu, SEED=%llu, SHARD=%u/%u%s, "
+	       "against the %s reference model\n", o.n, ncfg, o.per, (unsigned long long)o.seed,
+	       o.shard_k, o.shard_n, o.case_cfg >= 0 ? " (one case)" : "",
+	       o.timed ? "timed" : "untimed");
 	t0 = wall();
 	for (c = 0; c < ncfg; c++) {
 		struct cfg_result *r = &res[nres];
@@ -477,6 +529,37 @@ int main(int argc, char **argv)
 	       "%.0f transfers per wall second (SEED=%llu SHARD=%u/%u)\n",
 	       xfers, nres, fails, secs, secs > 0 ? (double)xfers / secs : 0.0,
 	       (unsigned long long)o.seed, o.shard_k, o.shard_n);
+	if (o.timed) {
+		/* the device time of every transfer of every configuration */
+		size_t nt = 0, k = 0;
+		struct sb_time *all;
+		unsigned over;
+
+		for (size_t i = 0; i < nres; i++)
+			nt += res[i].ntimes;
+		all = malloc((nt ? nt : 1) * sizeof *all);
+		if (!all)
+			return 2;
+		for (size_t i = 0; i < nres; i++) {
+			memcpy(all + k, res[i].times, res[i].ntimes * sizeof *all);
+			k += res[i].ntimes;
+			free(res[i].times);
+		}
+		over = sb_time_report(stdout, "abb_regress:", all, nt);
+		if (over) {
+			printf("abb_regress: FAIL: %u transfers' device time beyond the bound:\n", over);
+			for (size_t i = 0, shown = 0; i < nt && shown < 10; i++)
+				if (sb_time_err(&all[i]) > sb_time_bound(&all[i])) {
+					printf("    %.3f %% (sim %llu ns, model %llu ns): %s\n",
+					       100 * sb_time_err(&all[i]),
+					       (unsigned long long)all[i].ns[SB_SIM],
+					       (unsigned long long)all[i].ns[SB_MODEL], all[i].what);
+					shown++;
+				}
+			fails += over;
+		}
+		free(all);
+	}
 	if (o.junit && write_junit(&o, res, nres, secs))
 		fails++;
 	free(res);

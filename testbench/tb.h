@@ -47,10 +47,15 @@ int tb_suite_close(void);
 
 /* 1 if tb_dev runs on the simulator. */
 int tb_is_sim(void);
-/* 1 if transfers on tb_dev take device time (the simulator, the board);
- * 0 on the untimed reference model ("model"), where a transfer is done
- * inside the CTRL write that starts it. */
+/* 1 if transfers on tb_dev take device time (the simulator, the board,
+ * the timed reference model "model:timed=1"); 0 on the untimed reference
+ * model ("model"), where a transfer is done inside the CTRL write that
+ * starts it. */
 int tb_is_timed(void);
+/* 1 if tb_dev is the timed reference model: the reference model with
+ * device time and the simulation-only calls it serves (abb_sim_cycles,
+ * abb_sim_advance, abb_sim_link_params, abb_sim_tlp_log). */
+int tb_is_timed_model(void);
 
 /* 1 if the device runs in strict mode: ABB_SIM_STRICT=1 or strict=1 among
  * the options of $ABB_DEVICE (the later wins, as the backends read them).
@@ -71,7 +76,8 @@ int tb_has_evsrc(void);
  *   TB_TEST        any backend
  *   TB_SIM_TEST    the simulator (sim): simulator API, cycles, faults,
  *                  link parameters, TLP log
- *   TB_TIMED_TEST  device time (sim and vfio; not the untimed model)
+ *   TB_TIMED_TEST  device time (sim, vfio, the timed model; not the untimed
+ *                  model)
  *   TB_EVSRC_TEST  the model-defined event source and registers (sim,
  *                  model, the emulated VFIO kernel; not the board)
  *   TB_NOVFIO_TEST the simulator's or the model's own board, opened

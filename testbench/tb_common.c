@@ -81,9 +81,16 @@ int tb_is_sim(void)
 	return tb_dev && strcmp(abb_backend(tb_dev), "sim") == 0;
 }
 
+int tb_is_timed_model(void)
+{
+	/* the timed model serves the simulation-only operations it can; the
+	 * untimed model has none (-ENOTSUP) */
+	return tb_dev && strcmp(abb_backend(tb_dev), "model") == 0 && abb_sim_hosttime(tb_dev) >= 0;
+}
+
 int tb_is_timed(void)
 {
-	return tb_dev && strcmp(abb_backend(tb_dev), "model") != 0;
+	return tb_dev && (strcmp(abb_backend(tb_dev), "model") != 0 || tb_is_timed_model());
 }
 
 int tb_is_strict(void)

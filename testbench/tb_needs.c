@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum tb_need { TB_NEED_ANY, TB_NEED_SIM, TB_NEED_TIMED, TB_NEED_EVSRC, TB_NEED_NOVFIO,
 	       TB_NEED_NOSIM, TB_NEEDS };
@@ -32,7 +33,8 @@ static const struct {
 } tb_need_text[TB_NEEDS] = {
 	[TB_NEED_ANY] = {"", "", ""},
 	[TB_NEED_SIM] = {"[sim]", "need", "the simulator (the sim backend)"},
-	[TB_NEED_TIMED] = {"[timed]", "need", "device time (not the untimed model)"},
+	[TB_NEED_TIMED] = {"[timed]", "need", "device time (not the untimed model; the timed one, "
+					      "model:timed=1, has it)"},
 	[TB_NEED_EVSRC] = {"[evsrc]", "need", "the model-defined event source and registers "
 					      "(sim, model, emulated VFIO kernel)"},
 	[TB_NEED_NOVFIO] = {"[novfio]", "need", "the simulator's or the model's own board "
@@ -41,8 +43,36 @@ static const struct {
 };
 
 /* The backend the suites will open, from $ABB_DEVICE as abb_open() reads it
- * (the URI's scheme; unset or empty: sim), known before any device opens. */
-enum tb_backend { TB_BE_SIM, TB_BE_MODEL, TB_BE_VFIO_EMU, TB_BE_VFIO, TB_BE_OTHER };
+ * (the URI's scheme; unset or empty: sim; the model with timed=1 among its
+ * options or ABB_MODEL_TIMED=1, the URI winning: the timed model), known
+ * before any device opens. */
+enum tb_backend { TB_BE_SIM, TB_BE_MODEL, TB_BE_MODEL_TIMED, TB_BE_VFIO_EMU, TB_BE_VFIO,
+		  TB_BE_OTHER };
+
+/* timed=1 (or yes/true/on) among the options of a model URI, else
+ * $ABB_MODEL_TIMED */
+static int tb_model_timed(const char *opts)
+{
+	const char *env = getenv("ABB_MODEL_TIMED");
+	int timed = env && (!strcmp(env, "1") || !strcasecmp(env, "yes") || !strcasecmp(env, "true") ||
+			    !strcasecmp(env, "on"));
+
+	while (opts && *opts) {
+		size_t n = strcspn(opts, ",");
+
+		if (n > 6 && !strncmp(opts, "timed=", 6)) {
+			const char *v = opts + 6;
+			size_t k = n - 6;
+
+			timed = (k == 1 && *v == '1') || (k == 3 && !strncasecmp(v, "yes", 3)) ||
+				(k == 4 && !strncasecmp(v, "true", 4)) || (k == 2 && !strncasecmp(v, "on", 2));
+		}
+		opts += n;
+		if (*opts)
+			opts++;
+	}
+	return timed;
+}
 
 static enum tb_backend tb_backend_of_env(void)
 {
@@ -55,7 +85,7 @@ static enum tb_backend tb_backend_of_env(void)
 	if (n == 3 && !strncmp(e, "sim", 3))
 		return TB_BE_SIM;
 	if (n == 5 && !strncmp(e, "model", 5))
-		return TB_BE_MODEL;
+		return tb_model_timed(e[5] == ':' ? e + 6 : NULL) ? TB_BE_MODEL_TIMED : TB_BE_MODEL;
 	if (n == 4 && !strncmp(e, "vfio", 4))
 		return tb_vfio_emu ? TB_BE_VFIO_EMU : TB_BE_VFIO;
 	return TB_BE_OTHER;
@@ -63,8 +93,8 @@ static enum tb_backend tb_backend_of_env(void)
 
 static const char *tb_backend_name(enum tb_backend b)
 {
-	static const char *const names[] = {"sim", "model", "vfio (emulated VFIO kernel)",
-					    "vfio (the board)", "unknown"};
+	static const char *const names[] = {"sim", "model", "model (timed)",
+					    "vfio (emulated VFIO kernel)", "vfio (the board)", "unknown"};
 
 	return names[b];
 }

@@ -89,6 +89,104 @@ static uint32_t rd(struct sb *s, int d, uint32_t off);
 static void wr(struct sb *s, int d, uint32_t off, uint32_t val);
 static void settle_dev(struct sb *s, int d, int64_t max_ns);
 
+/* --- device time of the operations (the timed model) ------------------ */
+
+static uint64_t dev_now(struct sb *s, int d)
+{
+	uint64_t t = 0;
+
+	if (s->timed && abb_time_ns(s->dev[d], &t))
+		t = 0;
+	return t;
+}
+
+/* Records one operation's device time on both (t0, t1 per device). */
+static void time_add(struct sb *s, const uint64_t *t0, const uint64_t *t1, size_t len,
+		     unsigned two)
+{
+	struct sb_time *t;
+
+	if (!s->timed)
+		return;
+	if (s->ntimes == s->cap_times) {
+		size_t cap = s->cap_times ? 2 * s->cap_times : 256;
+		struct sb_time *v = realloc(s->times, cap * sizeof *v);
+
+		if (!v)
+			return;
+		s->times = v;
+		s->cap_times = cap;
+	}
+	t = &s->times[s->ntimes++];
+	for (int d = 0; d < SB_NDEV; d++)
+		t->ns[d] = t1[d] - t0[d];
+	t->len = len;
+	t->two = two;
+	t->step = s->step;
+	snprintf(t->what, sizeof t->what, "%s", s->what);
+}
+
+double sb_time_err(const struct sb_time *t)
+{
+	double a = (double)t->ns[SB_SIM], b = (double)t->ns[SB_MODEL];
+
+	if (a == 0)
+		return b == 0 ? 0 : 1;
+	return (b > a ? b - a : a - b) / a;
+}
+
+double sb_time_bound(const struct sb_time *t)
+{
+	return !t->two && t->len >= 4096 ? 0.02 : 0.05;
+}
+
+static int cmp_err(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+unsigned sb_time_report(FILE *out, const char *label, const struct sb_time *t, size_t n)
+{
+	static const char *const cls[2] = {"single channel, >= 4 KiB (bound 2 %)",
+					   "smaller or both channels (bound 5 %)"};
+	unsigned over = 0;
+
+	for (int c = 0; c < 2; c++) {
+		double *e = malloc((n ? n : 1) * sizeof *e);
+		size_t k = 0, worst = 0;
+		double wv = -1;
+
+		if (!e)
+			return 1;
+		for (size_t i = 0; i < n; i++) {
+			double x;
+
+			if ((sb_time_bound(&t[i]) == 0.02) != (c == 0))
+				continue;
+			x = sb_time_err(&t[i]);
+			e[k++] = x;
+			if (x > wv) {
+				wv = x;
+				worst = i;
+			}
+			over += x > sb_time_bound(&t[i]);
+		}
+		if (k) {
+			qsort(e, k, sizeof *e, cmp_err);
+			fprintf(out, "%s device time, %s: %zu operations, error median %.3f %%, 99th "
+				"percentile %.3f %%, worst %.3f %% (step %lu: %s; sim %llu ns, model "
+				"%llu ns)\n", label, cls[c], k, 100 * e[k / 2],
+				100 * e[(size_t)((double)(k - 1) * 0.99)], 100 * wv, t[worst].step,
+				t[worst].what, (unsigned long long)t[worst].ns[SB_SIM],
+				(unsigned long long)t[worst].ns[SB_MODEL]);
+		}
+		free(e);
+	}
+	return over;
+}
+
 static const uint32_t ctrl_reset =
 	(ABB_CTRL_RESET_CODE & ABB_CTRL_RESET) | ABB_CTRL_V | ABB_CTRL_BAR;
 
@@ -154,6 +252,11 @@ int sb_open(struct sb *s, const char *sim_opts, const char *model_opts, size_t h
 			fprintf(OUT(s), "scoreboard: %s: %s\n", uri, abb_last_error());
 			break;
 		}
+		if (d == SB_MODEL) {
+			uint64_t c;
+
+			s->timed = abb_sim_cycles(s->dev[d], &c) == 0;
+		}
 		if (d == SB_SIM)
 			s->mem_size = mem;
 		else if (mem != s->mem_size) {
@@ -184,6 +287,9 @@ void sb_close(struct sb *s)
 		free(s->desc[d]);
 		s->host[d] = s->desc[d] = NULL;
 	}
+	free(s->times);
+	s->times = NULL;
+	s->ntimes = s->cap_times = 0;
 }
 
 static uint32_t rd(struct sb *s, int d, uint32_t off)
@@ -252,13 +358,17 @@ int sb_dma(struct sb *s, int dir, size_t off, uint32_t board, size_t len, unsign
 {
 	int rc[SB_NDEV];
 	char msg[SB_NDEV][160];
+	uint64_t t0[SB_NDEV], t1[SB_NDEV];
 
 	for (int d = 0; d < SB_NDEV; d++) {
+		t0[d] = dev_now(s, d);
 		rc[d] = dir ? abb_dma_write(s->dev[d], s->buf[d], off, board, len, flags) :
 			      abb_dma_read(s->dev[d], s->buf[d], off, board, len, flags);
 		snprintf(msg[d], sizeof msg[d], "%s", rc[d] ? abb_last_error() : "");
+		t1[d] = dev_now(s, d);
 	}
 	same_rc(s, dir ? "abb_dma_write" : "abb_dma_read", rc, msg);
+	time_add(s, t0, t1, len, 0);
 	if (flags & ABB_DMA_IRQ)
 		ier_sync(s, dir ? ABB_ISR_H2C : ABB_ISR_C2H);
 	return rc[SB_SIM];
@@ -269,17 +379,23 @@ int sb_dma_pair(struct sb *s, size_t roff, uint32_t rboard, size_t rlen, unsigne
 {
 	int rr[SB_NDEV], rw[SB_NDEV];
 	char mr[SB_NDEV][160], mw[SB_NDEV][160];
+	uint64_t t0[SB_NDEV], t1[SB_NDEV];
 
 	for (int d = 0; d < SB_NDEV; d++) {
 		abb_dev *dev = s->dev[d];
-		int sr = abb_dma_read_start(dev, s->buf[d], roff, rboard, rlen, rflags);
+		int sr;
+
+		t0[d] = dev_now(s, d);
+		sr = abb_dma_read_start(dev, s->buf[d], roff, rboard, rlen, rflags);
 		int sw = sr ? sr : abb_dma_write_start(dev, s->buf[d], woff, wboard, wlen, wflags);
 
 		rr[d] = sr ? sr : abb_dma_read_wait(dev, ABB_WAIT_FOREVER);
 		snprintf(mr[d], sizeof mr[d], "%s", rr[d] ? abb_last_error() : "");
 		rw[d] = sw ? sw : abb_dma_write_wait(dev, ABB_WAIT_FOREVER);
 		snprintf(mw[d], sizeof mw[d], "%s", rw[d] ? abb_last_error() : "");
+		t1[d] = dev_now(s, d);
 	}
+	time_add(s, t0, t1, rlen > wlen ? rlen : wlen, 1);
 	same_rc(s, "concurrent abb_dma_read", rr, mr);
 	same_rc(s, "concurrent abb_dma_write", rw, mw);
 	if ((rflags | wflags) & ABB_DMA_IRQ)
@@ -292,11 +408,15 @@ int sb_irq_wait(struct sb *s, unsigned source, int64_t timeout_ns)
 {
 	int rc[SB_NDEV];
 	char msg[SB_NDEV][160];
+	uint64_t t0[SB_NDEV], t1[SB_NDEV];
 
 	for (int d = 0; d < SB_NDEV; d++) {
+		t0[d] = dev_now(s, d);
 		rc[d] = abb_irq_wait(s->dev[d], source, timeout_ns);
 		snprintf(msg[d], sizeof msg[d], "%s", rc[d] < 0 ? abb_last_error() : "");
+		t1[d] = dev_now(s, d);
 	}
+	time_add(s, t0, t1, 0, 0);
 	same_rc(s, "abb_irq_wait", rc, msg);
 	ier_sync(s, source & 7);
 	return rc[SB_SIM];
@@ -325,22 +445,25 @@ static uint32_t blk(int chn)
 	return chn == (int)ABB_CH_C2H ? ABB_BLK_C2H : ABB_BLK_H2C;
 }
 
+/* Device d (one with device time) until both channels are idle. */
 static void settle_dev(struct sb *s, int d, int64_t max_ns)
 {
-	if (d == SB_SIM)
-		sb_settle(s, max_ns);
+	if (d != SB_SIM && !s->timed)
+		return;
+	for (int64_t t = 0; t <= max_ns; t += 1000) {
+		uint32_t gsr = rd(s, d, ABB_REG_GSR);
+
+		if (!(gsr & (ABB_GSR_C2H_BUSY | ABB_GSR_H2C_BUSY)))
+			return;
+		if (abb_sim_advance(s->dev[d], 1000))
+			return;
+	}
 }
 
 void sb_settle(struct sb *s, int64_t max_ns)
 {
-	for (int64_t t = 0; t <= max_ns; t += 1000) {
-		uint32_t gsr = rd(s, SB_SIM, ABB_REG_GSR);
-
-		if (!(gsr & (ABB_GSR_C2H_BUSY | ABB_GSR_H2C_BUSY)))
-			return;
-		if (abb_sim_advance(s->dev[SB_SIM], 1000))
-			return;
-	}
+	for (int d = 0; d < SB_NDEV; d++)
+		settle_dev(s, d, max_ns);
 }
 
 static void put_le32(uint8_t *p, uint32_t v)
@@ -364,8 +487,15 @@ void sb_chain(struct sb *s, int chn, unsigned n, const size_t *hoff, const uint3
 		for (unsigned i = 0; i < n; i++)
 			fprintf(OUT(s), "    piece %u: host+0x%zx board %s0x%x len %u\n", i, hoff[i],
 				i == 0 || upa[i] ? "" : "(continued) ", board[i], len[i]);
+	uint64_t t0[SB_NDEV], t1[SB_NDEV];
+	size_t total = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		total += len[i];
 	for (int d = 0; d < SB_NDEV; d++) {
 		uint32_t first[SB_DESC_WORDS] = {0};
+
+		t0[d] = dev_now(s, d);
 
 		for (unsigned i = 0; i < n; i++) {
 			uint32_t w[SB_DESC_WORDS];
@@ -395,7 +525,11 @@ void sb_chain(struct sb *s, int chn, unsigned n, const size_t *hoff, const uint3
 		for (int j = 0; j < SB_DESC_WORDS; j++)
 			wr(s, d, b + 4u * (unsigned)j, first[j]);
 	}
-	sb_settle(s, 2000000);
+	for (int d = 0; d < SB_NDEV; d++) {
+		settle_dev(s, d, 2000000);
+		t1[d] = dev_now(s, d);
+	}
+	time_add(s, t0, t1, total, 0);
 }
 
 void sb_raw_start(struct sb *s, int chn, uint32_t pal, size_t hoff, uint64_t raw_ha, uint32_t len,

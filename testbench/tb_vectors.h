@@ -41,5 +41,10 @@ extern const char tb_vector_base_opts[];
  * the process while this runs. */
 int tb_vector_run(const struct tb_vector *v, const char *out_path, uint64_t *cycles,
 		  char *err, size_t errlen);
+/* The same on backend be: "sim", or "model" for the timed reference model
+ * (model:timed=1 with the same options), whose file must then equal the
+ * simulator's (it has no PCIe rule checks: those are the simulator's). */
+int tb_vector_run_on(const struct tb_vector *v, const char *be, const char *out_path,
+		     uint64_t *cycles, char *err, size_t errlen);
 
 #endif

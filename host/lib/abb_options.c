@@ -48,6 +48,7 @@ struct opt {
 
 #define S ABB_OPT_SIM
 #define M ABB_OPT_MODEL
+#define T ABB_OPT_TIMED
 #define V ABB_OPT_VFIO
 #define A ABB_OPT_ANY
 #define GP ABB_OPTG_PARAMS
@@ -58,20 +59,20 @@ struct opt {
 #define VF(f) offsetof(struct abb_optvals, f), sizeof(((struct abb_optvals *)0)->f)
 
 static const struct opt table[] = {
-	{"gen", "ABB_SIM_GEN", OT_UINT, S, GP, 0, 1, 3, NULL, PF(gen), NULL, "",
+	{"gen", "ABB_SIM_GEN", OT_UINT, S | T, GP, 0, 1, 3, NULL, PF(gen), NULL, "",
 	 "PCIe generation 1..3"},
-	{"lanes", "ABB_SIM_LANES", OT_UINT, S, GP, 0, 1, 16, "1,2,4,8,12,16", PF(lanes), NULL, "",
+	{"lanes", "ABB_SIM_LANES", OT_UINT, S | T, GP, 0, 1, 16, "1,2,4,8,12,16", PF(lanes), NULL, "",
 	 "lanes 1, 2, 4, 8, 12, 16"},
-	{"mps", "ABB_SIM_MPS", OT_UINT, S, GP, 0, 128, 4096, "128,256,512,1024,2048,4096", PF(mps),
+	{"mps", "ABB_SIM_MPS", OT_UINT, S | T, GP, 0, 128, 4096, "128,256,512,1024,2048,4096", PF(mps),
 	 NULL, "bytes", "max payload size (the device advertises 4096 in Device Capabilities)"},
-	{"mrrs", "ABB_SIM_MRRS", OT_UINT, S, GP, 0, 128, 4096, "128,256,512,1024,2048,4096",
+	{"mrrs", "ABB_SIM_MRRS", OT_UINT, S | T, GP, 0, 128, 4096, "128,256,512,1024,2048,4096",
 	 PF(mrrs), NULL, "bytes", "max read request size"},
-	{"rcb", "ABB_SIM_RCB", OT_UINT, S, GP, 0, 64, 128, "64,128", PF(rcb), NULL, "bytes",
+	{"rcb", "ABB_SIM_RCB", OT_UINT, S | T, GP, 0, 64, 128, "64,128", PF(rcb), NULL, "bytes",
 	 "read completion boundary of the root complex"},
-	{"cpl", "ABB_SIM_CPL", OT_WORD, S, GP, 0, 0, 0, "rcb=1,mps=0", PF(cpl_rcb), NULL, "",
+	{"cpl", "ABB_SIM_CPL", OT_WORD, S | T, GP, 0, 0, 0, "rcb=1,mps=0", PF(cpl_rcb), NULL, "",
 	 "completion size: `rcb`: every read completion ends at an RCB boundary (64-byte "
 	 "completions with RCB 64, as Intel root complexes answer); `mps`: coalesced up to MPS"},
-	{"credits", "ABB_SIM_CREDITS", OT_CREDITS, S, GP, 0, 0, 0, NULL, 0, 0, NULL, "",
+	{"credits", "ABB_SIM_CREDITS", OT_CREDITS, S | T, GP, 0, 0, 0, NULL, 0, 0, NULL, "",
 	 "flow-control credit limits as a list, for example `ph=8,pd=64,nph=4` (items `ph pd nph "
 	 "npd cplh cpld`; header credits count TLPs 1..127, data credits 16-byte units 1..2047, "
 	 "0 = infinite); `up.` / `down.` before an item for one direction (up: device to root "
@@ -79,29 +80,29 @@ static const struct opt table[] = {
 	 "device, the hard block's, default 32/256 P, 16/16 NP; completions infinite), else both; "
 	 "`default` resets; in a URI the items may follow as options of their own or be "
 	 "separated by `:` or `/`"},
-	{"clk_mhz", "ABB_SIM_CLK_MHZ", OT_UINT, S, GP, F_ZERO, 10, 1000, NULL, PF(clk_mhz), NULL,
+	{"clk_mhz", "ABB_SIM_CLK_MHZ", OT_UINT, S | T, GP, F_ZERO, 10, 1000, NULL, PF(clk_mhz), NULL,
 	 "MHz", "user clock of the RTL (64-bit beats); 0 = auto: 125 MHz up to 1 GB/s of raw link "
 	 "bandwidth (Gen1 x4), 250 MHz above (Gen1 x8, Gen2 x4), as Xilinx endpoint blocks do. The "
 	 "RTL is built for the clock: ClkNs 4 at 188 MHz and above, else 8 (the interrupt "
 	 "generator counts 4-ns units of that period)"},
-	{"link_ns", "ABB_SIM_LINK_NS", OT_UINT, S, GP, 0, 0, 1000000, NULL, PF(link_latency_ns),
+	{"link_ns", "ABB_SIM_LINK_NS", OT_UINT, S | T, GP, 0, 0, 1000000, NULL, PF(link_latency_ns),
 	 NULL, "ns", "one-way link latency"},
-	{"mem_ns", "ABB_SIM_MEM_NS", OT_UINT, S, GP, 0, 0, 10000000, NULL, PF(mem_latency_ns),
+	{"mem_ns", "ABB_SIM_MEM_NS", OT_UINT, S | T, GP, 0, 0, 10000000, NULL, PF(mem_latency_ns),
 	 NULL, "ns", "host memory read latency"},
-	{"reorder", "ABB_SIM_REORDER", OT_UINT, S, GP, 0, 0, 2, NULL, PF(reorder), NULL, "",
+	{"reorder", "ABB_SIM_REORDER", OT_UINT, S | T, GP, 0, 0, 2, NULL, PF(reorder), NULL, "",
 	 "order of the completions of the reads the root complex has ready: 0 the oldest read "
 	 "first, whole; 1 a completion of a read picked at random at a time (seed below); 2 a "
 	 "completion of each in turn (round robin: a small read, such as a descriptor fetch, "
 	 "does not wait behind kilobytes of others)"},
-	{"seed", "ABB_SIM_SEED", OT_U64, S, GP, 0, 0, UINT64_MAX, NULL, PF(seed), NULL, "",
+	{"seed", "ABB_SIM_SEED", OT_U64, S | T, GP, 0, 0, UINT64_MAX, NULL, PF(seed), NULL, "",
 	 "seed of that randomness"},
 	{"mem_size", "ABB_SIM_MEM_SIZE", OT_UINT, S | M, GP, F_KM | F_POW2, 64u << 10, 16u << 20,
 	 NULL, PF(mem_bytes), NULL, "bytes", "BAR1 board memory, power of two, 64K..16M"},
-	{"iova", "ABB_SIM_IOVA", OT_WORD, S, GP, 0, 0, 0, "contiguous=0,contig=0,scatter=1,0=0,1=1",
+	{"iova", "ABB_SIM_IOVA", OT_WORD, S | T, GP, 0, 0, 0, "contiguous=0,contig=0,scatter=1,0=0,1=1",
 	 PF(iova_scatter), NULL, "",
 	 "`scatter`: every mapped page gets its own IOVA (scatter-gather lists, chained "
 	 "descriptors); `contiguous` (or `contig`): one IOVA range per buffer"},
-	{"watchdog_s", "ABB_SIM_WATCHDOG_S", OT_UINT, S, GP, 0, 1, 86400, NULL, PF(watchdog_s),
+	{"watchdog_s", "ABB_SIM_WATCHDOG_S", OT_UINT, S | T, GP, 0, 1, 86400, NULL, PF(watchdog_s),
 	 NULL, "s", "wall-clock seconds a single wait may go without link traffic (other than "
 	 "the wait's own status reads) before it fails: a hung simulation, or an interrupt "
 	 "wait on an idle board, becomes an error; a wait with traffic may take 10 times as "
@@ -109,18 +110,24 @@ static const struct opt table[] = {
 	{"strict", "ABB_SIM_STRICT", OT_BOOL, S | M, GP, 0, 0, 1, NULL, PF(strict), NULL, "",
 	 "strict mode: none of the model-defined side effects the host could lean on (ISR and "
 	 "GER writes ignored, DONE and ISR cleared only by a channel reset)"},
-	{"msi", "ABB_SIM_MSI", OT_BOOL, S, GP, 0, 0, 1, NULL, PF(msi), NULL, "",
+	{"msi", "ABB_SIM_MSI", OT_BOOL, S | T, GP, 0, 0, 1, NULL, PF(msi), NULL, "",
 	 "interrupts as MSI (the capability in config space) instead of legacy INTx"},
 	{"traceable", "ABB_SIM_TRACEABLE", OT_BOOL, S, GP, 0, 0, 1, NULL, PF(traceable), NULL, "",
 	 "run the RTL model with tracing compiled in, so that abb_sim_trace() can start a "
 	 "waveform during the run (5-10 % slower even while nothing is traced; without it, that "
 	 "model runs only when trace= or ABB_TRACE asks for a waveform at open)"},
-	{"hosttime", "ABB_SIM_HOSTTIME", OT_BOOL, S, GL, 0, 0, 1, NULL, VF(hosttime), "0", "",
+	{"hosttime", "ABB_SIM_HOSTTIME", OT_BOOL, S | T, GL, 0, 0, 1, NULL, VF(hosttime), "0", "",
 	 "host-time coupling: device time also advances by the CPU time the host software "
 	 "spends between device calls"},
 	{"shared_engine", "ABB_MODEL_SHARED_ENGINE", OT_BOOL, M, GL, 0, 0, 1, NULL,
 	 VF(shared_engine), "0", "", "the reference model's GCR.SHARED_ENGINE after reset (the two "
 	 "channels share one engine)"},
+	{"timed", "ABB_MODEL_TIMED", OT_BOOL, M, GL, 0, 0, 1, NULL, VF(timed), "0", "",
+	 "the reference model with device time: a discrete-event model of the link, the root "
+	 "complex and the RTL's engine at TLP granularity (host/lib/ref_timing.h) gives the "
+	 "simulator's device time at the model's speed; it takes the simulator's link and "
+	 "platform options (backends `sim, model (timed=1)`); 0: untimed, a transfer ends inside "
+	 "the CTRL write that starts it"},
 	{"trace", "ABB_TRACE", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(trace), "", "file",
 	 "write the waveform of the RTL (FST) to this file"},
 	{"trace_from", "ABB_TRACE_FROM", OT_U64, S, GT, 0, 0, UINT64_MAX, NULL, VF(trace_from),
@@ -136,7 +143,7 @@ static const struct opt table[] = {
 	 VF(trace_on_error), "0", "cycles", "flight recorder: keep the last this many cycles and "
 	 "write them to the trace file when a DMA ends in error, a protocol error is recorded "
 	 "or a test fails (0: off)"},
-	{"tlp_log", "ABB_TLP_LOG", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(tlp_log), "", "file",
+	{"tlp_log", "ABB_TLP_LOG", OT_TEXT, S | T, GT, 0, 0, 0, NULL, VF(tlp_log), "", "file",
 	 "a decoded line per TLP: cycle, direction, type, address, tag, length"},
 	{"stim", "ABB_SIM_STIM", OT_TEXT, S, GT, 0, 0, 0, NULL, VF(stim), "", "file",
 	 "record the RTL's port values edge by edge from the open's hot reset on, for the Icarus "
@@ -160,6 +167,7 @@ static const struct opt table[] = {
 
 #undef S
 #undef M
+#undef T
 #undef V
 #undef A
 
@@ -607,6 +615,7 @@ void abb_opt_print(FILE *f, int markdown)
 		const struct opt *o = &table[i];
 		const char *be = o->backends == ABB_OPT_ANY ? "all"
 				 : o->backends == (ABB_OPT_SIM | ABB_OPT_MODEL) ? "sim, model"
+				 : o->backends == (ABB_OPT_SIM | ABB_OPT_TIMED) ? "sim, model (timed=1)"
 				 : o->backends == ABB_OPT_MODEL ? "model"
 				 : o->backends == ABB_OPT_VFIO ? "vfio" : "sim";
 

@@ -41,11 +41,14 @@ extern "C" {
 #define ABB_OPT_HIDDEN
 #endif
 
-/* Backends (bit mask) */
+/* Backends (bit mask). ABB_OPT_TIMED: the reference model with device
+ * time (model:timed=1), which takes the simulator's link and platform
+ * parameters besides the model's own options. */
 #define ABB_OPT_SIM   0x1u
 #define ABB_OPT_MODEL 0x2u
 #define ABB_OPT_VFIO  0x4u
-#define ABB_OPT_ANY   0x7u
+#define ABB_OPT_TIMED 0x8u
+#define ABB_OPT_ANY   0xfu
 
 /* Groups: who applies an option (bit mask) */
 #define ABB_OPTG_PARAMS 0x1u /* struct abbsim_params, handed to abbsim_open */
@@ -57,9 +60,11 @@ extern "C" {
 
 /* Every option's value. */
 struct abb_optvals {
-	struct abbsim_params p;  /* the simulator's parameters (and the reference model's mem_size, strict) */
+	struct abbsim_params p;  /* the simulator's parameters (the reference model's mem_size,
+				  * strict; with timed=1 all the link and platform ones) */
 	unsigned hosttime;       /* libabb: host-time coupling */
 	unsigned shared_engine;  /* model: GCR.SHARED_ENGINE after reset */
+	unsigned timed;          /* model: device time (the timing model, ref_timing.h) */
 	char trace[256];         /* FST file ("" none) */
 	uint64_t trace_from, trace_to;
 	uint64_t trace_dma[2];   /* "N-M": the N-th to M-th DMA of the run (0 0: none) */

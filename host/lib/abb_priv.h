@@ -87,10 +87,12 @@ struct abb_dev {
 	const struct abb_backend *be;
 	void *be_priv;
 	const struct abb_sim_ops *sim; /* simulation-only operations: set by the sim backend's
-					* open, NULL on every other backend (sim_ops.h) */
+					* and the timed model's open, NULL on every other
+					* backend (sim_ops.h) */
 	size_t bar0_size;
 	size_t bar1_size;
-	unsigned watchdog_s;      /* wall-clock limit of a wait, 0: none (set by the sim backend) */
+	unsigned watchdog_s;      /* wall-clock limit of a wait, 0: none (set by the sim backend
+				   * and the timed model) */
 	/* Longest wait for a DMA or an interrupt, device time in ns (0: none):
 	 * ABB_WAIT_LIMIT_MS, else 10 s without a wall-clock watchdog. A DMA
 	 * wait that reaches it stops the transfer (-ETIMEDOUT, channel reset). */

@@ -2,9 +2,10 @@
  * abb_sim_api.c - the simulation-only extras of <abb/abb_sim.h>.
  *
  * Each one dispatches to the simulation-only operations the sim backend
- * registers on the device (dev->sim, sim_ops.h); other backends (the real
- * board, the reference model) have none and answer -ENOTSUP, so programs
- * may call these unconditionally.
+ * (and the timed reference model, for the ones it serves) registers on the
+ * device (dev->sim, sim_ops.h); other backends (the real board, the
+ * untimed reference model) have none and answer -ENOTSUP, so programs may
+ * call these unconditionally.
  */
 #include <stdarg.h>
 #include <errno.h>
@@ -28,8 +29,8 @@
 /* dev is an open handle (a closed one is refused, as every call of
  * <abb/abb.h> does: it must not reach the simulator another handle may
  * have opened since) whose backend registered the simulation-only
- * operations (dev->sim, sim_ops.h: the sim backend; the board and the
- * reference model have none). */
+ * operations (dev->sim, sim_ops.h: the sim backend, the timed reference
+ * model; the board and the untimed model have none). */
 static int check(const char *fn, abb_dev *dev)
 {
 	int rc = abb_dev_check(fn, dev);
@@ -37,8 +38,8 @@ static int check(const char *fn, abb_dev *dev)
 	if (rc)
 		return rc;
 	if (!dev->sim)
-		return abb_err(-ENOTSUP, "%s: only the simulator has this; the %s backend does "
-			       "not", fn, dev->be->name);
+		return abb_err(-ENOTSUP, "%s: only the simulator has this (some also the timed "
+			       "model, model:timed=1); the %s backend does not", fn, dev->be->name);
 	return 0;
 }
 

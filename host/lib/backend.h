@@ -13,8 +13,10 @@
  *
  * Only the operations every backend has are here. What only the simulator
  * can do is a table of its own (sim_ops.h) that the sim backend registers
- * on the device at open (dev->sim), so the board's and the reference
- * model's backends fill only these.
+ * on the device at open (dev->sim), and the timed reference model too for
+ * what it serves, so the board's and the untimed model's backends fill
+ * only these. The timed model installs a table of its own at open
+ * (backend_ref_timed.c), as the sim backend does for host-time coupling.
  */
 #ifndef ABB_BACKEND_H
 #define ABB_BACKEND_H

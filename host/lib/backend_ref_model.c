@@ -5,6 +5,9 @@
  * URI: "model" or "model:mem_size=N,shared_engine=0|1,strict=0|1" (mem_size:
  * BAR1 bytes, power of two, 64 KiB .. 16 MiB, default 1 MiB; k/M
  * suffixes; strict: as the simulator's, default $ABB_SIM_STRICT or 0).
+ * With timed=1 (ABB_MODEL_TIMED=1) the open hands over to the timed model
+ * (backend_ref_timed.c), which also takes the simulator's link options;
+ * what follows here is the untimed model.
  *
  * What the glue adds to the core:
  *  - one lock around every call into the core (any thread may access
@@ -26,6 +29,7 @@
 
 #include "abb_options.h"
 #include "abb_priv.h"
+#include "backend_ref.h"
 #include "ref_model.h"
 
 struct model_map {
@@ -129,14 +133,81 @@ static void model_host_irq(void *ctx)
 
 /* --- the backend operations ------------------------------------------- */
 
-/* One URI option of the reference model: the option table's parser (abb_options.c),
- * the same as for the simulator and the environment. */
+/* The URI options of the reference model: the option table's parser
+ * (abb_options.c), the same as for the simulator and the environment;
+ * with timed=1 the simulator's link options too, the credit items given
+ * as options of their own after credits= collected as sim_config.c does. */
+struct model_uri {
+	struct abb_optvals *v;
+	unsigned backends;
+	char credits[512];
+};
+
 static int model_opt(void *ctx, const char *key, const char *val)
 {
+	struct model_uri *u = ctx;
+	struct abb_opt_row r;
 	char msg[1024];
-	int rc = abb_opt_set(ctx, ABB_OPT_MODEL, "model option", key, val, msg, sizeof msg);
+	int rc;
 
+	if ((u->backends & ABB_OPT_TIMED) &&
+	    (strcmp(key, "credits") == 0 || abb_opt_credit_item(key))) {
+		size_t used = strlen(u->credits);
+
+		snprintf(u->credits + used, sizeof u->credits - used, "%s%s%s%s", used ? "," : "",
+			 strcmp(key, "credits") ? key : "", strcmp(key, "credits") ? "=" : "", val);
+		return 0;
+	}
+	rc = abb_opt_set(u->v, u->backends, "model option", key, val, msg, sizeof msg);
+	if (rc && !(u->backends & ABB_OPT_TIMED))
+		for (size_t i = 0; abb_opt_row(i, &r) == 0; i++)
+			if (!strcmp(r.name, key) && (r.backends & ABB_OPT_TIMED))
+				return abb_err(rc, "unknown model option \"%s\" of the untimed model: a "
+					       "link option, taken by the timed model: add timed=1", key);
 	return rc ? abb_err(rc, "%s", msg) : 0;
+}
+
+/* The first pass over the URI: only timed= (the other options are read
+ * once it is known which the model takes). */
+static int model_timed_opt(void *ctx, const char *key, const char *val)
+{
+	struct model_uri *u = ctx;
+	char msg[1024];
+	int rc;
+
+	if (strcmp(key, "timed"))
+		return 0;
+	rc = abb_opt_set(u->v, ABB_OPT_MODEL, "model option", key, val, msg, sizeof msg);
+	return rc ? abb_err(rc, "%s", msg) : 0;
+}
+
+/* Defaults, the environment, then the URI. */
+static int model_options(struct abb_optvals *o, const char *args)
+{
+	struct model_uri u = {o, ABB_OPT_MODEL, ""};
+	char msg[1024];
+	int rc;
+
+	abb_opt_defaults(o);
+	rc = abb_opt_from_env(o, ABB_OPT_MODEL, ABB_OPTG_ALL, msg, sizeof msg);
+	if (rc)
+		return abb_err(rc, "%s", msg);
+	rc = abb_opt_each("model", args, 512, model_timed_opt, &u);
+	if (rc)
+		return rc;
+	if (o->timed) {
+		u.backends |= ABB_OPT_TIMED;
+		rc = abb_opt_from_env(o, ABB_OPT_TIMED, ABB_OPTG_ALL, msg, sizeof msg);
+		if (rc)
+			return abb_err(rc, "%s", msg);
+	}
+	rc = abb_opt_each("model", args, o->timed ? 512 : 256, model_opt, &u);
+	if (!rc && u.credits[0]) {
+		rc = abb_opt_set(o, u.backends, "model option", "credits", u.credits, msg, sizeof msg);
+		if (rc)
+			return abb_err(rc, "%s", msg);
+	}
+	return rc;
 }
 
 static int model_open(abb_dev *dev, const char *args)
@@ -144,20 +215,18 @@ static int model_open(abb_dev *dev, const char *args)
 	struct abb_optvals o;
 	pthread_condattr_t ca;
 	struct model *m;
-	char msg[1024];
 	size_t mem;
 	int rc;
 
-	/* the reference model's options (mem_size, strict, shared_engine): defaults,
-	 * ABB_SIM_MEM_SIZE / ABB_SIM_STRICT / ABB_MODEL_SHARED_ENGINE, then the
-	 * URI, as the simulator's. o.p.strict is for the strict mode. */
-	abb_opt_defaults(&o);
-	rc = abb_opt_from_env(&o, ABB_OPT_MODEL, ABB_OPTG_ALL, msg, sizeof msg);
-	if (rc)
-		return abb_err(rc, "%s", msg);
-	rc = abb_opt_each("model", args, 256, model_opt, &o);
+	/* the reference model's options (mem_size, strict, shared_engine, timed):
+	 * defaults, ABB_SIM_MEM_SIZE / ABB_SIM_STRICT / ABB_MODEL_SHARED_ENGINE /
+	 * ABB_MODEL_TIMED, then the URI, as the simulator's. o.p.strict is for
+	 * the strict mode. */
+	rc = model_options(&o, args);
 	if (rc)
 		return rc;
+	if (o.timed)
+		return abb_reftimed_open(dev, &o);
 	mem = o.p.mem_bytes;
 	m = calloc(1, sizeof *m);
 	if (m) {

@@ -121,6 +121,9 @@ struct abb_refmodel {
 	uint8_t *scratch; /* MODEL_PIECE bytes on their way to or from the host */
 
 	struct model_chan ch[2];
+
+	bool is_timed;    /* the engine's timing model drives the channels */
+	struct abb_refmodel_timed timed;
 };
 
 /* --- interrupts -------------------------------------------------------- */
@@ -137,6 +140,8 @@ static void irq_update(struct abb_refmodel *m)
 		if (m->host.irq)
 			m->host.irq(m->host.ctx);
 	}
+	if (m->is_timed && line != m->line)
+		m->timed.line(m->timed.ctx, line);
 	m->line = line;
 }
 
@@ -159,7 +164,7 @@ static uint32_t chan_isr_bit(int chn)
 
 static void igen_poll(struct abb_refmodel *m, uint64_t now)
 {
-	if (m->ig_armed && now >= m->ig_deadline) {
+	if (m->ig_armed && !m->is_timed && now >= m->ig_deadline) {
 		m->ig_armed = false;
 		m->ig_asrt++;
 		isr_set(m, ABB_ISR_IGEN);
@@ -332,9 +337,19 @@ static void chan_run(struct abb_refmodel *m, int chn)
 	}
 }
 
-/* Both modes: the channel stops, STA reads idle, its ISR bit clears. */
-static void chan_reset(struct abb_refmodel *m, int chn)
+/* Both modes: the channel stops, STA reads idle, its ISR bit clears.
+ * Timed, a busy channel drains first (the RTL's StDrain: the mover ends
+ * its TLP and collects its reads); the engine calls abb_refmodel_chan_idle
+ * then. soft: GCR.SOFT_RESET, whose STA reads idle at once. */
+static void chan_reset(struct abb_refmodel *m, int chn, bool soft)
 {
+	if (m->is_timed && m->ch[chn].busy) {
+		if (soft)
+			m->ch[chn].sta = STA_IDLE;
+		isr_clear(m, chan_isr_bit(chn));
+		m->timed.reset(m->timed.ctx, chn, soft);
+		return;
+	}
 	m->ch[chn].busy = false;
 	m->ch[chn].sta = STA_IDLE;
 	isr_clear(m, chan_isr_bit(chn));
@@ -351,7 +366,7 @@ static void chan_write(struct abb_refmodel *m, int chn, uint32_t off, uint32_t v
 	if (is_ctrl && (val & ABB_CTRL_RESET) == ABB_CTRL_RESET_CODE) {
 		if (!c->busy)
 			c->reg[DW_CTRL] = val;
-		chan_reset(m, chn);
+		chan_reset(m, chn, false);
 		return;
 	}
 	if (c->busy || off == ABB_CH_STA)
@@ -365,7 +380,10 @@ static void chan_write(struct abb_refmodel *m, int chn, uint32_t off, uint32_t v
 			c->sta = STA_BUSY;
 		}
 		c->busy = true;
-		chan_run(m, chn);
+		if (m->is_timed)
+			m->timed.start(m->timed.ctx, chn);
+		else
+			chan_run(m, chn);
 	}
 }
 
@@ -374,7 +392,7 @@ static uint32_t chan_read(struct abb_refmodel *m, int chn, uint32_t off)
 	struct model_chan *c = &m->ch[chn];
 
 	if (off == ABB_CH_STA) {
-		if (c->busy)
+		if (c->busy && !m->is_timed)
 			chan_run(m, chn);
 		return c->sta;
 	}
@@ -383,9 +401,11 @@ static uint32_t chan_read(struct abb_refmodel *m, int chn, uint32_t off)
 
 static void soft_reset(struct abb_refmodel *m)
 {
-	chan_reset(m, ABB_CH_C2H);
-	chan_reset(m, ABB_CH_H2C);
+	chan_reset(m, ABB_CH_C2H, true);
+	chan_reset(m, ABB_CH_H2C, true);
 	m->ger = 0;
+	if (m->is_timed)
+		m->timed.igen_stop(m->timed.ctx);
 	m->ig_armed = false;
 	m->ig_asrt = 0;
 	m->ig_dsrt = 0;
@@ -411,7 +431,14 @@ static uint32_t reg_read(struct abb_refmodel *m, uint32_t off)
 	case ABB_REG_GER:
 		return m->ger;
 	case ABB_REG_GSR:
-		/* bus master, MSI, MPS code 0 (128 B), MRRS code 2 (512 B) */
+		/* bus master, MSI, MPS code 0 (128 B), MRRS code 2 (512 B);
+		 * timed: the codes of the link parameters */
+		if (m->is_timed)
+			return ABB_GSR_BME | ABB_GSR_MSI |
+			       ABB_FIELD_PUT(GSR_MPS, m->timed.mps_code) |
+			       ABB_FIELD_PUT(GSR_MRRS, m->timed.mrrs_code) |
+			       (m->ch[ABB_CH_C2H].busy ? ABB_GSR_C2H_BUSY : 0) |
+			       (m->ch[ABB_CH_H2C].busy ? ABB_GSR_H2C_BUSY : 0);
 		return ABB_GSR_BME | ABB_GSR_MSI | ABB_FIELD_PUT(GSR_MRRS, 2) |
 		       (m->ch[ABB_CH_C2H].busy ? ABB_GSR_C2H_BUSY : 0) |
 		       (m->ch[ABB_CH_H2C].busy ? ABB_GSR_H2C_BUSY : 0);
@@ -462,7 +489,8 @@ static uint32_t reg_read(struct abb_refmodel *m, uint32_t off)
 		       ABB_FIELD_PUT(DIAG_PARAM_MEM_BITS, m->mem_bits);
 	case ABB_REG_DIAG_CYC_LO:
 	case ABB_REG_DIAG_CYC_HI:
-		cyc = m->now / 8u; /* 125 MHz user clock */
+		cyc = m->is_timed ? m->timed.cycles(m->timed.ctx)
+				  : m->now / 8u; /* 125 MHz user clock */
 		return off == ABB_REG_DIAG_CYC_LO ? (uint32_t)cyc : (uint32_t)(cyc >> 32);
 	case ABB_REG_DIAG_C2H_TLP:
 		return m->n_c2h_tlp;
@@ -519,6 +547,8 @@ static void reg_write(struct abb_refmodel *m, uint32_t off, uint32_t val)
 	case ABB_REG_IGEN_CTRL:
 		switch (ABB_FIELD_GET(IGEN_CTRL_WORD, val)) {
 		case ABB_IGEN_RESET:
+			if (m->is_timed)
+				m->timed.igen_stop(m->timed.ctx);
 			m->ig_armed = false;
 			m->ig_asrt = 0;
 			m->ig_dsrt = 0;
@@ -531,6 +561,8 @@ static void reg_write(struct abb_refmodel *m, uint32_t off, uint32_t val)
 		case ABB_IGEN_ARM:
 			m->ig_armed = true;
 			m->ig_deadline = m->now + 4ull * m->ig_lat;
+			if (m->is_timed)
+				m->timed.igen_arm(m->timed.ctx, m->ig_lat);
 			break;
 		default:
 			break;
@@ -546,7 +578,9 @@ static void reg_write(struct abb_refmodel *m, uint32_t off, uint32_t val)
 			m->evs_cnt = 0;
 			m->evs_pos = 0;
 		}
-		if (m->evs_en && m->ch[ABB_CH_C2H].busy)
+		if (m->is_timed)
+			m->timed.evs_ctrl(m->timed.ctx, m->evs_en, (val & ABB_EVS_CTRL_CLEAR) != 0);
+		else if (m->evs_en && m->ch[ABB_CH_C2H].busy)
 			chan_run(m, ABB_CH_C2H);
 		break;
 	case ABB_REG_EVS_SRC:
@@ -642,4 +676,156 @@ uint64_t abb_refmodel_next_event(const struct abb_refmodel *m)
 uint64_t abb_refmodel_irq_count(const struct abb_refmodel *m)
 {
 	return m->msi;
+}
+
+/* --- timed mode: the calls of the engine's timing model (ref_engine.c) -- */
+
+void abb_refmodel_set_timed(struct abb_refmodel *m, const struct abb_refmodel_timed *t)
+{
+	m->timed = *t;
+	m->is_timed = t->start != NULL;
+}
+
+/* abb_dma_ctl.sv's desc_ok (and the model's checks of chan_run, without
+ * its chain limit: the RTL runs a looping chain until it is reset). */
+int abb_refmodel_desc_check(struct abb_refmodel *m, int chn, struct abb_refmodel_desc *d)
+{
+	struct model_chan *c = &m->ch[chn];
+	uint32_t *r = c->reg, ctrl = r[DW_CTRL], len = r[DW_LENG];
+	bool inc = ctrl & ABB_CTRL_INC;
+	uint32_t pa = (ctrl & ABB_CTRL_UPA) ? r[DW_PAL] : c->pa;
+	uint64_t pa_end = (uint64_t)pa + (inc ? len : 4u);
+
+	d->pa = pa;
+	d->ha = (uint64_t)r[DW_HAH] << 32 | r[DW_HAL];
+	d->len = len;
+	d->bda = (uint64_t)r[DW_BDAH] << 32 | r[DW_BDAL];
+	d->ctrl = ctrl;
+	d->inc = inc;
+	d->last = ctrl & ABB_CTRL_LAST;
+	d->bda_ok = (r[DW_BDAL] & (MODEL_DESC_BYTES - 1u)) == 0;
+	d->evs = chn == (int)ABB_CH_C2H && !inc && pa == m->evs_addr;
+	if (!(ctrl & ABB_CTRL_V) || !(ctrl & ABB_CTRL_BAR) || len == 0 || len % 4 ||
+	    r[DW_HAL] % 4 || pa % 4 || r[DW_PAH] != 0 || pa_end > m->mem_bytes)
+		return -1;
+	return 0;
+}
+
+void abb_refmodel_desc_moved(struct abb_refmodel *m, int chn, const struct abb_refmodel_desc *d)
+{
+	m->ch[chn].pa = d->inc ? d->pa + d->len : d->pa;
+}
+
+void abb_refmodel_desc_load(struct abb_refmodel *m, int chn, const uint8_t *d)
+{
+	for (int j = 0; j < DESC_WORDS; j++)
+		m->ch[chn].reg[j] = get_le32(d + 4 * j);
+}
+
+void abb_refmodel_chan_done(struct abb_refmodel *m, int chn)
+{
+	struct model_chan *c = &m->ch[chn];
+
+	c->sta = STA_DONE;
+	c->busy = false;
+	if (c->reg[DW_CTRL] & ABB_CTRL_EDI)
+		isr_set(m, chan_isr_bit(chn));
+}
+
+void abb_refmodel_chan_error(struct abb_refmodel *m, int chn, uint32_t ger, uint32_t irq_mask,
+			     bool idle)
+{
+	struct model_chan *c = &m->ch[chn];
+
+	m->ger |= ger;
+	c->sta = STA_ERR;
+	if (idle)
+		c->busy = false;
+	if (c->reg[DW_CTRL] & irq_mask)
+		isr_set(m, chan_isr_bit(chn));
+}
+
+void abb_refmodel_chan_idle(struct abb_refmodel *m, int chn, bool keep)
+{
+	m->ch[chn].busy = false;
+	if (!keep)
+		m->ch[chn].sta = STA_IDLE;
+}
+
+void abb_refmodel_c2h_data(struct abb_refmodel *m, uint32_t pa, bool inc, bool evs, uint8_t *buf,
+			   uint32_t n)
+{
+	if (evs)
+		evs_fill(m, buf, n / 4);
+	else if (inc)
+		memcpy(buf, m->mem + pa, n);
+	else
+		for (uint32_t i = 0; i < n; i += 4)
+			memcpy(buf + i, m->mem + pa, 4);
+}
+
+void abb_refmodel_h2c_data(struct abb_refmodel *m, uint32_t pa, bool inc, const uint8_t *buf,
+			   uint32_t n)
+{
+	if (inc)
+		memcpy(m->mem + pa, buf, n);
+	else if (n >= 4)
+		memcpy(m->mem + pa, buf + n - 4, 4);
+}
+
+void abb_refmodel_count(struct abb_refmodel *m, enum abb_refmodel_counter c)
+{
+	switch (c) {
+	case ABB_REFMODEL_C2H_TLP:
+		m->n_c2h_tlp++;
+		break;
+	case ABB_REFMODEL_H2C_REQ:
+		m->n_h2c_req++;
+		break;
+	case ABB_REFMODEL_CPL:
+		m->n_cpl++;
+		break;
+	case ABB_REFMODEL_DESC:
+		m->n_desc++;
+		break;
+	}
+}
+
+void abb_refmodel_igen_fire(struct abb_refmodel *m)
+{
+	if (!m->ig_armed)
+		return;
+	m->ig_armed = false;
+	m->ig_asrt++;
+	isr_set(m, ABB_ISR_IGEN);
+}
+
+unsigned abb_refmodel_tag_limit(const struct abb_refmodel *m)
+{
+	return ABB_FIELD_GET(MRD_CR_TAG_LIMIT, m->mrd_cr);
+}
+
+bool abb_refmodel_shared_engine(const struct abb_refmodel *m)
+{
+	return (m->gcr & ABB_GCR_SHARED_ENGINE) != 0;
+}
+
+bool abb_refmodel_chan_busy(const struct abb_refmodel *m, int chn)
+{
+	return m->ch[chn].busy;
+}
+
+uint32_t abb_refmodel_evs_size(const struct abb_refmodel *m)
+{
+	return m->evs_size;
+}
+
+uint32_t abb_refmodel_evs_gap(const struct abb_refmodel *m)
+{
+	return m->evs_gap;
+}
+
+uint32_t abb_refmodel_evs_addr(const struct abb_refmodel *m)
+{
+	return m->evs_addr;
 }

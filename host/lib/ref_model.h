@@ -76,6 +76,83 @@ uint64_t abb_refmodel_next_event(const struct abb_refmodel *m);
 /* Interrupts: rising edges of the line (ISR & IER) != 0 so far. */
 uint64_t abb_refmodel_irq_count(const struct abb_refmodel *m);
 
+/*
+ * Timed mode (ref_engine.c: the timing model of the RTL's engine drives
+ * the channels). With the hooks set (abb_refmodel_set_timed, before the
+ * first register access) a CTRL write with V only starts the channel (STA
+ * BUSY) and calls start; the engine then moves the data through the calls
+ * below at the device times it models. Untimed (no hooks) the core is as
+ * above: a transfer runs to its end inside the CTRL write.
+ */
+struct abb_refmodel_timed {
+	void (*start)(void *ctx, int chn);    /* a CTRL write with V started chn */
+	/* the RESET code, or GCR.SOFT_RESET (soft 1), while chn is busy: the
+	 * engine drains it, then calls abb_refmodel_chan_idle */
+	void (*reset)(void *ctx, int chn, bool soft);
+	/* EVS_CTRL written: the source's ENABLE, and CLEAR (the FIFO emptied) */
+	void (*evs_ctrl)(void *ctx, bool enable, bool clear);
+	void (*igen_arm)(void *ctx, uint32_t lat); /* IGEN_CTRL ARM: IGEN_LAT 4-ns units */
+	void (*igen_stop)(void *ctx);              /* IGEN reset or GCR.SOFT_RESET */
+	void (*line)(void *ctx, bool level);  /* the interrupt line changed */
+	uint64_t (*cycles)(void *ctx);        /* DIAG_CYC: user-clock cycles */
+	/* DIAG_PARAM/GSR: the negotiated MPS and MRRS codes (0 = 128 B) */
+	unsigned mps_code, mrrs_code;
+	void *ctx;
+};
+void abb_refmodel_set_timed(struct abb_refmodel *m, const struct abb_refmodel_timed *t);
+
+/* A descriptor as the channel's check (StCheck) sees it. */
+struct abb_refmodel_desc {
+	uint32_t pa;   /* board byte address: PAL with UPA, else where the chain left off */
+	uint64_t ha;   /* host address (IOVA) */
+	uint32_t len;  /* bytes */
+	uint64_t bda;  /* next descriptor's address */
+	uint32_t ctrl;
+	bool inc;      /* board address increments (else a FIFO port) */
+	bool last;     /* LAST */
+	bool bda_ok;   /* next_bda aligned to the descriptor size */
+	bool evs;      /* DMA read from the event source (fixed, pa == EVS_ADDR) */
+};
+/* The descriptor in chn's registers: 0 (valid, *d filled) or -1 (invalid:
+ * GER.DESC_ERR is for the caller to raise with abb_refmodel_chan_error). */
+int abb_refmodel_desc_check(struct abb_refmodel *m, int chn, struct abb_refmodel_desc *d);
+/* The mover finished d: the chain's board address continues after it. */
+void abb_refmodel_desc_moved(struct abb_refmodel *m, int chn, const struct abb_refmodel_desc *d);
+/* The prefetched descriptor (32 bytes, little-endian words PAH..CTRL)
+ * becomes chn's current one. */
+void abb_refmodel_desc_load(struct abb_refmodel *m, int chn, const uint8_t *d);
+/* The chain ended with its LAST descriptor: STA DONE, ISR with EDI; idle. */
+void abb_refmodel_chan_done(struct abb_refmodel *m, int chn);
+/* An error: GER |= ger, STA error, ISR if CTRL has a bit of irq_mask; idle
+ * 1: the channel is idle now, 0: it drains (abb_refmodel_chan_idle later). */
+void abb_refmodel_chan_error(struct abb_refmodel *m, int chn, uint32_t ger, uint32_t irq_mask,
+			     bool idle);
+/* A drain ended: chn is idle; STA reads idle unless keep (an error). */
+void abb_refmodel_chan_idle(struct abb_refmodel *m, int chn, bool keep);
+/* n bytes of DMA-read payload from board byte address pa (inc: onward;
+ * else every DW from pa; evs: the event source's next DWs). */
+void abb_refmodel_c2h_data(struct abb_refmodel *m, uint32_t pa, bool inc, bool evs, uint8_t *buf,
+			   uint32_t n);
+/* n bytes of DMA-write data into board memory at pa (inc: onward; else
+ * the last DW stays at pa). */
+void abb_refmodel_h2c_data(struct abb_refmodel *m, uint32_t pa, bool inc, const uint8_t *buf,
+			   uint32_t n);
+/* The model-only counters (DIAG_*): TLPs as the engine sends them. */
+enum abb_refmodel_counter { ABB_REFMODEL_C2H_TLP, ABB_REFMODEL_H2C_REQ, ABB_REFMODEL_CPL,
+			    ABB_REFMODEL_DESC };
+void abb_refmodel_count(struct abb_refmodel *m, enum abb_refmodel_counter c);
+/* The armed interrupt generator fires (ISR.IGEN). */
+void abb_refmodel_igen_fire(struct abb_refmodel *m);
+/* MRD_CR's tag limit (0: all tags); GCR.SHARED_ENGINE; the channel busy. */
+unsigned abb_refmodel_tag_limit(const struct abb_refmodel *m);
+bool abb_refmodel_shared_engine(const struct abb_refmodel *m);
+bool abb_refmodel_chan_busy(const struct abb_refmodel *m, int chn);
+/* EVS_SIZE and EVS_GAP (the source's event size in DWs, the idle cycles
+ * between events), EVS_ADDR. */
+uint32_t abb_refmodel_evs_size(const struct abb_refmodel *m);
+uint32_t abb_refmodel_evs_gap(const struct abb_refmodel *m);
+uint32_t abb_refmodel_evs_addr(const struct abb_refmodel *m);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -2,17 +2,22 @@
  * sim_ops.h - the simulation-only operations of a libabb device.
  *
  * The backend table (backend.h) holds only what every backend has, in the
- * manner of libpci's struct pci_methods; what only the simulator can do
- * (the calls of <abb/abb_sim.h>, the waveform notes, the link's TLP count
- * of the wall-clock watchdog) is this second table. The sim backend
- * registers it on the device at open (dev->sim, abb_priv.h); every other
- * backend leaves dev->sim NULL, and abb_sim_api.c then answers -ENOTSUP
- * with "only the simulator has this".
+ * manner of libpci's struct pci_methods; what only a simulated board can
+ * do (the calls of <abb/abb_sim.h>, the waveform notes, the link's TLP
+ * count of the wall-clock watchdog) is this second table. The sim backend
+ * registers it on the device at open (dev->sim, abb_priv.h), and so does
+ * the timed reference model (backend_ref_timed.c) for what it serves:
+ * cycles, advance, link_params, tlp_log, link_tlps and hosttime; its other
+ * members answer -ENOTSUP with a message naming what the model lacks, its
+ * note does nothing. The board and the untimed model leave dev->sim NULL,
+ * and abb_sim_api.c then answers -ENOTSUP with "only the simulator has
+ * this".
  *
  * The same contract as the backend table: abb_sim_api.c checks every
  * argument first and calls an operation inside abb_pio_enter/_leave;
  * int operations return 0 (or a count) or a negative errno with a message
- * (abb_err). Every member is set: the table exists only where all work.
+ * (abb_err). Every member is set (an operation a backend lacks answers
+ * -ENOTSUP itself).
  */
 #ifndef ABB_SIM_OPS_H
 #define ABB_SIM_OPS_H

@@ -2,7 +2,13 @@
  * abb_sim.h - simulation-only extras of libabb.
  *
  * Every function here returns -ENOTSUP on a backend other than "sim", so a
- * program may call them unconditionally and still run on the board.
+ * program may call them unconditionally and still run on the board, with
+ * one exception: the timed reference model ("model:timed=1") has device
+ * time and serves abb_sim_cycles, abb_sim_advance, abb_sim_link_params
+ * (the parameters it was opened with, the simulator's option rows),
+ * abb_sim_tlp_log (the simulator's format) and abb_sim_hosttime; the rest
+ * (waveforms, IOMMU faults, config space, PCIe rule checks, link
+ * injection) return -ENOTSUP there too, and abb_sim_note does nothing.
  * The link and platform parameters are taken from ABB_SIM_* environment
  * variables at abb_open() (see doc/options.md); the URI "sim" accepts the same
  * as options: "sim:mem_size=4194304,mps=256,cpl=mps,credits=ph=1:pd=8".

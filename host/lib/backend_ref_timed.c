@@ -1,0 +1,815 @@
+/*
+ * backend_ref_timed.c - the "model" backend with device time
+ * (model:timed=1): the timed reference model (ref_timing.h) with the glue
+ * to struct abb_backend and the simulation-only operations it can serve
+ * (sim_ops.h: cycles, advance, link parameters, the link's TLP count for
+ * the watchdog; the rest -ENOTSUP).
+ *
+ * Lockstep as the simulator (sim/platform.h): device time moves only while
+ * a host thread waits on the device (a register or BAR1 read, an interrupt
+ * wait, a delay), and it moves in the model's time order, not the wall
+ * clock's. A register write is posted. With several threads the one that
+ * waits runs the model for all, one at a time; a thread whose wait ended
+ * while others still wait gets to its next device call before time moves
+ * on (so its host code costs no device time, as on the simulator, where
+ * the simulation is much slower than the host): while it computes or
+ * sleeps (nanosleep: a poll loop), at most RELEASE_MAX_NS of wall-clock
+ * time; not while it is blocked elsewhere (a lock, a queue: it may wait
+ * for the very thread that waits on the device), which its CPU time
+ * standing still and the system call it is in (/proc/self/task/TID/syscall)
+ * tell. And when nothing at all happens on the board before a wait's end
+ * (an idle stretch) while another thread used the device in the last
+ * PACE_RECENT_NS, that stretch passes no faster than the wall clock, in
+ * steps of PACE_STEP_PS: a thread that acts after a sleep of its own gets
+ * in, as it does on the simulator (whose device time passes far slower
+ * than the host's). With hosttime=1 every device
+ * call first lets device time pass by the CPU time the thread spent since
+ * its previous call (backend_sim_hosttime.c does the same for the
+ * simulator).
+ *
+ * Host memory: the IOVAs of the simulator's IOMMU (ref_iova.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "abb_options.h"
+#include "abb_priv.h"
+#include "backend_ref.h"
+#include "ref_iova.h"
+#include "ref_timing.h"
+#include "sim_ops.h"
+#include <abb/abb_sim.h>
+
+/* events the model runs before a waiting thread lets the others in */
+#define RUN_BATCH 4096u
+/* a thread whose wait ended: time waits for its next call this long at
+ * most (wall clock), and not at all once its CPU time stood still this
+ * long (it is blocked, not computing) */
+#define RELEASE_MAX_NS 50000000ull
+#define RELEASE_IDLE_NS 50000ull
+#define RELEASE_SLOTS 16
+#define PACE_RECENT_NS 100000000ull
+#define PACE_STEP_PS 10000000ull
+#define USER_SLOTS 16
+
+struct released {
+	pthread_t th;
+	pid_t tid;
+	clockid_t clk;
+	uint64_t cpu, wall_moved, wall_start;
+	bool used;
+};
+
+struct timed {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;      /* broadcast whenever time moved or a thread came back */
+	struct abb_reftime *rt;
+	struct abb_refiova *iova;
+	bool running;             /* a thread runs the model */
+	uint64_t pace_wall;       /* wall clock of the last paced step */
+	unsigned waiting;         /* threads inside a wait */
+	struct released rel[RELEASE_SLOTS];
+	/* the threads that made device calls, and when (wall clock) */
+	struct {
+		pthread_t th;
+		uint64_t wall;
+		bool used;
+	} user[USER_SLOTS];
+	unsigned hosttime;
+	unsigned epoch;           /* the per-thread marks of hosttime belong to this open */
+	uint64_t ht_cost;         /* ns of overhead in every interval (ht_setup) */
+	bool ht_calibrating;
+	uint64_t ht_gap[33];
+	unsigned ht_n;
+};
+
+static struct abb_backend timed_backend;
+static const struct abb_sim_ops timed_ops, timed_ops_hosttime;
+
+static struct timed *T(abb_dev *dev)
+{
+	return dev->be_priv;
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	if (clock_gettime(c, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* --- host memory ------------------------------------------------------- */
+
+static int host_dma(void *ctx, int to_host, uint64_t iova, void *buf, size_t len)
+{
+	struct timed *m = ctx;
+
+	return abb_refiova_dma(m->iova, to_host, iova, buf, len);
+}
+
+static bool host_mapped(void *ctx, int to_host, uint64_t iova, size_t len)
+{
+	struct timed *m = ctx;
+
+	(void)to_host;
+	return abb_refiova_mapped(m->iova, iova, len);
+}
+
+/* --- lockstep among threads (called with m->lock held) ---------------- */
+
+/* The calling thread makes a device call (for the pacing of idle time). */
+static void seen(struct timed *m, uint64_t now)
+{
+	pthread_t self = pthread_self();
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < USER_SLOTS; i++) {
+		if (m->user[i].used && pthread_equal(m->user[i].th, self)) {
+			m->user[i].wall = now;
+			return;
+		}
+		if (!m->user[i].used || m->user[i].wall < m->user[k].wall)
+			k = i;
+	}
+	m->user[k].th = self;
+	m->user[k].wall = now;
+	m->user[k].used = true;
+}
+
+/* Another thread made a device call lately. */
+static bool others_recent(struct timed *m, uint64_t now)
+{
+	pthread_t self = pthread_self();
+
+	for (unsigned i = 0; i < USER_SLOTS; i++)
+		if (m->user[i].used && !pthread_equal(m->user[i].th, self) &&
+		    now - m->user[i].wall < PACE_RECENT_NS)
+			return true;
+	return false;
+}
+
+/* The calling thread is at a device call: time no longer waits for it. */
+static void back(struct timed *m)
+{
+	pthread_t self = pthread_self();
+
+	for (unsigned i = 0; i < RELEASE_SLOTS; i++)
+		if (m->rel[i].used && pthread_equal(m->rel[i].th, self)) {
+			m->rel[i].used = false;
+			pthread_cond_broadcast(&m->cond);
+		}
+}
+
+/* The calling thread's wait ended while others wait: time waits for it. */
+static void release(struct timed *m)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+	for (unsigned i = 0; i < RELEASE_SLOTS; i++) {
+		struct released *r = &m->rel[i];
+
+		if (r->used)
+			continue;
+		r->th = pthread_self();
+		r->tid = (pid_t)syscall(SYS_gettid);
+		if (pthread_getcpuclockid(r->th, &r->clk))
+			return;
+		r->cpu = clock_ns(r->clk);
+		r->wall_moved = r->wall_start = now;
+		r->used = true;
+		return;
+	}
+}
+
+/* A thread whose CPU time stands still: 1 if it sleeps (nanosleep,
+ * clock_nanosleep: it comes back), 0 if it is blocked on anything else. */
+static bool sleeping(pid_t tid)
+{
+	char path[64], buf[64];
+	long nr;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", (long)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	if (!strncmp(buf, "running", 7))
+		return true;
+	nr = strtol(buf, NULL, 10);
+#ifdef SYS_nanosleep
+	if (nr == SYS_nanosleep)
+		return true;
+#endif
+#ifdef SYS_clock_nanosleep
+	if (nr == SYS_clock_nanosleep)
+		return true;
+#endif
+	return false;
+}
+
+/* 1 while a released thread is on its way to its next call. */
+static bool others_computing(struct timed *m)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	bool any = false;
+
+	for (unsigned i = 0; i < RELEASE_SLOTS; i++) {
+		struct released *r = &m->rel[i];
+		uint64_t cpu;
+
+		if (!r->used)
+			continue;
+		cpu = clock_ns(r->clk);
+		if (cpu != r->cpu) {
+			r->cpu = cpu;
+			r->wall_moved = now;
+		}
+		if (now - r->wall_start > RELEASE_MAX_NS ||
+		    (now - r->wall_moved > RELEASE_IDLE_NS && !sleeping(r->tid)))
+			r->used = false; /* blocked elsewhere, or long host work: time goes on */
+		else
+			any = true;
+	}
+	return any;
+}
+
+/* What a wait waits for. */
+struct until {
+	struct abb_reftime_deadline d; /* device time limit (ps UINT64_MAX: none) */
+	struct abb_reftime_read *read; /* a PIO read to complete */
+	uint64_t irq_seen;             /* an interrupt count to exceed (with irq) */
+	bool irq;
+};
+
+static bool reached(struct timed *m, const struct until *u)
+{
+	if (u->read && u->read->done)
+		return true;
+	if (u->irq && abb_reftime_irq_count(m->rt) > u->irq_seen)
+		return true;
+	return u->d.ps != UINT64_MAX && abb_reftime_now(m->rt) >= u->d.ps;
+}
+
+/* Runs the model (or lets another thread run it) until u is reached.
+ * -EIO if nothing can ever reach it (the model has no event left). */
+static int wait_until(struct timed *m, const struct until *u)
+{
+	int rc = 0;
+
+	m->waiting++;
+	while (!reached(m, u)) {
+		if (m->running || others_computing(m)) {
+			struct timespec ts;
+			uint64_t t = clock_ns(CLOCK_MONOTONIC) + 50000;
+
+			ts.tv_sec = (time_t)(t / 1000000000u);
+			ts.tv_nsec = (long)(t % 1000000000u);
+			pthread_cond_timedwait(&m->cond, &m->lock, &ts);
+			continue;
+		}
+		if (u->d.ps == UINT64_MAX && abb_reftime_next(m->rt) == UINT64_MAX) {
+			rc = -EIO;
+			break;
+		}
+		{
+			uint64_t now = abb_reftime_now(m->rt), next = abb_reftime_next(m->rt);
+			uint64_t wall = clock_ns(CLOCK_MONOTONIC);
+			struct abb_reftime_deadline d = u->d;
+
+			/* an idle stretch while another thread may act: paced */
+			if (next > now + PACE_STEP_PS && d.ps > now + PACE_STEP_PS &&
+			    others_recent(m, wall)) {
+				uint64_t allowed = (wall - m->pace_wall) * 1000u;
+
+				if (wall - m->pace_wall > 1000000u)
+					allowed = PACE_STEP_PS; /* a new stretch */
+				m->pace_wall = wall;
+				if (allowed < PACE_STEP_PS) {
+					struct timespec ts;
+					uint64_t t = wall + 10000;
+
+					ts.tv_sec = (time_t)(t / 1000000000u);
+					ts.tv_nsec = (long)(t % 1000000000u);
+					pthread_cond_timedwait(&m->cond, &m->lock, &ts);
+					continue;
+				}
+				d = abb_reftime_deadline(m->rt, now + allowed);
+			}
+			m->running = true;
+			(void)abb_reftime_run(m->rt, d, RUN_BATCH);
+			m->running = false;
+		}
+		pthread_cond_broadcast(&m->cond);
+	}
+	m->waiting--;
+	if (m->waiting)
+		release(m);
+	return rc;
+}
+
+/* --- host-time coupling (hosttime=1) --------------------------------- */
+
+/* As backend_sim_hosttime.c: the coupling charges the host software's own
+ * CPU time, not what taking part in the model costs the thread between
+ * two calls (the reads of its CPU clock, the return from a call): ht_cost
+ * is that overhead, the median gap between HT_CAL_CALLS consecutive
+ * register reads with no host code between them, measured at every open. */
+#define HT_CAL_CALLS 33
+
+static unsigned ht_epoch_next;
+static _Thread_local uint64_t ht_last; /* thread CPU ns when its last call returned */
+static _Thread_local uint64_t ht_dev;  /* device ps then */
+static _Thread_local unsigned ht_mark; /* the open's epoch of ht_last */
+
+/* At the entry of a call (lock held): device time moves by the thread's
+ * CPU time since its previous call, from where it was then. */
+static void ht_enter(struct timed *m)
+{
+	uint64_t now, target;
+	struct until u = {0};
+
+	if (!m->hosttime || ht_mark != m->epoch)
+		return;
+	now = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	if (m->ht_calibrating) {
+		if (m->ht_n < HT_CAL_CALLS)
+			m->ht_gap[m->ht_n++] = now - ht_last;
+		return;
+	}
+	if (now <= ht_last + m->ht_cost)
+		return;
+	target = ht_dev + (now - ht_last - m->ht_cost) * 1000u;
+	if (target <= abb_reftime_now(m->rt))
+		return;
+	u.d = abb_reftime_deadline(m->rt, target);
+	(void)wait_until(m, &u);
+}
+
+static void ht_leave(struct timed *m)
+{
+	if (!m->hosttime)
+		return;
+	ht_dev = abb_reftime_now(m->rt);
+	ht_last = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	ht_mark = m->epoch;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int timed_reg_read(abb_dev *dev, uint32_t off, uint32_t *val);
+
+static void ht_setup(abb_dev *dev, struct timed *m)
+{
+	uint32_t v;
+
+	m->ht_cost = 0;
+	m->ht_n = 0;
+	m->ht_calibrating = true;
+	for (int i = 0; i < HT_CAL_CALLS + 1; i++) /* the first has no gap before it */
+		(void)timed_reg_read(dev, ABB_REG_VERSION, &v);
+	m->ht_calibrating = false;
+	qsort(m->ht_gap, m->ht_n, sizeof m->ht_gap[0], cmp_u64);
+	m->ht_cost = m->ht_n ? m->ht_gap[m->ht_n / 2] : 0;
+}
+
+static void enter(struct timed *m)
+{
+	pthread_mutex_lock(&m->lock);
+	seen(m, clock_ns(CLOCK_MONOTONIC));
+	back(m);
+	ht_enter(m);
+}
+
+static void leave(struct timed *m)
+{
+	ht_leave(m);
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* --- the backend operations ------------------------------------------ */
+
+static int timed_read(struct timed *m, unsigned bar, uint32_t off, void *buf, size_t len)
+{
+	struct abb_reftime_read r = {buf, (uint32_t)len, 0, false};
+	struct until u = {{UINT64_MAX, 0}, &r, 0, false};
+	int rc;
+
+	abb_reftime_pio_read(m->rt, bar, off, &r);
+	rc = wait_until(m, &u);
+	if (rc)
+		return abb_err(rc, "model (timed): the %s read at 0x%x got no completion: the "
+			       "timing model has nothing left to do", bar ? "BAR1" : "register", off);
+	return 0;
+}
+
+static int timed_reg_read(abb_dev *dev, uint32_t off, uint32_t *val)
+{
+	struct timed *m = T(dev);
+	uint8_t b[4] = {0xff, 0xff, 0xff, 0xff};
+	int rc;
+
+	enter(m);
+	rc = timed_read(m, 0, off, b, 4);
+	leave(m);
+	*val = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	return rc;
+}
+
+static int timed_reg_write(abb_dev *dev, uint32_t off, uint32_t val)
+{
+	struct timed *m = T(dev);
+	uint8_t b[4] = {(uint8_t)val, (uint8_t)(val >> 8), (uint8_t)(val >> 16), (uint8_t)(val >> 24)};
+
+	enter(m);
+	abb_reftime_pio_write(m->rt, 0, off, b, 4);
+	leave(m);
+	return 0;
+}
+
+static int timed_mem_read(abb_dev *dev, uint32_t off, void *buf, size_t len)
+{
+	struct timed *m = T(dev);
+	int rc;
+
+	enter(m);
+	rc = timed_read(m, 1, off, buf, len);
+	leave(m);
+	return rc;
+}
+
+static int timed_mem_write(abb_dev *dev, uint32_t off, const void *buf, size_t len)
+{
+	struct timed *m = T(dev);
+
+	enter(m);
+	abb_reftime_pio_write(m->rt, 1, off, buf, len);
+	leave(m);
+	return 0;
+}
+
+static int timed_map(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, size_t *nsegs)
+{
+	struct timed *m = T(dev);
+	struct abb_refiova_seg *s = NULL;
+	struct abb_seg *out;
+	size_t n = 0;
+	int rc;
+
+	pthread_mutex_lock(&m->lock);
+	rc = abb_refiova_map(m->iova, ptr, len, &s, &n);
+	pthread_mutex_unlock(&m->lock);
+	if (rc == -EEXIST)
+		return abb_err(rc, "model: %p is mapped already", ptr);
+	if (rc)
+		return abb_err(rc, "model: IOVA space or memory exhausted mapping %zu bytes", len);
+	out = calloc(n, sizeof *out);
+	if (!out) {
+		pthread_mutex_lock(&m->lock);
+		abb_refiova_unmap(m->iova, ptr);
+		pthread_mutex_unlock(&m->lock);
+		free(s);
+		return abb_err(-ENOMEM, "model: out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		out[i].iova = s[i].iova;
+		out[i].len = s[i].len;
+	}
+	free(s);
+	*segs = out;
+	*nsegs = n;
+	return 0;
+}
+
+static int timed_unmap(abb_dev *dev, void *ptr, size_t len)
+{
+	struct timed *m = T(dev);
+	int rc;
+
+	(void)len;
+	pthread_mutex_lock(&m->lock);
+	rc = abb_refiova_unmap(m->iova, ptr);
+	pthread_mutex_unlock(&m->lock);
+	return rc ? abb_err(rc, "model: %p is not mapped", ptr) : 0;
+}
+
+static int timed_irq_wait(abb_dev *dev, uint64_t *seen, int64_t timeout_ns)
+{
+	struct timed *m = T(dev);
+	struct until u = {{UINT64_MAX, 0}, NULL, *seen, true};
+	uint64_t now;
+	int rc;
+
+	enter(m);
+	now = abb_reftime_now(m->rt);
+	if (timeout_ns >= 0 && (uint64_t)timeout_ns < (UINT64_MAX - now) / 1000u)
+		u.d = abb_reftime_deadline(m->rt, now + (uint64_t)timeout_ns * 1000u);
+	rc = wait_until(m, &u);
+	*seen = abb_reftime_irq_count(m->rt);
+	if (!rc && *seen <= u.irq_seen)
+		rc = -ETIMEDOUT;
+	leave(m);
+	if (rc == -ETIMEDOUT)
+		return abb_err(rc, "no interrupt within %lld ns (device time)", (long long)timeout_ns);
+	if (rc)
+		return abb_err(rc, "model (timed): waiting for an interrupt on a board with nothing "
+			       "left to do and no time limit");
+	return 0;
+}
+
+static uint64_t timed_irq_count(abb_dev *dev)
+{
+	struct timed *m = T(dev);
+	uint64_t n;
+
+	pthread_mutex_lock(&m->lock);
+	n = abb_reftime_irq_count(m->rt);
+	pthread_mutex_unlock(&m->lock);
+	return n;
+}
+
+static int timed_now_ns(abb_dev *dev, uint64_t *ns)
+{
+	struct timed *m = T(dev);
+
+	enter(m);
+	*ns = abb_reftime_now(m->rt) / 1000u;
+	leave(m);
+	return 0;
+}
+
+static int timed_advance(abb_dev *dev, int64_t ns)
+{
+	struct timed *m = T(dev);
+	struct until u = {0};
+	uint64_t now;
+
+	if (ns <= 0)
+		return 0;
+	enter(m);
+	now = abb_reftime_now(m->rt);
+	if ((uint64_t)ns > (UINT64_MAX - now) / 1000u) {
+		leave(m);
+		return abb_err(-EINVAL, "advance: %lld ns would run device time past the end of "
+			       "its 64-bit picosecond clock", (long long)ns);
+	}
+	u.d = abb_reftime_deadline(m->rt, now + (uint64_t)ns * 1000u);
+	(void)wait_until(m, &u);
+	leave(m);
+	return 0;
+}
+
+/* --- the simulation-only operations it serves (sim_ops.h) ------------- */
+
+static int timed_cycles(abb_dev *dev, uint64_t *cycles)
+{
+	struct timed *m = T(dev);
+
+	enter(m);
+	*cycles = abb_reftime_cycles(m->rt);
+	leave(m);
+	return 0;
+}
+
+static int timed_link_tlps(abb_dev *dev, uint64_t *n)
+{
+	struct timed *m = T(dev);
+
+	pthread_mutex_lock(&m->lock);
+	*n = abb_reftime_link_tlps(m->rt);
+	pthread_mutex_unlock(&m->lock);
+	return 0;
+}
+
+static void credits_out(struct abb_sim_credits *o, const struct abbsim_credits *c)
+{
+	o->ph = c->ph;
+	o->pd = c->pd;
+	o->nph = c->nph;
+	o->npd = c->npd;
+	o->cplh = c->cplh;
+	o->cpld = c->cpld;
+}
+
+static int timed_link_params(abb_dev *dev, struct abb_sim_link *out)
+{
+	const struct abbsim_params *p = abb_reftime_params(T(dev)->rt);
+
+	memset(out, 0, sizeof *out);
+	out->gen = p->gen;
+	out->lanes = p->lanes;
+	out->mps = p->mps;
+	out->mrrs = p->mrrs;
+	out->rcb = p->rcb;
+	out->clk_mhz = p->clk_mhz;
+	out->cpl_rcb = p->cpl_rcb;
+	out->link_ns = p->link_latency_ns;
+	out->mem_ns = p->mem_latency_ns;
+	out->reorder = p->reorder;
+	out->seed = p->seed;
+	out->mem_size = p->mem_bytes;
+	out->iova_scatter = p->iova_scatter;
+	credits_out(&out->up, &p->credits_up);
+	credits_out(&out->down, &p->credits_down);
+	return 0;
+}
+
+static int nosup(const char *what)
+{
+	return abb_err(-ENOTSUP, "%s: the timed reference model has no %s (only the simulator)",
+		       "model", what);
+}
+
+static int timed_trace(abb_dev *dev, const char *path, uint64_t from, uint64_t to)
+{
+	return nosup("RTL waveform");
+}
+
+static int timed_tlp_log(abb_dev *dev, const char *path)
+{
+	struct timed *m = T(dev);
+	int rc;
+
+	pthread_mutex_lock(&m->lock);
+	rc = abb_reftime_tlp_log(m->rt, path);
+	pthread_mutex_unlock(&m->lock);
+	return rc ? abb_err(rc, "TLP log %s: %s", path, strerror(-rc)) : 0;
+}
+
+static int timed_faults(abb_dev *dev, struct abb_sim_fault *out, size_t max)
+{
+	return nosup("IOMMU fault record");
+}
+
+static int timed_cfg_dump(abb_dev *dev, const char *path)
+{
+	return nosup("config space");
+}
+
+static int timed_cfg_read(abb_dev *dev, unsigned off, unsigned size, uint32_t *val)
+{
+	return nosup("config space");
+}
+
+static int timed_cfg_write(abb_dev *dev, unsigned off, unsigned size, uint32_t val)
+{
+	return nosup("config space");
+}
+
+static int timed_protocol_errors(abb_dev *dev, char *buf, size_t len)
+{
+	return nosup("PCIe rule checks");
+}
+
+static int timed_inject(abb_dev *dev, const struct abb_sim_inject_spec *spec)
+{
+	return nosup("link injection");
+}
+
+static int timed_inject_clear(abb_dev *dev)
+{
+	return nosup("link injection");
+}
+
+static int timed_inject_hits(abb_dev *dev, int id)
+{
+	return nosup("link injection");
+}
+
+static void timed_note(abb_dev *dev, unsigned kind, unsigned channel, const char *text)
+{
+	(void)dev;
+	(void)kind;
+	(void)channel;
+	(void)text;
+}
+
+#define TIMED_OPS(ht)                                  \
+	{                                              \
+		.hosttime = ht,                        \
+		.cycles = timed_cycles,                \
+		.link_tlps = timed_link_tlps,          \
+		.advance = timed_advance,              \
+		.trace = timed_trace,                  \
+		.tlp_log = timed_tlp_log,              \
+		.faults = timed_faults,                \
+		.cfg_dump = timed_cfg_dump,            \
+		.cfg_read = timed_cfg_read,            \
+		.cfg_write = timed_cfg_write,          \
+		.link_params = timed_link_params,      \
+		.protocol_errors = timed_protocol_errors, \
+		.inject = timed_inject,                \
+		.inject_clear = timed_inject_clear,    \
+		.inject_hits = timed_inject_hits,      \
+		.note = timed_note,                    \
+	}
+static const struct abb_sim_ops timed_ops = TIMED_OPS(0);
+static const struct abb_sim_ops timed_ops_hosttime = TIMED_OPS(1);
+
+/* --- open and close ---------------------------------------------------- */
+
+static void timed_close(abb_dev *dev)
+{
+	struct timed *m = T(dev);
+
+	if (!m)
+		return;
+	abb_reftime_destroy(m->rt);
+	abb_refiova_destroy(m->iova);
+	pthread_mutex_destroy(&m->lock);
+	pthread_cond_destroy(&m->cond);
+	free(m);
+	dev->be_priv = NULL;
+}
+
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+static void table_fill(void)
+{
+	struct abb_backend *t = &timed_backend;
+
+	*t = abb_backend_refmodel; /* the name, open */
+	t->close = timed_close;
+	t->reg_read = timed_reg_read;
+	t->reg_write = timed_reg_write;
+	t->mem_read = timed_mem_read;
+	t->mem_write = timed_mem_write;
+	t->map = timed_map;
+	t->unmap = timed_unmap;
+	t->irq_wait = timed_irq_wait;
+	t->irq_count = timed_irq_count;
+	t->now_ns = timed_now_ns;
+	t->delay_ns = timed_advance;
+}
+
+int abb_reftimed_open(abb_dev *dev, const struct abb_optvals *o)
+{
+	struct abb_refmodel_cfg cfg = {
+		.mem_bytes = o->p.mem_bytes,
+		.shared_engine = o->shared_engine != 0,
+		.strict = o->p.strict != 0,
+	};
+	struct abb_reftime_host host;
+	pthread_condattr_t ca;
+	struct timed *m;
+	char msg[512];
+	int rc = abb_reftime_check(&o->p, msg, sizeof msg);
+
+	if (rc)
+		return abb_err(rc, "model (timed): %s", msg);
+	m = calloc(1, sizeof *m);
+	if (!m)
+		return abb_err(-ENOMEM, "model: out of memory");
+	m->iova = abb_refiova_create(o->p.iova_scatter != 0, o->p.seed);
+	host = (struct abb_reftime_host){host_dma, host_mapped, m};
+	if (m->iova)
+		m->rt = abb_reftime_create(&o->p, &cfg, &host);
+	if (!m->rt) {
+		abb_refiova_destroy(m->iova);
+		free(m);
+		return abb_err(-ENOMEM, "model: out of memory for %u bytes of board memory",
+			       o->p.mem_bytes);
+	}
+	if (o->tlp_log[0] && (rc = abb_reftime_tlp_log(m->rt, o->tlp_log)) != 0) {
+		abb_reftime_destroy(m->rt);
+		abb_refiova_destroy(m->iova);
+		free(m);
+		return abb_err(rc, "model (timed): TLP log %s: %s", o->tlp_log, strerror(-rc));
+	}
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&m->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	m->hosttime = o->hosttime;
+	m->epoch = __atomic_add_fetch(&ht_epoch_next, 1, __ATOMIC_RELAXED);
+	pthread_once(&table_once, table_fill);
+	dev->be = &timed_backend;
+	dev->sim = o->hosttime ? &timed_ops_hosttime : &timed_ops;
+	dev->be_priv = m;
+	dev->bar0_size = ABB_REFMODEL_BAR0;
+	dev->bar1_size = o->p.mem_bytes;
+	dev->watchdog_s = o->p.watchdog_s;
+	if (m->hosttime)
+		ht_setup(dev, m);
+	return 0;
+}

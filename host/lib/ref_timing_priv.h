@@ -1,0 +1,217 @@
+/*
+ * ref_timing_priv.h - what the timed reference model's two halves share:
+ * the platform side (ref_timing.c: the two link directions, the root
+ * complex and host memory, the host's PIO, the event loop) and the
+ * board side (ref_engine.c: the RTL's engine at TLP granularity: RX
+ * parser, PIO completer, TX arbiter, the channels' descriptor control,
+ * movers and prefetch, the event-source FIFO, the interrupt generator
+ * and the hard IP's interrupt messages).
+ *
+ * Time is integer picoseconds since the open (cycle 0 of the user clock
+ * at 0), as the simulator's device time is (sim/device_clock.h). Every
+ * RTL action happens at a rising edge of the user clock; link and root
+ * complex events between edges, and those at an edge's time run before
+ * the edge (sim/platform.cpp, Platform::run_cycles).
+ */
+#ifndef ABB_REF_TIMING_PRIV_H
+#define ABB_REF_TIMING_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "abbsim.h"
+#include "ref_model.h"
+#include "ref_timing.h"
+
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden)
+#endif
+
+#define RT_NEVER UINT64_MAX
+
+/* TLP kinds and flow-control classes (sim/tlp.h). */
+enum rt_kind { RT_MWR, RT_MRD, RT_CPLD, RT_CPL, RT_MSG };
+enum rt_fc { RT_FC_P, RT_FC_NP, RT_FC_CPL };
+
+/* What a TLP is for: what its receiver does with it. */
+enum rt_origin {
+	/* upstream (board to root complex) */
+	RT_O_C2H_DATA,  /* DMA-read data: pa, inc, evs; addr = host IOVA */
+	RT_O_MSI,       /* MSI write */
+	RT_O_INTX,      /* Assert_INTA (arg 1) / Deassert_INTA (arg 0) */
+	RT_O_DEV_READ,  /* a read of the engine: tag, addr = IOVA, bytes */
+	RT_O_PIO_CPL,   /* completion of a host PIO read: tag, data */
+	/* downstream (root complex to board) */
+	RT_O_PIO_WR,    /* host PIO write: bar, off, bytes, data */
+	RT_O_PIO_RD,    /* host PIO read: bar, off, bytes, tag */
+	RT_O_DEV_CPL,   /* completion of an engine read: tag, addr = IOVA of its
+			 * first byte, bytes (0: UR), last */
+};
+
+#define RT_PIO_MAX 128u /* bytes of one PIO TLP (the root complex's pieces) */
+
+struct rt_tlp {
+	uint8_t kind, fc, hdr_dw, origin;
+	uint16_t ndw;      /* payload DWs on the wire */
+	uint16_t tag;
+	uint32_t bytes;    /* bytes meant (PIO, completions, reads) */
+	uint32_t pa;       /* board address (C2H data) / BAR offset (PIO) */
+	uint8_t bar, inc, evs, last;
+	uint32_t arg;
+	uint32_t bc;       /* a completion's Byte Count (the TLP log) */
+	uint64_t addr;     /* host IOVA */
+	uint64_t t;        /* queued: ready time; on the wire: arrival time */
+	uint64_t seq;      /* on the wire: when its arrival was scheduled */
+	uint8_t data[RT_PIO_MAX];
+};
+
+static inline unsigned rt_wire_bytes(const struct rt_tlp *t)
+{
+	return 8u + 4u * t->hdr_dw + 4u * t->ndw; /* framing+seq+LCRC, header, payload */
+}
+
+static inline unsigned rt_data_credits(const struct rt_tlp *t)
+{
+	return (t->ndw + 3u) / 4u;
+}
+
+/* beats of the RTL's stream: two header beats, then the payload
+ * (rtl-model/TLP-STREAM.md; sim/tlp.h beat_count) */
+static inline unsigned rt_beats(const struct rt_tlp *t)
+{
+	return 2u + (t->ndw + 1u) / 2u;
+}
+
+/* A growing FIFO of TLPs. */
+struct rt_ring {
+	struct rt_tlp *v;
+	size_t cap, head, n; /* cap a power of two */
+};
+
+/* One direction of the link (sim/link.cpp, ported: the same arithmetic
+ * in femtoseconds, DLLP and SKP overhead, latency, credits). */
+struct rt_credit_ret {
+	uint64_t t, seq;
+	uint8_t fc;
+	uint16_t data;
+};
+
+struct rt_link {
+	struct rt_ring q;     /* [0, started) on the wire, [started, n) waiting */
+	size_t started;
+	uint64_t unsent;      /* wire bytes waiting (sim: Link::unsent_bytes) */
+	int32_t lim_h[3], lim_d[3], used_h[3], used_d[3];
+	unsigned __int128 free_fs; /* serialiser busy until */
+	uint64_t wake;        /* the serialiser frees then (RT_NEVER: no wake due) */
+	uint64_t wake_seq;
+	bool blocked;         /* the head waits for credits */
+	uint64_t fs_per_lane_byte, lanes, latency_ps, skp_interval, skp_len;
+	uint64_t bytes_total, skp_done, tlp_count;
+	uint64_t tlps, payload_bytes, wire_bytes;
+	/* credits on their way back (one latency after the receiver freed them) */
+	struct rt_credit_ret *ret;
+	size_t ret_cap, ret_head, ret_n;
+	/* unsent after its last changes, for the hard IP's buffer count as
+	 * the RTL sampled it at an earlier edge; in_edge: changed by the
+	 * board's own edge (after that edge's sample) */
+	struct { uint64_t t; uint64_t unsent; bool in_edge; } hist[64];
+	unsigned hist_pos;
+};
+
+/* A read of the engine at the root complex (sim/root_complex.cpp DmaRead). */
+struct rt_dread {
+	uint8_t tag;
+	bool first, ur;
+	uint64_t next, end; /* IOVA of the next byte to complete, one past the last */
+	uint64_t t;         /* memory latency over */
+	uint64_t seq;
+};
+
+/* A host PIO read in flight (root complex: PioTag). */
+struct rt_pio {
+	struct abb_reftime_read *req;
+	uint32_t off, n; /* into req's buffer */
+	bool busy;
+};
+
+/* A piece of a PIO read waiting for a tag. */
+struct rt_pio_piece {
+	struct abb_reftime_read *req;
+	uint32_t off, n;
+	uint64_t addr; /* BAR offset */
+	uint8_t bar;
+};
+
+struct rt_engine; /* ref_engine.c */
+
+struct abb_reftime {
+	struct abbsim_params p;  /* clk_mhz resolved */
+	struct abb_refmodel *core;
+	struct abb_reftime_host host;
+	uint64_t now;            /* ps */
+	uint64_t period_ps;      /* 0: 10^6 / mhz is not whole */
+	unsigned mhz;
+	bool in_edge;            /* the board's edge is being evaluated */
+	bool wake;               /* something a waiter looks for happened */
+	/* events at the same time run in the order they were scheduled, as
+	 * in the simulator's queue (sim/event_queue.h): every scheduled
+	 * link, credit and memory event gets the next number */
+	uint64_t seq;
+
+	struct rt_link up, down;
+
+	/* root complex */
+	struct rt_dread *reads;  /* waiting for the memory latency (FIFO) */
+	size_t reads_cap, reads_head, reads_n;
+	struct rt_dread ready[64]; /* being completed */
+	size_t nready, rr_next;
+	uint64_t rng;
+	uint64_t irq_count;
+	bool intx;
+	struct rt_pio pio[256];
+	unsigned pio_next, pio_pending;
+	struct rt_pio_piece *pio_wait;
+	size_t pw_cap, pw_head, pw_n;
+	uint64_t bar_base[2];
+	uint64_t msi_addr;
+	uint8_t *scratch;        /* a completion's bytes on their way */
+	FILE *log;               /* the TLP log (abb_reftime_tlp_log), NULL: none */
+
+	struct rt_engine *eng;
+};
+
+/* --- ref_timing.c, for the engine --- */
+/* edges: the time of edge n, the first edge at or after t */
+uint64_t rt_edge_time(const struct abb_reftime *t, uint64_t n);
+uint64_t rt_first_edge(const struct abb_reftime *t, uint64_t ps);
+/* the board sends a TLP upstream at its edge's time (the hard IP) */
+void rt_up_submit(struct abb_reftime *t, const struct rt_tlp *tlp);
+/* the board took a downstream TLP: its credits go back */
+void rt_down_consumed(struct abb_reftime *t, const struct rt_tlp *tlp);
+/* unsent bytes of the upstream link: now, and as sampled at the start of
+ * the edge at time edge_ps */
+uint64_t rt_up_unsent(const struct abb_reftime *t);
+uint64_t rt_up_unsent_at_edge(const struct abb_reftime *t, uint64_t edge_ps);
+int rt_ring_push(struct rt_ring *r, const struct rt_tlp *tlp);
+/* a line of the TLP log (when one is written): dir "up" or "down", at now */
+void rt_log(struct abb_reftime *t, const char *dir, const struct rt_tlp *tlp);
+
+/* --- ref_engine.c, for the platform side --- */
+struct rt_engine *rt_engine_create(struct abb_reftime *t);
+void rt_engine_destroy(struct rt_engine *e);
+/* a downstream TLP arrived at the hard IP (copied) */
+void rt_engine_deliver(struct rt_engine *e, const struct rt_tlp *tlp);
+/* the edge the engine needs next (RT_NEVER: none), and running it */
+uint64_t rt_engine_next_edge(const struct rt_engine *e);
+void rt_engine_edge(struct rt_engine *e, uint64_t n);
+/* the upstream link started a TLP (its buffer count fell) */
+void rt_engine_tx_space(struct rt_engine *e);
+bool rt_engine_idle(const struct rt_engine *e);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+#endif
