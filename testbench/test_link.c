@@ -400,6 +400,37 @@ static void test_link_reserved_mps_mrrs_clamped(void)
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
 }
 
+/* A host memory so slow (300 us a read) that one DMA write keeps reads
+ * outstanding for longer than the completion timeout (2^22 cycles, 33.5 ms
+ * at 125 MHz) in all: the timeout counts from the last completion, not
+ * from the first request, so the 1 MiB write (about 38 ms) completes with
+ * the right bytes. (Written for mutant m022 of MUTATION.md, the timeout
+ * counter reset only with no read outstanding.) */
+static void test_link_slow_memory_long_write(void)
+{
+	const size_t len = 1u << 20;
+	uint8_t *host = tb_alloc_pages(len), *back = malloc(len);
+	abb_dmabuf *b = NULL;
+	uint64_t t0 = 0, t1 = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(host);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(back);
+	CU_ASSERT_EQUAL_FATAL(tb_reopen("mem_ns=300000"), 0);
+	tb_fill(host, len, 2022);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, host, len, &b), 0);
+	t0 = tb_now_ns();
+	CU_ASSERT_EQUAL(abb_dma_write(tb_dev, b, 0, 0, len, 0), 0);
+	t1 = tb_now_ns();
+	/* longer than the timeout, or the test proves nothing */
+	CU_ASSERT(t1 - t0 > 34000000u);
+	CU_ASSERT_EQUAL(abb_mem_read(tb_dev, 0, back, len), 0);
+	CU_ASSERT(tb_same("board memory after the slow write", back, host, len));
+	CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	free(host);
+	free(back);
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
 static CU_TestInfo link_tests[] = {
 	TB_NOSIM_TEST(test_link_enotsup_off_sim),
 	TB_SIM_TEST(test_link_defaults_read_back),
@@ -408,6 +439,7 @@ static CU_TestInfo link_tests[] = {
 	TB_SIM_TEST(test_link_completion_sizes),
 	TB_SIM_TEST(test_link_tiny_credits),
 	TB_SIM_TEST(test_link_reserved_mps_mrrs_clamped),
+	TB_SIM_TEST(test_link_slow_memory_long_write),
 	CU_TEST_INFO_NULL,
 };
 
