@@ -353,6 +353,13 @@ int main(int argc, char **argv)
 					max_q = b->count;
 			}
 		}
+		/* acknowledgements go out from the first moment (before the start
+		 * too: a node that hears nothing would take the builder for gone) */
+		if (t - last_ack >= ACK_EVERY_MS) {
+			for (unsigned k = 0; k < nb; k++)
+				send_ack(&bd[k]);
+			last_ack = t;
+		}
 		/* the start: every board heard (or given up on) */
 		if (!started) {
 			unsigned heard = 0;
