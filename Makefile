@@ -36,7 +36,7 @@ WARN    := -Wall -Wextra -Wno-unused-parameter
 
 # Debian packages the project needs (checked by `make deps`).
 DEB_PKGS := build-essential pkg-config verilator libsystemc-dev libpci-dev \
-            pciutils libcunit1-dev iverilog yosys gnuplot-nox
+            pciutils libcunit1-dev iverilog yosys gnuplot-nox libzmq3-dev
 
 .PHONY: all deps demo test lint regmap regmap-check install clean bench example
 

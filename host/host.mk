@@ -19,7 +19,8 @@ HOST_TOOLS    := $(patsubst host/tools/%.c,$(B)/%,$(wildcard host/tools/abb_*.c)
 
 # The library: host/lib (API, DMA driver, backends) and host/daq (readout
 # and writer modules, <abb/abb_daq.h>), one object per source file.
-HOST_SRCS     := $(wildcard host/lib/*.c) $(wildcard host/daq/*.c)
+# (not host/daq/daq_net_out.c: the farm's ZeroMQ output, see host/daq/daq.mk)
+HOST_SRCS     := $(wildcard host/lib/*.c) $(filter-out host/daq/daq_net_out.c,$(wildcard host/daq/*.c))
 # and the simulator's one loader (sim/abbsim_loader.c), hidden in libabb
 HOST_OBJS     := $(HOST_SRCS:host/%.c=$(B)/host/%.o) $(B)/host/abbsim_loader.o
 HOST_PCI_CFLAGS := $(shell pkg-config --cflags libpci 2>/dev/null)
@@ -71,12 +72,15 @@ $(B)/host/tools/%.o: host/tools/%.c
 	$(CC) $(HOST_TOOL_CPPFLAGS) $(HOST_CFLAGS) -c $< -o $@
 
 $(B)/abb_%: $(B)/host/tools/abb_%.o $(B)/host/tools/tool_args.o $(B)/libabb.so
-	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) -L$(B) -labb -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' -lm -pthread
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) -L$(B) -labb -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' -lm -pthread $(TOOL_LIBS)
 
 # Parts of a tool in files of their own (not named abb_*, so no tool each);
 # tool_args.o (numbers, the output check) is in every tool
 $(B)/abb_tool: $(B)/host/tools/doctor.o
 $(B)/abb_bench_daq: $(B)/host/tools/bench_module.o
+# the readout farm (ZeroMQ): the node's network output unit, libzmq
+$(B)/abb_readout_node $(B)/abb_builder: $(B)/host/daq/daq_net_out.o
+$(B)/abb_readout_node $(B)/abb_builder: TOOL_LIBS := -lzmq
 
 # pkg-config: $(B)/abb.pc for programs built against the build tree,
 # $(B)/host/abb.pc (with PREFIX) for the installed copy. The build tree's

@@ -23,6 +23,8 @@ module abb_evsrc #(
   input  logic [abb_reg_pkg::EVS_SRC_ID_WIDTH-1:0]     src_id_i,
   input  logic [abb_reg_pkg::EVS_SIZE_DWS_WIDTH-1:0]   size_i,  // payload DWs (rounded up to even)
   input  logic [abb_reg_pkg::EVS_GAP_CYCLES_WIDTH-1:0] gap_i,   // idle cycles between events
+  input  logic [31:0] skip_i,       // cycles the platform skipped before this edge (the
+                                    // state, a stall too, held through them)
   // reader (the upstream mover)
   input  logic [1:0]  rd_dw_i,      // DWs taken this cycle (0, 1, 2)
   output logic [63:0] rd_data_o,    // the next two DWs (lane 0 first)
@@ -76,7 +78,7 @@ module abb_evsrc #(
     wr_d = wr_q;  rd_d = rd_q;  half_d = half_q;
     cnt_d = cnt_q;  pos_d = pos_q;  gap_d = gap_q;  stall_d = stall_q;
     if (enable_i && gap_q != '0) gap_d = gap_q - 1'b1;
-    if (enable_i && full) stall_d = stall_q + 32'd1;
+    if (enable_i && full) stall_d = stall_q + 32'd1 + skip_i;
     if (push) begin
       wr_d = wr_q + 1'b1;
       if (pos_q + 13'd2 >= total) begin

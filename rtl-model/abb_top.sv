@@ -182,7 +182,8 @@ module abb_top #(
 
   abb_evsrc u_evsrc (
     .clk_i, .rst_ni, .enable_i(evs_enable), .clear_i(evs_clear), .src_id_i(evs_src),
-    .size_i(evs_size), .gap_i(evs_gap), .rd_dw_i(evs_rd_dw), .rd_data_o(evs_data),
+    .size_i(evs_size), .gap_i(evs_gap), .skip_i(skip_cycles_i), .rd_dw_i(evs_rd_dw),
+    .rd_data_o(evs_data),
     .level_o(evs_level), .events_o(evs_events), .stalls_o(evs_stalls), .busy_o(evs_busy)
   );
 

@@ -49,7 +49,9 @@ extern "C" {
  * abbsim_trace_note takes the DMA's channel (abbsim_note.h); link
  * injection is abbsim_inject_add/_clear/_hits (were abbsim_fault_*:
  * "fault" is the IOMMU's fault record only). */
-#define ABBSIM_ABI_VERSION 6
+/* 7: clock_free, board appended to abbsim_params (free-running clock,
+ * the endpoint's bus number). */
+#define ABBSIM_ABI_VERSION 7
 
 /* Flow-control credit limits one receiver advertises: header credits count
  * TLPs, data credits 16-byte units; 0 = infinite. */
@@ -120,6 +122,16 @@ struct abbsim_params {
 				  * default): that model runs only when a waveform is asked for
 				  * at open (ABB_TRACE=...), and abbsim_trace_fst on an open
 				  * board fails with -ENOTSUP */
+	/* ABI 7 */
+	unsigned clock_free;     /* 1: free-running clock (ABB_SIM_CLOCK=free): the simulation
+				  * thread runs while the board is open, whether or not a
+				  * host thread waits; device time advances at the
+				  * simulation's own pace, quiet stretches at the wall
+				  * clock's. 0 (default, ABB_SIM_CLOCK=lockstep): time runs
+				  * only while a host thread waits */
+	unsigned board;          /* PCI bus number of the endpoint, 1..255 (ABB_SIM_BOARD, 1):
+				  * board N is 0000:0N:00.0, its requester id N << 8; one
+				  * board per process, several processes tell theirs apart */
 };
 
 /* The defaults, defined once here: abbsim_params_default() returns them,
@@ -151,6 +163,8 @@ static inline void abbsim_params_defaults_fill(struct abbsim_params *p)
 	d.strict = 0;
 	d.msi = 0;
 	d.traceable = 0;
+	d.clock_free = 0;
+	d.board = 1;
 	*p = d;
 }
 void abbsim_params_default(struct abbsim_params *p);

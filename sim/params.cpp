@@ -119,6 +119,10 @@ extern "C" int abbsim_params_check(const struct abbsim_params *p)
 			    p->strict > 1 ? p->strict : p->msi);
 	if (p->traceable > 1)
 		return fail(-EINVAL, "traceable %u: accepted 0 or 1", p->traceable);
+	if (p->clock_free > 1)
+		return fail(-EINVAL, "clock_free %u: accepted 0 (lockstep) or 1 (free)", p->clock_free);
+	if (p->board < 1 || p->board > 255)
+		return fail(-EINVAL, "board %u: accepted 1..255 (the endpoint's PCI bus number)", p->board);
 	if (p->cpl_rcb > 1)
 		return fail(-EINVAL, "cpl_rcb %u: accepted 1 (ABB_SIM_CPL=rcb) or 0 (mps)", p->cpl_rcb);
 	/* Largest TLPs per direction: up, the device's memory writes (MPS) and

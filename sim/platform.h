@@ -9,7 +9,8 @@
  * picoseconds) between them, loosely timed: SystemC time follows the
  * platform's time only in quanta and at every stop, as with a TLM quantum
  * keeper, so the kernel stays off the per-cycle path. When no host thread
- * waits, the thread calls sc_pause() and time stands still (lockstep).
+ * waits, the thread calls sc_pause() and time stands still (lockstep); with
+ * the free-running clock (clock=free) it runs on while the board is open.
  *
  * Host threads never touch simulation state directly: they post closures
  * to a mailbox (run by the simulation thread, under the platform mutex, in
@@ -83,8 +84,8 @@ struct OpenArgs {
 
 /* The board, the link, the root complex and the time control; the
  * simulation thread's work is split by job: the cycle loop (platform.cpp),
- * the hand-off with host threads (platform_lockstep.cpp), open and close
- * (platform_open_close.cpp), the process-wide instance and its thread
+ * the hand-off with host threads (platform_lockstep.cpp), the free-running
+ * clock (platform_freerun.cpp), open and close (platform_open_close.cpp), the process-wide instance and its thread
  * (sim_thread.cpp); what is recorded of a run is the trace control's
  * (trace_control.h). */
 class Platform : public sc_core::sc_module {
@@ -173,6 +174,11 @@ private:
 	void publish();
 	void register_waiter(const std::shared_ptr<Waiter> &w);
 	void finish(Waiter &w, int result, const std::string &err = "");
+	/* the free-running clock (platform_freerun.cpp): run() hands over to
+	 * run_free while the open board has clock=free */
+	bool free_running() const { return is_open && params.clock_free && !broken; }
+	void run_free(std::unique_lock<std::mutex> &lk);
+	std::shared_ptr<bool> free_tick_live_; /* the pacing timer of a quiet board */
 	/* open and close (platform_open_close.cpp) */
 	void close_drained(bool cap_hit);
 	void link_down(uint64_t now, uint64_t ns);

@@ -264,6 +264,10 @@ void Platform::run()
 		}
 		settle_waiters();
 		publish();
+		if (free_running()) {
+			run_free(lk); /* until the board is closed (platform_freerun.cpp) */
+			continue;
+		}
 		if (waiters_.empty()) {
 			want_run = false;
 			return;

@@ -14,8 +14,6 @@ namespace abbsim {
 
 /* Hot reset: rst_ni low for this many user-clock cycles. */
 static constexpr unsigned ResetCycles = 16;
-/* Bus/device/function the root complex gives the endpoint. */
-static constexpr uint16_t DeviceBdf = 0x0100;
 
 void Platform::do_open(const OpenArgs &a, Waiter &w)
 {
@@ -50,7 +48,9 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	hip_.set_record(a.stim_path, a.coverage_base);
 	hip_.reset();
 	hip_.set_strict(params.strict != 0);
-	cfg.reset(params, DeviceBdf);
+	/* bus/device/function the root complex gives the endpoint: bus
+	 * params.board (1 by default: 0x0100), device 0, function 0 */
+	cfg.reset(params, (uint16_t)(params.board << 8));
 	hip_.apply_cfg(clk_.now);
 	hip_.half_ps = 500000u / clk_.mhz;
 	trace_.set_half(hip_.half_ps);

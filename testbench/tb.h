@@ -154,6 +154,7 @@ CU_ErrorCode tb_register_protocol(void);
 CU_ErrorCode tb_register_bad_input(void);
 CU_ErrorCode tb_register_determinism(void);
 CU_ErrorCode tb_register_rtlclk(void);
+CU_ErrorCode tb_register_freerun(void);
 CU_ErrorCode tb_register_discovery(void);
 CU_ErrorCode tb_register_tlp_rules(void);
 CU_ErrorCode tb_register_cfgspace(void);

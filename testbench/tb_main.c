@@ -132,6 +132,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_bad_input,
 	tb_register_determinism,
 	tb_register_rtlclk,
+	tb_register_freerun,
 	tb_register_discovery,
 	tb_register_tlp_rules,
 	tb_register_cfgspace,

@@ -168,6 +168,7 @@ test:
 	  $(if $(JUNIT_DIR),--junit '$(JUNIT_DIR)/abb_tests-vfio-emu$(TB_SHARD_SFX).xml') $(TB_SUITES) ;; \
 	*) echo "vfio-emu: not run on ABB_DEVICE=$(ABB_DEVICE)" ;; esac
 	@$(MAKE) --no-print-directory mprace-test
+	@$(MAKE) --no-print-directory farm-test
 	@# a second simulator on the same RTL: Icarus replays the golden vectors
 	@# and the per-module RTL benches over their parameter sweeps
 	@# (rtl-model/tb): once, with the simulator runs (they do not depend on
@@ -213,3 +214,16 @@ vfio-coverage: $(B)/sim/libabbsim.so
 -include $(TB_OBJS:.o=.d) $(B)/testbench/vectors_run.d $(B)/testbench/regress.d \
   $(B)/testbench/bench_hosttime.d \
   $(B)/testbench/soak.d
+
+# The readout farm on loopback (host/tools/farm.sh): BOARDS readout nodes on
+# simulated boards (DEVICE=sim: sim:clock=free,board=K; default the
+# reference model) and the event builder; KILL_BOARD=K kills node K mid-run.
+BOARDS ?= 3
+FARM_DEVICE ?= model
+.PHONY: farm-demo farm-test
+farm-demo: $(B)/abb_readout_node $(B)/abb_builder
+	B=$(B) BOARDS=$(BOARDS) DEVICE=$(FARM_DEVICE) KILL_BOARD=$(KILL_BOARD) sh host/tools/farm.sh
+# short runs on the reference model: clean, a node killed, a slow filter,
+# a builder restart (testbench/farm_test.sh)
+farm-test: $(B)/abb_readout_node $(B)/abb_builder
+	B=$(B) timeout $(TB_TIMEOUT) sh testbench/farm_test.sh

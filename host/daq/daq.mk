@@ -5,7 +5,10 @@
 #
 # Included by the top Makefile right after host/host.mk.
 
-DAQ_SRCS := $(wildcard host/daq/*.c)
+# daq_net_out.c (the farm's network output, ZeroMQ) is not part of libabb:
+# libabb needs no libzmq; the farm's tools link its object and -lzmq.
+DAQ_NET_OBJ := $(B)/host/daq/daq_net_out.o
+DAQ_SRCS := $(filter-out host/daq/daq_net_out.c,$(wildcard host/daq/*.c))
 DAQ_OBJS := $(DAQ_SRCS:host/daq/%.c=$(B)/host/daq/%.o)
 
 $(B)/host/daq/%.o: host/daq/%.c
@@ -15,4 +18,4 @@ $(B)/host/daq/%.o: host/daq/%.c
 $(HOST_SO): $(DAQ_OBJS)
 $(HOST_A): $(DAQ_OBJS)
 
--include $(DAQ_OBJS:.o=.d)
+-include $(DAQ_OBJS:.o=.d) $(DAQ_NET_OBJ:.o=.d)

@@ -116,6 +116,17 @@ static const struct opt table[] = {
 	 "run the RTL model with tracing compiled in, so that abb_sim_trace() can start a "
 	 "waveform during the run (5-10 % slower even while nothing is traced; without it, that "
 	 "model runs only when trace= or ABB_TRACE asks for a waveform at open)"},
+	{"clock", "ABB_SIM_CLOCK", OT_WORD, S, GP, 0, 0, 0, "lockstep=0,free=1", PF(clock_free), NULL,
+	 "", "time mode: `lockstep`: device time runs only while a host thread waits on the "
+	 "device (deterministic cycle counts); `free`: the board runs continuously while open, "
+	 "device time at the simulation's own pace (quiet stretches at the wall clock's), so "
+	 "the event source fills the board FIFO and stalls (EVS_STALLS) while the host is busy "
+	 "elsewhere, as on a board (sim/platform_freerun.cpp); cycle counts then depend on "
+	 "the host's timing"},
+	{"board", "ABB_SIM_BOARD", OT_UINT, S, GP, 0, 1, 255, NULL, PF(board), NULL, "",
+	 "PCI bus number of the simulated endpoint (board N is 0000:0N:00.0, requester id "
+	 "N << 8): one board per process, so that the boards of several processes (a readout "
+	 "farm) differ in discovery (`abb_tool find` on their config-space dumps)"},
 	{"hosttime", "ABB_SIM_HOSTTIME", OT_BOOL, S | T, GL, 0, 0, 1, NULL, VF(hosttime), "0", "",
 	 "host-time coupling: device time also advances by the CPU time the host software "
 	 "spends between device calls"},
