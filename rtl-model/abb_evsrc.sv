@@ -69,14 +69,16 @@ module abb_evsrc #(
                                    ((32'(src) << abb_reg_pkg::EVS_DATA_SRC_SHIFT) & abb_reg_pkg::EVS_DATA_SRC);
   endfunction
 
-  logic [63:0] word;
-  assign word = {ev_dw(cnt_q, src_id_i, total, pos_q + 13'd1),
-                 ev_dw(cnt_q, src_id_i, total, pos_q)};
+  // anything to do this cycle (enabled, a clear, a read): without, no flop
+  // changes and the next-state logic is skipped
+  logic act;
+  assign act  = enable_i || clear_i || rd_dw_i != 2'd0;
   assign push = enable_i && !full && gap_q == '0 && !clear_i;
 
   always_comb begin
     wr_d = wr_q;  rd_d = rd_q;  half_d = half_q;
     cnt_d = cnt_q;  pos_d = pos_q;  gap_d = gap_q;  stall_d = stall_q;
+    if (act) begin
     if (enable_i && gap_q != '0) gap_d = gap_q - 1'b1;
     if (enable_i && full) stall_d = stall_q + 32'd1 + skip_i;
     if (push) begin
@@ -96,6 +98,7 @@ module abb_evsrc #(
       wr_d = '0;  rd_d = '0;  half_d = 1'b0;
       cnt_d = '0;  pos_d = '0;  gap_d = '0;  stall_d = '0;
     end
+    end
   end
 
   // the next two DWs, starting at the upper half of the head word if half_q
@@ -113,14 +116,16 @@ module abb_evsrc #(
     if (!rst_ni) begin
       wr_q <= '0;  rd_q <= '0;  half_q <= 1'b0;
       cnt_q <= '0;  pos_q <= '0;  gap_q <= '0;  stall_q <= '0;
-    end else begin
+    end else if (act) begin
       wr_q <= wr_d;  rd_q <= rd_d;  half_q <= half_d;
       cnt_q <= cnt_d;  pos_q <= pos_d;  gap_q <= gap_d;  stall_q <= stall_d;
     end
   end
 
   always_ff @(posedge clk_i) begin
-    if (push) fifo_q[wr_q[DepthBits-1:0]] <= word;
+    // the event's two DWs built with a push only
+    if (push) fifo_q[wr_q[DepthBits-1:0]] <= {ev_dw(cnt_q, src_id_i, total, pos_q + 13'd1),
+                                              ev_dw(cnt_q, src_id_i, total, pos_q)};
   end
 
 endmodule

@@ -124,8 +124,8 @@ module abb_rx #(
     reg_waddr_o = addr_q[15:0];
     reg_wdata_o = rx_data_i[31:0];
     mem_we_o    = 2'b00;
-    mem_waddr0_o = addr_q[AddrBits+1:2] & mem_mask_i;
-    mem_waddr1_o = (addr_q[AddrBits+1:2] + AddrBits'(1)) & mem_mask_i;
+    mem_waddr0_o = '0;  // set with mem_we_o only (abb_mem reads them with a write only)
+    mem_waddr1_o = '0;
     mem_wdata_o = rx_data_i;
     mem_wbe_o   = 8'hff;
     lane1_last  = 1'b0;
@@ -141,7 +141,10 @@ module abb_rx #(
     cpl_first_o  = first_q;
     cpl_la_o     = addr_q[14:8];
 
-    unique case (state_q)
+    // Without a beat offered nothing happens in the header and data states:
+    // the case is skipped (cost per idle cycle), StRdReq, StDrop and the
+    // unused encodings are evaluated as before.
+    if (rx_valid_i || state_q >= StRdReq) unique case (state_q)
       StHdr0: begin
         if (beat && rx_sop_i) begin
           dw0_d   = rx_data_i[31:0];
@@ -192,6 +195,8 @@ module abb_rx #(
             addr_d = addr_q + 32'd8;
             if (bar_q) begin
               mem_we_o   = (pay_dw == 2'd2) ? 2'b11 : 2'b01;
+              mem_waddr0_o = addr_q[AddrBits+1:2] & mem_mask_i;
+              mem_waddr1_o = (addr_q[AddrBits+1:2] + AddrBits'(1)) & mem_mask_i;
               lane1_last = (left_q == 11'd2);
               // byte enables: first DW of the TLP gets First BE, the last
               // gets Last BE (a 1-DW TLP uses First BE only)
