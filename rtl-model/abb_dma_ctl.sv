@@ -198,6 +198,8 @@ module abb_dma_ctl
 
   // the prefetch may start once the current descriptor passed its check
   logic fetch_start;
+  logic ch_act;
+  assign ch_act = state_q != StIdle || fst_q != FIdle || tmo_q != '0 || we_i || soft_reset_i;
 
   always_comb begin
     state_d = state_q;
@@ -223,6 +225,9 @@ module abb_dma_ctl
     fetch_o    = 1'b0;
     cpl_tag_err_o = cpl_valid_i && (fst_q != FWait);
 
+    // an idle channel (no state, no fetch, no timeout count) changes only
+    // with a register write or a soft reset: otherwise both cases are skipped
+    if (ch_act) begin
     unique case (state_q)
       StIdle: begin
         if (wr_ctrl && is_reset_code) begin
@@ -349,6 +354,7 @@ module abb_dma_ctl
       keep_d  = 1'b0;
     end
     if (soft_reset_i) sta_d = StaIdle;
+    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -361,7 +367,7 @@ module abb_dma_ctl
       keep_q <= 1'b0;
       fpois_q <= 1'b0;
       tmo_q  <= '0;
-    end else begin
+    end else if (ch_act) begin
       state_q <= state_d;
       fst_q   <= fst_d;
       sta_q  <= sta_d;
