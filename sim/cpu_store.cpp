@@ -33,7 +33,7 @@ void CpuStore::reset(const abbsim_params &p)
 	prof_ = cpu_profile(p.cpu);
 	unsigned n = p.wc_buffers ? p.wc_buffers : prof_.wc_buffers;
 	bufs_.assign(n, Buf{});
-	busy_ = line_busy_ = 0;
+	busy_ = line_busy_ = last_emit_ = 0;
 	rng_ = p.seed ? p.seed : 1;
 	stores_ = tlps_ = bytes_ = arrived_tlps_ = arrived_bytes_ = 0;
 	first_ps_ = last_ps_ = 0;
@@ -61,6 +61,8 @@ void CpuStore::leave(Buf &b, uint64_t t)
 		while (j < Line && (b.mask >> j & 1))
 			j++;
 		uint64_t at = line_slot(t);
+		if (at > last_emit_)
+			last_emit_ = at;
 		tlps_++;
 		emit(b.line + i, b.data + i, j - i, at);
 		i = j;
@@ -126,7 +128,9 @@ uint64_t CpuStore::fence(uint64_t now)
 		if (b.used)
 			leave(b, t);
 	busy_ = t;
-	return t;
+	/* what comes next issues behind the last write that left: a read
+	 * does not pass a posted write */
+	return t > last_emit_ ? t : last_emit_;
 }
 
 void CpuStore::arrived(unsigned bytes, uint64_t now)

@@ -63,6 +63,7 @@ private:
 	std::vector<Buf> bufs_;
 	uint64_t busy_ = 0;      /* the store path is free from here */
 	uint64_t line_busy_ = 0; /* the next WC write may leave from here */
+	uint64_t last_emit_ = 0; /* the last WC write leaves then */
 	uint64_t rng_ = 1;
 	/* statistics since the last clear */
 	uint64_t stores_ = 0, tlps_ = 0, bytes_ = 0, arrived_tlps_ = 0, arrived_bytes_ = 0;
