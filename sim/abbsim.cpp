@@ -167,7 +167,8 @@ void abbsim_close(void)
 		 * (Platform::close_drained) */
 		auto w = std::make_shared<Waiter>(Waiter::Close);
 		w->timeout_ns = p->close_drain_ns();
-		return p->wait_for(lk, w, nullptr);
+		/* the WC buffers leave first (the store model) */
+		return p->wait_for(lk, w, [p] { p->rc.pio_fence(p->abs_now()); });
 	});
 }
 
@@ -279,6 +280,61 @@ int abbsim_mmio_write(unsigned bar, uint64_t off, const void *buf, size_t len)
 		std::vector<uint8_t> data((const uint8_t *)buf, (const uint8_t *)buf + len);
 		p->post([p, addr, data] { p->rc.pio_write(addr, data.data(), data.size(), p->abs_now()); });
 		return 0;
+	});
+}
+
+int abbsim_pio_store(uint64_t off, const void *buf, size_t len, unsigned store_bytes)
+{
+	return guard(__func__, [&] {
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_pio_store", &p, lk);
+		if (rc || (rc = check_bar("abbsim_pio_store", p, 1, off, len, buf)))
+			return rc;
+		unsigned w = store_bytes;
+		if (w == 0 || w > 64 || (w & (w - 1)))
+			return fail(-EINVAL, "abbsim_pio_store: store width %u bytes: accepted 1, 2, 4, 8, "
+				    "16, 32 or 64", w);
+		if (off % w || len % w)
+			return fail(-EINVAL, "abbsim_pio_store: [0x%llx, +%zu) is not a whole number of "
+				    "aligned %u-byte stores", (unsigned long long)off, len, w);
+		uint64_t addr = host_addr(p, 1, off);
+		std::vector<uint8_t> data((const uint8_t *)buf, (const uint8_t *)buf + len);
+		p->post([p, addr, data, w] { p->rc.pio_store(addr, data.data(), data.size(), w, p->abs_now()); });
+		return 0;
+	});
+}
+
+int abbsim_pio_fence(void)
+{
+	return guard(__func__, [&] {
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_pio_fence", &p, lk);
+		if (rc)
+			return rc;
+		p->post([p] { p->rc.pio_fence(p->abs_now()); });
+		return 0;
+	});
+}
+
+int abbsim_pio_stats(struct abbsim_pio_stats *out, int clear)
+{
+	return guard(__func__, [&] {
+		if (!out)
+			return fail(-EINVAL, "abbsim_pio_stats: out is NULL");
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		int rc = open_platform("abbsim_pio_stats", &p, lk);
+		if (rc)
+			return rc;
+		/* on the simulation thread, behind the accesses posted before */
+		auto st = std::make_shared<struct abbsim_pio_stats>();
+		auto w = std::make_shared<Waiter>(Waiter::Call);
+		rc = p->wait_for(lk, w, [p, st, clear] { p->rc.cpu.stats(st.get(), clear != 0); });
+		if (!rc)
+			*out = *st;
+		return rc;
 	});
 }
 

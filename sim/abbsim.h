@@ -51,7 +51,15 @@ extern "C" {
  * "fault" is the IOMMU's fault record only). */
 /* 7: clock_free, board appended to abbsim_params (free-running clock,
  * the endpoint's bus number). */
+/* (Still 7: pio_wc, cpu, wc_buffers appended to abbsim_params, and
+ * abbsim_pio_store, abbsim_pio_fence, abbsim_pio_stats added, before any
+ * release of 7.) */
 #define ABBSIM_ABI_VERSION 7
+
+/* CPU profiles of the store model (abbsim_params.cpu; doc/pio.md). */
+#define ABBSIM_CPU_X86_TODAY 0
+#define ABBSIM_CPU_X86_2011  1
+#define ABBSIM_CPU_COUNT     2
 
 /* Flow-control credit limits one receiver advertises: header credits count
  * TLPs, data credits 16-byte units; 0 = infinite. */
@@ -132,6 +140,13 @@ struct abbsim_params {
 	unsigned board;          /* PCI bus number of the endpoint, 1..255 (ABB_SIM_BOARD, 1):
 				  * board N is 0000:0N:00.0, its requester id N << 8; one
 				  * board per process, several processes tell theirs apart */
+	/* (ABI 7) the CPU store model (abbsim_pio_store, doc/pio.md) */
+	unsigned pio_wc;         /* 1: the host maps BAR1 write-combined, and BAR1 is a
+				  * prefetchable BAR in config space (ABB_PIO=wc); 0: uncached
+				  * (ABB_PIO=uc, default) */
+	unsigned cpu;            /* CPU profile ABBSIM_CPU_* (ABB_CPU, default x86-today) */
+	unsigned wc_buffers;     /* 64-byte WC buffers, 1..64 (ABB_WC_BUFFERS; 0 = the
+				  * profile's number) */
 };
 
 /* The defaults, defined once here: abbsim_params_default() returns them,
@@ -165,6 +180,9 @@ static inline void abbsim_params_defaults_fill(struct abbsim_params *p)
 	d.traceable = 0;
 	d.clock_free = 0;
 	d.board = 1;
+	d.pio_wc = 0;
+	d.cpu = ABBSIM_CPU_X86_TODAY;
+	d.wc_buffers = 0;
 	*p = d;
 }
 void abbsim_params_default(struct abbsim_params *p);
@@ -235,6 +253,30 @@ int abbsim_cfg_dump(const char *path);
  * set), as on a root complex. */
 int abbsim_mmio_read(unsigned bar, uint64_t off, void *buf, size_t len);
 int abbsim_mmio_write(unsigned bar, uint64_t off, const void *buf, size_t len);
+
+/* The CPU store model (doc/pio.md). abbsim_pio_store: len bytes to BAR1 at
+ * off as stores of store_bytes each (1,2,4,8,16,32,64; off and len
+ * multiples of it), as the CPU profile issues them through the mapping
+ * (params.pio_wc): UC one write per store, spaced by the store path; WC
+ * merged in 64-byte buffers that leave when full or evicted. Posted: time
+ * does not advance; the writes reach the link at their issue times as
+ * device time runs (a read, wait or close). abbsim_pio_fence: every WC
+ * buffer leaves (SFENCE); a read (abbsim_mmio_read) and a UC write
+ * (abbsim_mmio_write) fence first too, and so does close. */
+int abbsim_pio_store(uint64_t off, const void *buf, size_t len, unsigned store_bytes);
+int abbsim_pio_fence(void);
+/* What the store model did since open or the last clear: stores and their
+ * bytes, the writes it made (TLPs) and those that reached the board, the
+ * issue time of the first store and the arrival of the last write. */
+struct abbsim_pio_stats {
+	unsigned wc;             /* the mapping: 1 WC, 0 UC */
+	unsigned wc_buffers;
+	uint64_t stores, store_bytes;
+	uint64_t tlps;           /* writes made */
+	uint64_t arrived_tlps, arrived_bytes;
+	uint64_t first_store_ps, last_arrival_ps;
+};
+int abbsim_pio_stats(struct abbsim_pio_stats *out, int clear);
 
 /* IOMMU. Makes [ptr, ptr+len) reachable by the device. The device-visible
  * addresses come back as segments (contiguous IOVA pieces, in buffer order);

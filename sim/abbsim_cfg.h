@@ -55,6 +55,7 @@
 #define ABBSIM_STATUS_ERRORS   0xf900u /* the error bits, write 1 to clear */
 /* BARs: the low 4 bits are flags (0: 32-bit memory, not prefetchable) */
 #define ABBSIM_BAR_FLAGS 0xfu
+#define ABBSIM_BAR_PREFETCH 0x8u /* BAR bit 3: prefetchable */
 #define ABBSIM_BAR_IO    0x1u
 #define ABBSIM_BAR_TYPE  0x6u /* memory BAR: 0 32-bit, ABBSIM_BAR_TYPE_64 */
 #define ABBSIM_BAR_TYPE_64 0x4u

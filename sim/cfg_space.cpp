@@ -69,7 +69,10 @@ void CfgSpace::reset(const abbsim_params &p, uint16_t bdf)
 	init8(ABBSIM_CFG_HEADER_TYPE, 0x00);          /* header type 0, single function */
 	/* BAR0: 32-bit non-prefetchable memory, 64 KiB; BAR1: board memory. */
 	init32(ABBSIM_CFG_BAR(0), 0x0, ~(ABBSIM_CFG_BAR0_BYTES - 1) & ~ABBSIM_BAR_FLAGS);
-	init32(ABBSIM_CFG_BAR(1), 0x0, ~(bar1_bytes_ - 1) & ~ABBSIM_BAR_FLAGS);
+	/* BAR1 prefetchable when the host maps it write-combined (pio=wc:
+	 * Linux offers WC mappings of prefetchable BARs only) */
+	init32(ABBSIM_CFG_BAR(1), p.pio_wc ? ABBSIM_BAR_PREFETCH : 0x0,
+	       ~(bar1_bytes_ - 1) & ~ABBSIM_BAR_FLAGS);
 	init16(ABBSIM_CFG_SUBSYS_VENDOR, ABB_VENDOR_ID);
 	init16(ABBSIM_CFG_SUBSYS, ABB_DEVICE_ID);
 	init8(ABBSIM_CFG_CAP_PTR, ABBSIM_CFG_PM);

@@ -123,6 +123,13 @@ extern "C" int abbsim_params_check(const struct abbsim_params *p)
 		return fail(-EINVAL, "clock_free %u: accepted 0 (lockstep) or 1 (free)", p->clock_free);
 	if (p->board < 1 || p->board > 255)
 		return fail(-EINVAL, "board %u: accepted 1..255 (the endpoint's PCI bus number)", p->board);
+	if (p->pio_wc > 1)
+		return fail(-EINVAL, "pio_wc %u: accepted 0 (uc) or 1 (wc)", p->pio_wc);
+	if (p->cpu >= ABBSIM_CPU_COUNT)
+		return fail(-EINVAL, "cpu %u: accepted 0 (x86-today) or 1 (x86-2011)", p->cpu);
+	if (p->wc_buffers > 64)
+		return fail(-EINVAL, "wc_buffers %u: accepted 0 (the CPU profile's) or 1..64",
+			    p->wc_buffers);
 	if (p->cpl_rcb > 1)
 		return fail(-EINVAL, "cpl_rcb %u: accepted 1 (ABB_SIM_CPL=rcb) or 0 (mps)", p->cpl_rcb);
 	/* Largest TLPs per direction: up, the device's memory writes (MPS) and

@@ -17,7 +17,11 @@ Platform::Platform(sc_core::sc_module_name name)
 	SC_THREAD(main_thread);
 	set_stack_size(16u << 20);
 	up_.deliver = [this](Tlp &&t, uint64_t now) { rc.on_upstream(std::move(t), now); };
-	down_.deliver = [this](Tlp &&t, uint64_t now) { hip_.on_downstream(std::move(t), now); };
+	down_.deliver = [this](Tlp &&t, uint64_t now) {
+		if (t.cpu_store)
+			rc.cpu.arrived(t.payload_bytes(), now);
+		hip_.on_downstream(std::move(t), now);
+	};
 	down_.on_drain = [this](uint64_t now) { rc.feed(now); };
 	rc.wake = [this] { wake_ = true; };
 	rc.cycle_of = [this](uint64_t t) { return clk_.cycle_of(t); };

@@ -44,6 +44,13 @@ void RootComplex::reset(const abbsim_params &p)
 	intx_asserted = false;
 	down_now_ = false;
 	gen_++;
+	reset_gen_++;
+	due_ = 0;
+	cpu.reset(p);
+	cpu.emit = [this](uint64_t addr, const uint8_t *src, unsigned n, uint64_t at) {
+		std::vector<uint8_t> d(src, src + n);
+		later(at, at, [this, addr, d](uint64_t t) { pio_write_now(addr, d.data(), d.size(), t, true); });
+	};
 }
 
 void RootComplex::link_down(uint64_t now, const std::string &why)
@@ -98,7 +105,53 @@ void RootComplex::bad(uint64_t now, const char *fmt, ...)
 
 /* ---- host PIO ---- */
 
+/* Runs fn at time at (now when at is not later): the store model's
+ * accesses issue when the CPU's store path gets to them. */
+void RootComplex::later(uint64_t at, uint64_t now, std::function<void(uint64_t)> fn)
+{
+	(void)now;
+	due_++;
+	uint64_t g = reset_gen_;
+	q_.at(at, [this, g, fn](uint64_t t) {
+		if (g != reset_gen_)
+			return; /* reset since (at link down they run: reads fail, writes are lost) */
+		due_--;
+		fn(t);
+	});
+}
+
+void RootComplex::pio_store(uint64_t addr, const uint8_t *src, size_t n, unsigned width, uint64_t now)
+{
+	for (size_t o = 0; o < n; o += width)
+		cpu.store(addr + o, src + o, width, now);
+}
+
+/* A UC write of the program (abbsim_mmio_write): the WC buffers leave
+ * first; it issues behind the stores still due, at once when none is. */
 void RootComplex::pio_write(uint64_t addr, const uint8_t *src, size_t n, uint64_t now)
+{
+	uint64_t t = cpu.fence(now);
+	if (t <= now && due_ == 0) {
+		pio_write_now(addr, src, n, now, false);
+		return;
+	}
+	std::vector<uint8_t> d(src, src + n);
+	later(t, now, [this, addr, d](uint64_t at) { pio_write_now(addr, d.data(), d.size(), at, false); });
+}
+
+/* A read flushes the WC buffers and waits behind every store due (a read
+ * does not pass a posted write). */
+void RootComplex::pio_read(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, uint64_t now)
+{
+	uint64_t t = cpu.fence(now);
+	if (t <= now && due_ == 0) {
+		pio_read_now(addr, n, r, now);
+		return;
+	}
+	later(t, now, [this, addr, n, r](uint64_t at) { pio_read_now(addr, n, r, at); });
+}
+
+void RootComplex::pio_write_now(uint64_t addr, const uint8_t *src, size_t n, uint64_t now, bool store)
 {
 	if (down_now_)
 		return; /* the link is down: the write is lost */
@@ -107,14 +160,16 @@ void RootComplex::pio_write(uint64_t addr, const uint8_t *src, size_t n, uint64_
 	while (n) {
 		uint64_t lim = std::min<uint64_t>(maxb - (addr % maxb), 4096 - (addr % 4096));
 		unsigned chunk = (unsigned)std::min<uint64_t>(n, lim);
-		down_.submit(make_mem(true, addr, chunk, RcId, 0, src), now);
+		Tlp t = make_mem(true, addr, chunk, RcId, 0, src);
+		t.cpu_store = store;
+		down_.submit(std::move(t), now);
 		addr += chunk;
 		src += chunk;
 		n -= chunk;
 	}
 }
 
-void RootComplex::pio_read(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, uint64_t now)
+void RootComplex::pio_read_now(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, uint64_t now)
 {
 	r->data.assign(n, 0xff);
 	if (down_now_) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "abbsim.h"
+#include "cpu_store.h"
 #include "event_queue.h"
 #include "iommu.h"
 #include "link.h"
@@ -51,6 +52,12 @@ public:
 	/* Host PIO at device address addr (BAR base + offset). */
 	void pio_write(uint64_t addr, const uint8_t *src, size_t n, uint64_t now);
 	void pio_read(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, uint64_t now);
+	/* The CPU store model (cpu_store.h): stores to BAR1 at host address
+	 * addr, and the fence. pio_write and pio_read fence first and issue
+	 * behind the stores still due. */
+	void pio_store(uint64_t addr, const uint8_t *src, size_t n, unsigned width, uint64_t now);
+	void pio_fence(uint64_t now) { cpu.fence(now); }
+	CpuStore cpu;
 
 	/* A TLP from the device arrived (upstream link delivery). */
 	void on_upstream(Tlp &&t, uint64_t now);
@@ -58,7 +65,8 @@ public:
 	void feed(uint64_t now);
 	bool quiet() const
 	{
-		return reads_.empty() && ready_.empty() && pio_pending_ == 0 && pio_wait_.empty();
+		return reads_.empty() && ready_.empty() && pio_pending_ == 0 && pio_wait_.empty() &&
+		       due_ == 0;
 	}
 
 	/* Link injection: the link went down at now (every read outstanding
@@ -136,6 +144,11 @@ private:
 	bool down_now_ = false;
 	std::string down_why_;
 	uint64_t gen_ = 0; /* bumped at link down: memory-latency events of before are void */
+	uint64_t reset_gen_ = 0;
+	unsigned due_ = 0; /* PIO writes and reads the store model has scheduled, not issued yet */
+	void pio_read_now(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, uint64_t now);
+	void pio_write_now(uint64_t addr, const uint8_t *src, size_t n, uint64_t now, bool store);
+	void later(uint64_t at, uint64_t now, std::function<void(uint64_t)> fn);
 };
 
 } // namespace abbsim

@@ -99,7 +99,7 @@ SIM_VSAN_ON := USER_CPPFLAGS='$(filter -fsanitize% -fno-sanitize% -fno-omit-fram
             SIM_VRT_CPPFLAGS='$(if $(findstring undefined,$(CXXFLAGS)),-fno-sanitize=undefined)'
 
 SIM_SRCS := params.cpp tlp.cpp cfg_space.cpp enumerate.cpp iommu.cpp link.cpp \
-            root_complex.cpp inject.cpp hard_ip.cpp platform.cpp platform_lockstep.cpp platform_freerun.cpp \
+            root_complex.cpp cpu_store.cpp inject.cpp hard_ip.cpp platform.cpp platform_lockstep.cpp platform_freerun.cpp \
             platform_open_close.cpp sim_thread.cpp trace_control.cpp rtl_hooks.cpp abbsim.cpp \
             stim_rec.cpp rtl_model.cpp trace.cpp
 SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o))

@@ -248,6 +248,67 @@ static void test_time_and_errors(void)
 	printf("ok   time, timeouts, UR, parameters\n");
 }
 
+/* The CPU store model's WC shapes against the RTL's board memory (the
+ * RTL's assertions as the library was built): full lines in descending
+ * address order (one 16-DW write each), partial lines with holes (one
+ * write per run of written bytes), byte stores; memory checked byte for
+ * byte, the write count from the model's statistics. */
+static void test_pio_wc(void)
+{
+	struct abbsim_params p;
+	abbsim_params_default(&p);
+	p.pio_wc = 1;
+	if (open_with(&p))
+		return;
+	uint32_t bar1 = 0;
+	CHECK(abbsim_cfg_read(0x14, 4, &bar1) == 0 && (bar1 & 0x8), "BAR1 prefetchable with pio_wc (0x%08x)", bar1);
+	enum { N = 1024 };
+	static uint8_t want[N], got[N], src[N];
+	for (unsigned i = 0; i < N; i++) {
+		want[i] = (uint8_t)(0xa5 ^ i);
+		src[i] = (uint8_t)(i * 13 + 1);
+	}
+	CHECK(abbsim_mmio_write(1, 0, want, N) == 0, "background fill");
+	struct abbsim_pio_stats st;
+	abbsim_pio_stats(&st, 1);
+	/* lines 7..0 of [0, 512), in descending order, 4-byte stores */
+	for (int l = 7; l >= 0; l--)
+		CHECK(abbsim_pio_store((uint64_t)l * 64, src + l * 64, 64, 4) == 0, "line %d", l);
+	memcpy(want, src, 512);
+	abbsim_pio_stats(&st, 0);
+	CHECK(st.tlps == 8, "8 full lines: %llu writes (want 8)", (unsigned long long)st.tlps);
+	/* line at 512: DWs 0,1 and 3 (hole at DW 2) -> 2 writes after the fence */
+	abbsim_pio_stats(&st, 1);
+	abbsim_pio_store(512, src + 512, 8, 4);
+	abbsim_pio_store(524, src + 524, 4, 4);
+	memcpy(want + 512, src + 512, 8);
+	memcpy(want + 524, src + 524, 4);
+	/* line at 576: bytes 1, 2, 5 (byte stores) -> runs [1,3) and [5,6) */
+	abbsim_pio_store(577, src + 577, 2, 1);
+	abbsim_pio_store(581, src + 581, 1, 1);
+	memcpy(want + 577, src + 577, 2);
+	want[581] = src[581];
+	/* line at 640: one 32-byte AVX store, upper half */
+	abbsim_pio_store(672, src + 672, 32, 32);
+	memcpy(want + 672, src + 672, 32);
+	CHECK(abbsim_pio_fence() == 0, "fence");
+	CHECK(abbsim_mmio_read(1, 0, got, N) == 0, "read back");
+	abbsim_pio_stats(&st, 0);
+	CHECK(st.tlps == 5, "partial lines: %llu writes (want 2 + 2 + 1)", (unsigned long long)st.tlps);
+	/* the 8 full lines reached the board only as time ran (the read) */
+	CHECK(st.arrived_tlps == 13, "%llu writes arrived (want 8 + 5)", (unsigned long long)st.arrived_tlps);
+	unsigned bad = 0;
+	for (unsigned i = 0; i < N; i++)
+		if (got[i] != want[i] && (bad++ < 4 || (i % 64) == 0))
+			CHECK(0, "byte %u: 0x%02x, want 0x%02x", i, got[i], want[i]);
+	CHECK(bad == 0, "WC shapes: %u bytes differ", bad);
+	char errs[512];
+	CHECK(abbsim_protocol_errors(errs, sizeof errs) == 0, "protocol errors: %s", errs);
+	if (!bad)
+		printf("ok   WC shapes: descending full lines, holes, byte and 32-byte stores\n");
+	abbsim_close();
+}
+
 int main(void)
 {
 	struct abbsim_params p;
@@ -257,6 +318,10 @@ int main(void)
 	test_cfg();
 	test_pio();
 	test_time_and_errors();
+	abbsim_close();
+	test_pio_wc();
+	if (open_with(&p))
+		return 1;
 	/* the determinism check below repeats exactly this sequence: open,
 	 * PIO, round trip (the link's DLLP and SKP phase depend on every TLP
 	 * since the open) */

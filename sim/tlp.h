@@ -33,6 +33,8 @@ struct Tlp {
 	/* Host address of the first byte a root-complex completion carries
 	 * (link injection matches it); UINT64_MAX when unknown. */
 	uint64_t host_addr = UINT64_MAX;
+	/* A write the CPU store model made (its arrival is counted). */
+	bool cpu_store = false;
 
 	unsigned fmt() const { return h[0] >> 29; }
 	unsigned type() const { return (h[0] >> 24) & 0x1f; }
