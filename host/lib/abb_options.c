@@ -127,6 +127,18 @@ static const struct opt table[] = {
 	 "PCI bus number of the simulated endpoint (board N is 0000:0N:00.0, requester id "
 	 "N << 8): one board per process, so that the boards of several processes (a readout "
 	 "farm) differ in discovery (`abb_tool find` on their config-space dumps)"},
+	{"profile", "ABB_SIM_PROFILE", OT_WORD, S, GL, 0, 0, 0, "default=0,abb2008=1", VF(profile),
+	 "default", "", "board profile: `default`: the simulator as it is; `abb2008`: the values "
+	 "calibrated to the 2008 measurements of the board (doc/board-profile.md) for the options "
+	 "the profile sets (irq_ns, driver_ns); an option given explicitly wins over the "
+	 "profile's value"},
+	{"irq_ns", "ABB_SIM_IRQ_NS", OT_UINT, S, GL, 0, 0, 10000000, NULL, VF(irq_ns), "0", "ns",
+	 "interrupt delivery: device time added after every interrupt wait returns (the "
+	 "host's interrupt path; abb2008: 5000)"},
+	{"driver_ns", "ABB_SIM_DRIVER_NS", OT_UINT, S, GL, 0, 0, 10000000, NULL, VF(driver_ns), "0",
+	 "ns", "driver latency per transfer: device time added after every interrupt wait "
+	 "returns (the 2008 kernel-module driver's wake-up and bookkeeping; abb2008: 47000, "
+	 "fitted)"},
 	{"hosttime", "ABB_SIM_HOSTTIME", OT_BOOL, S | T, GL, 0, 0, 1, NULL, VF(hosttime), "0", "",
 	 "host-time coupling: device time also advances by the CPU time the host software "
 	 "spends between device calls"},

@@ -63,6 +63,9 @@ struct abb_optvals {
 	struct abbsim_params p;  /* the simulator's parameters (the reference model's mem_size,
 				  * strict; with timed=1 all the link and platform ones) */
 	unsigned hosttime;       /* libabb: host-time coupling */
+	unsigned profile;        /* sim: board profile, ABB_PROFILE_* (default 0) */
+	unsigned irq_ns;         /* sim: interrupt delivery per interrupt wait, device ns */
+	unsigned driver_ns;      /* sim: kernel-driver latency per interrupt wait, device ns */
 	unsigned shared_engine;  /* model: GCR.SHARED_ENGINE after reset */
 	unsigned timed;          /* model: device time (the timing model, ref_timing.h) */
 	char trace[256];         /* FST file ("" none) */
@@ -79,6 +82,10 @@ struct abb_optvals {
 	unsigned set;            /* groups an option was set in (ABB_OPTG_*) */
 	uint64_t set_rows;       /* bit per table row: given (environment or URI) */
 };
+
+/* board profiles (option profile) */
+#define ABB_PROFILE_DEFAULT 0u
+#define ABB_PROFILE_ABB2008 1u
 
 /* vfio's IOMMU interface (option iommu) */
 #define ABB_OPT_IOMMU_AUTO    0u
