@@ -142,10 +142,10 @@ struct abbsim_params {
 				  * board per process, several processes tell theirs apart */
 	/* (ABI 7) the CPU store model (abbsim_pio_store, doc/pio.md) */
 	unsigned pio_wc;         /* 1: the host maps BAR1 write-combined, and BAR1 is a
-				  * prefetchable BAR in config space (ABB_PIO=wc); 0: uncached
-				  * (ABB_PIO=uc, default) */
-	unsigned cpu;            /* CPU profile ABBSIM_CPU_* (ABB_CPU, default x86-today) */
-	unsigned wc_buffers;     /* 64-byte WC buffers, 1..64 (ABB_WC_BUFFERS; 0 = the
+				  * prefetchable BAR in config space (ABB_SIM_PIO=wc); 0: uncached
+				  * (ABB_SIM_PIO=uc, default) */
+	unsigned cpu;            /* CPU profile ABBSIM_CPU_* (ABB_SIM_CPU, default x86-today) */
+	unsigned wc_buffers;     /* 64-byte WC buffers, 1..64 (ABB_SIM_WC_BUFFERS; 0 = the
 				  * profile's number) */
 };
 
