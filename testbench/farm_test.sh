@@ -41,6 +41,16 @@ grep -q "^node 2:" "$OUT/farm.log" && no "kill: node 2 was not killed"
 [ $rc = 3 ] || no "kill: builder exit $rc, expected 3 (a fault)"
 rm -rf "$OUT"
 
+run "kill, on-fault continue" BOARDS=3 KILL_BOARD=2 ON_FAULT=continue
+grep -q "builder: board 2: nothing for [0-9]* ms, last event [0-9]* (buffer [0-9]*); going on with the others" "$OUT/farm.log" || no "kill-continue: board 2 not named"
+grep -qx "farm: $want events from 2 of 3 boards, [0-9]* lost, 0 duplicated" "$OUT/farm.log" || no "kill-continue: boards 1 and 3 not built in full ($want events)"
+for k in 1 3; do
+	grep "^node $k:" "$OUT/farm.log" | grep -q "^node $k: $BUFFERS buffers" || no "kill-continue: node $k did not send all"
+	grep "^node $k:" "$OUT/farm.log" | grep -q "(incomplete)" && no "kill-continue: node $k not acknowledged in full"
+done
+[ $rc = 3 ] || no "kill-continue: builder exit $rc, expected 3 (a fault)"
+rm -rf "$OUT"
+
 slow=$(awk -v r="${rate:-10}" 'BEGIN { s = int(r / 10); print s < 1 ? 1 : s }')
 run "back-pressure (filter $slow MB/s, a tenth of run 1's ${rate:-?})" BOARDS=3 FILTER_MBPS=$slow
 grep -qx "farm: $want events from 3 boards, 0 lost, 0 duplicated" "$OUT/farm.log" || no "back-pressure: lost or duplicated"

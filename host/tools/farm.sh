@@ -13,7 +13,7 @@
 #   FILTER_MBPS [ ]   slow filter stage (MB/s); default: 10 when KILL_BOARD is
 #                     set (so that the run lasts past the kill), else none
 #   RESTART_BUILDER [ ]  1: kill the builder mid-run and start a new one
-#   PORT [ ]          base port (default: 20000 + pid % 20000)
+#   PORT [ ]          base port (default: 10000 + pid % 20000)
 #   B [build]         build directory
 #   OUT [ ]           directory for the logs (default: a new temporary one)
 # Every wait is bounded: the builder by LIMIT_S [120], the nodes (which wait
@@ -31,7 +31,8 @@ RESTART_BUILDER=${RESTART_BUILDER:-}
 LIMIT_S=${LIMIT_S:-120}
 BUILDER_ARGS=${BUILDER_ARGS:-}
 NODE_ARGS=${NODE_ARGS:-}
-PORT=${PORT:-$((20000 + $$ % 20000))}
+# below the ephemeral range (32768-60999): an outgoing connection never holds it
+PORT=${PORT:-$((10000 + $$ % 20000))}
 if [ -z "${FILTER_MBPS:-}" ] && { [ -n "$KILL_BOARD" ] || [ -n "$RESTART_BUILDER" ]; }; then
 	FILTER_MBPS=10
 fi
@@ -72,7 +73,7 @@ built_something() {
 }
 if [ -n "$KILL_BOARD" ] || [ -n "$RESTART_BUILDER" ]; then
 	i=0
-	while ! built_something && [ $i -lt $((LIMIT_S * 10)) ]; do
+	while ! built_something && kill -0 "$BPID" 2>/dev/null && [ $i -lt $((LIMIT_S * 10)) ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
