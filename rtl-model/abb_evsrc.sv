@@ -52,8 +52,10 @@ module abb_evsrc #(
   assign full = (used == (DepthBits + 1)'(Depth));
 
   // event being written: total DWs = 4 + payload rounded up to even
-  logic [12:0] total;
-  assign total = 13'd4 + {1'b0, size_i} + {12'h0, size_i[0]};
+  // (a function: evaluated with a push only)
+  function automatic logic [12:0] ev_total(input logic [abb_reg_pkg::EVS_SIZE_DWS_WIDTH-1:0] size);
+    ev_total = 13'd4 + {1'b0, size} + {12'h0, size[0]};
+  endfunction
 
   function automatic logic [31:0] ev_dw(input logic [31:0] cnt,
                                         input logic [abb_reg_pkg::EVS_SRC_ID_WIDTH-1:0] src,
@@ -73,17 +75,18 @@ module abb_evsrc #(
   // changes and the next-state logic is skipped
   logic act;
   assign act  = enable_i || clear_i || rd_dw_i != 2'd0;
-  assign push = enable_i && !full && gap_q == '0 && !clear_i;
 
   always_comb begin
     wr_d = wr_q;  rd_d = rd_q;  half_d = half_q;
     cnt_d = cnt_q;  pos_d = pos_q;  gap_d = gap_q;  stall_d = stall_q;
+    push = 1'b0;
     if (act) begin
+    push = enable_i && !full && gap_q == '0 && !clear_i;
     if (enable_i && gap_q != '0) gap_d = gap_q - 1'b1;
     if (enable_i && full) stall_d = stall_q + 32'd1 + skip_i;
     if (push) begin
       wr_d = wr_q + 1'b1;
-      if (pos_q + 13'd2 >= total) begin
+      if (pos_q + 13'd2 >= ev_total(size_i)) begin
         pos_d = 13'd0;
         cnt_d = cnt_q + 32'd1;
         gap_d = gap_i;
@@ -124,8 +127,8 @@ module abb_evsrc #(
 
   always_ff @(posedge clk_i) begin
     // the event's two DWs built with a push only
-    if (push) fifo_q[wr_q[DepthBits-1:0]] <= {ev_dw(cnt_q, src_id_i, total, pos_q + 13'd1),
-                                              ev_dw(cnt_q, src_id_i, total, pos_q)};
+    if (push) fifo_q[wr_q[DepthBits-1:0]] <= {ev_dw(cnt_q, src_id_i, ev_total(size_i), pos_q + 13'd1),
+                                              ev_dw(cnt_q, src_id_i, ev_total(size_i), pos_q)};
   end
 
 endmodule
