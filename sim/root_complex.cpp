@@ -49,7 +49,7 @@ void RootComplex::reset(const abbsim_params &p)
 	cpu.reset(p);
 	cpu.emit = [this](uint64_t addr, const uint8_t *src, unsigned n, uint64_t at) {
 		std::vector<uint8_t> d(src, src + n);
-		later(at, at, [this, addr, d](uint64_t t) { pio_write_now(addr, d.data(), d.size(), t, true); });
+		later(at, [this, addr, d = std::move(d)](uint64_t t) { pio_write_now(addr, d.data(), d.size(), t, true); });
 	};
 }
 
@@ -107,9 +107,8 @@ void RootComplex::bad(uint64_t now, const char *fmt, ...)
 
 /* Runs fn at time at (now when at is not later): the store model's
  * accesses issue when the CPU's store path gets to them. */
-void RootComplex::later(uint64_t at, uint64_t now, std::function<void(uint64_t)> fn)
+void RootComplex::later(uint64_t at, std::function<void(uint64_t)> fn)
 {
-	(void)now;
 	due_++;
 	uint64_t g = reset_gen_;
 	q_.at(at, [this, g, fn](uint64_t t) {
@@ -136,7 +135,7 @@ void RootComplex::pio_write(uint64_t addr, const uint8_t *src, size_t n, uint64_
 		return;
 	}
 	std::vector<uint8_t> d(src, src + n);
-	later(t, now, [this, addr, d](uint64_t at) { pio_write_now(addr, d.data(), d.size(), at, false); });
+	later(t, [this, addr, d = std::move(d)](uint64_t at) { pio_write_now(addr, d.data(), d.size(), at, false); });
 }
 
 /* A read flushes the WC buffers and waits behind every store due (a read
@@ -148,7 +147,7 @@ void RootComplex::pio_read(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, 
 		pio_read_now(addr, n, r, now);
 		return;
 	}
-	later(t, now, [this, addr, n, r](uint64_t at) { pio_read_now(addr, n, r, at); });
+	later(t, [this, addr, n, r](uint64_t at) { pio_read_now(addr, n, r, at); });
 }
 
 void RootComplex::pio_write_now(uint64_t addr, const uint8_t *src, size_t n, uint64_t now, bool store)
