@@ -260,7 +260,9 @@ int abbsim_mmio_write(unsigned bar, uint64_t off, const void *buf, size_t len);
  * (params.pio_wc): UC one write per store, spaced by the store path; WC
  * merged in 64-byte buffers that leave when full or evicted. Posted: time
  * does not advance; the writes reach the link at their issue times as
- * device time runs (a read, wait or close). abbsim_pio_fence: every WC
+ * device time runs (a read, wait or close). Once 64 Ki stores are
+ * scheduled and not issued, the call stalls as a CPU would: device time
+ * runs until half of them have left. abbsim_pio_fence: every WC
  * buffer leaves (SFENCE); a read (abbsim_mmio_read) and a UC write
  * (abbsim_mmio_write) fence first too, and so does close. */
 int abbsim_pio_store(uint64_t off, const void *buf, size_t len, unsigned store_bytes);
