@@ -469,6 +469,34 @@ static void test_sb_reset_clears_isr(void)
 	sb_reset_clears_isr("mem_size=64K,strict=1");
 }
 
+/* profile=abb2008 (irq_ns 5000, driver_ns 47000 after every interrupt
+ * wait) on both: a 32 KiB read by interrupt takes the same device time on
+ * the simulator and the timed model, and the profile's latency is in it
+ * (the same read without the profile is at least 52 us faster). */
+static void test_sb_profile(void)
+{
+	uint64_t ns[2] = {0, 0};
+
+	for (int prof = 0; prof < 2; prof++) {
+		const char *opts = prof ? "mem_size=64K,profile=abb2008" : "mem_size=64K";
+		struct sb s;
+
+		if (sb_begin(&s, opts, opts, sb_seed0()))
+			return;
+		sb_step(&s, "DMA read 32768 B host+0 <- board 0 by interrupt (%s)", opts);
+		CU_ASSERT_EQUAL(sb_dma(&s, 0, 0, 0, 32768, ABB_DMA_IRQ), 0);
+		sb_check(&s, 0, 0);
+		CU_ASSERT_EQUAL_FATAL(s.ntimes, 1);
+		printf("    %s: sim %llu ns, model %llu ns\n", opts,
+		       (unsigned long long)s.times[0].ns[SB_SIM],
+		       (unsigned long long)s.times[0].ns[SB_MODEL]);
+		CU_ASSERT_EQUAL(s.times[0].ns[SB_SIM], s.times[0].ns[SB_MODEL]);
+		ns[prof] = s.times[0].ns[SB_MODEL];
+		sb_end(&s);
+	}
+	CU_ASSERT(ns[1] >= ns[0] + 52000);
+}
+
 static CU_TestInfo sb_tests[] = {
 	TB_SIM_TEST(test_sb_dma_random),
 	TB_SIM_TEST(test_sb_dma_untimed),
@@ -481,6 +509,7 @@ static CU_TestInfo sb_tests[] = {
 	TB_SIM_TEST(test_sb_regs_lenient),
 	TB_SIM_TEST(test_sb_regs_strict),
 	TB_SIM_TEST(test_sb_reset_clears_isr),
+	TB_SIM_TEST(test_sb_profile),
 	CU_TEST_INFO_NULL,
 };
 

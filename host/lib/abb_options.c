@@ -127,15 +127,15 @@ static const struct opt table[] = {
 	 "PCI bus number of the simulated endpoint (board N is 0000:0N:00.0, requester id "
 	 "N << 8): one board per process, so that the boards of several processes (a readout "
 	 "farm) differ in discovery (`abb_tool find` on their config-space dumps)"},
-	{"profile", "ABB_SIM_PROFILE", OT_WORD, S, GL, 0, 0, 0, "default=0,abb2008=1", VF(profile),
+	{"profile", "ABB_SIM_PROFILE", OT_WORD, S | T, GL, 0, 0, 0, "default=0,abb2008=1", VF(profile),
 	 "default", "", "board profile: `default`: the simulator as it is; `abb2008`: the values "
 	 "calibrated to the 2008 measurements of the board (doc/board-profile.md) for the options "
 	 "the profile sets (irq_ns, driver_ns); an option given explicitly wins over the "
 	 "profile's value"},
-	{"irq_ns", "ABB_SIM_IRQ_NS", OT_UINT, S, GL, 0, 0, 10000000, NULL, VF(irq_ns), "0", "ns",
+	{"irq_ns", "ABB_SIM_IRQ_NS", OT_UINT, S | T, GL, 0, 0, 10000000, NULL, VF(irq_ns), "0", "ns",
 	 "interrupt delivery: device time added after every interrupt wait returns (the "
 	 "host's interrupt path; abb2008: 5000)"},
-	{"driver_ns", "ABB_SIM_DRIVER_NS", OT_UINT, S, GL, 0, 0, 10000000, NULL, VF(driver_ns), "0",
+	{"driver_ns", "ABB_SIM_DRIVER_NS", OT_UINT, S | T, GL, 0, 0, 10000000, NULL, VF(driver_ns), "0",
 	 "ns", "driver latency per transfer: device time added after every interrupt wait "
 	 "returns (the 2008 kernel-module driver's wake-up and bookkeeping; abb2008: 47000, "
 	 "fitted)"},
@@ -585,6 +585,23 @@ int abb_opt_given(const struct abb_optvals *v, const char *name)
 		if (!strcmp(table[i].name, name))
 			return (v->set_rows >> i) & 1;
 	return 0;
+}
+
+/* The values profile abb2008 gives (doc/board-profile.md); an option given
+ * explicitly keeps its own. */
+void abb_opt_apply_profile(struct abb_optvals *v)
+{
+	if (v->profile != ABB_PROFILE_ABB2008)
+		return;
+	if (!abb_opt_given(v, "irq_ns"))
+		v->irq_ns = 5000;
+	if (!abb_opt_given(v, "driver_ns"))
+		v->driver_ns = 47000;
+}
+
+int64_t abb_opt_irq_host_ns(const struct abb_optvals *v)
+{
+	return (int64_t)v->irq_ns + (int64_t)v->driver_ns;
 }
 
 /* The default of o as text: the table's, or for the simulator's parameters

@@ -82,6 +82,7 @@ struct timed {
 		uint64_t wall;
 		bool used;
 	} user[USER_SLOTS];
+	int64_t irq_host_ns;      /* device time after every interrupt wait (abb_opt_irq_host_ns) */
 	unsigned hosttime;
 	unsigned epoch;           /* the per-thread marks of hosttime belong to this open */
 	uint64_t ht_cost;         /* ns of overhead in every interval (ht_setup) */
@@ -527,6 +528,15 @@ static int timed_irq_wait(abb_dev *dev, uint64_t *seen, int64_t timeout_ns)
 	*seen = abb_reftime_irq_count(m->rt);
 	if (!rc && *seen <= u.irq_seen)
 		rc = -ETIMEDOUT;
+	/* as the simulator's (backend_sim.c sim_irq_wait): the host sees the
+	 * interrupt only after its delivery and the driver's wake-up */
+	if (!rc && m->irq_host_ns > 0) {
+		struct until h = {0};
+
+		h.d = abb_reftime_deadline(m->rt, abb_reftime_now(m->rt) +
+						  (uint64_t)m->irq_host_ns * 1000u);
+		(void)wait_until(m, &h);
+	}
 	leave(m);
 	if (rc == -ETIMEDOUT)
 		return abb_err(rc, "no interrupt within %lld ns (device time)", (long long)timeout_ns);
@@ -769,6 +779,7 @@ int abb_reftimed_open(abb_dev *dev, const struct abb_optvals *o)
 		.strict = o->p.strict != 0,
 	};
 	struct abb_reftime_host host;
+	struct abb_optvals prof = *o;
 	pthread_condattr_t ca;
 	struct timed *m;
 	char msg[512];
@@ -800,6 +811,8 @@ int abb_reftimed_open(abb_dev *dev, const struct abb_optvals *o)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&m->cond, &ca);
 	pthread_condattr_destroy(&ca);
+	abb_opt_apply_profile(&prof); /* as the simulator applies it */
+	m->irq_host_ns = abb_opt_irq_host_ns(&prof);
 	m->hosttime = o->hosttime;
 	m->epoch = __atomic_add_fetch(&ht_epoch_next, 1, __ATOMIC_RELAXED);
 	pthread_once(&table_once, table_fill);

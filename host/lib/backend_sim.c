@@ -47,18 +47,6 @@ static size_t size_bar0(void)
  * profile's values): one board per process, so one value. */
 static int64_t sim_irq_host_ns;
 
-/* The values profile abb2008 gives (doc/board-profile.md); an option given
- * explicitly keeps its own. */
-static void sim_apply_profile(struct abb_optvals *v)
-{
-	if (v->profile != ABB_PROFILE_ABB2008)
-		return;
-	if (!abb_opt_given(v, "irq_ns"))
-		v->irq_ns = 5000;
-	if (!abb_opt_given(v, "driver_ns"))
-		v->driver_ns = 47000;
-}
-
 static int sim_open(abb_dev *dev, const char *args)
 {
 	struct abb_sim_config *c;
@@ -72,8 +60,8 @@ static int sim_open(abb_dev *dev, const char *args)
 		return abb_err(-ENOMEM, "out of memory");
 	rc = abb_sim_config_parse(c, args);
 	if (!rc) {
-		sim_apply_profile(&c->v);
-		sim_irq_host_ns = (int64_t)c->v.irq_ns + (int64_t)c->v.driver_ns;
+		abb_opt_apply_profile(&c->v);
+		sim_irq_host_ns = abb_opt_irq_host_ns(&c->v);
 		rc = abb_simlib_load(c->v.sim_lib);
 	}
 	if (!rc && (rc = abb_simlib.params_check(&c->v.p)))

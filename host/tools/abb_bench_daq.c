@@ -13,11 +13,12 @@
  *
  * Bandwidth is in device time (abb_time_ns). For every buffer size:
  *   tau = size x (1/B_module - 1/B_plain)   (the seed's overhead per buffer)
- * and the ratio B_module / B_plain. On the reference model backend (ABB_DEVICE=model,
- * untimed) device time is wall time and tau is the host software's own
+ * and the ratio B_module / B_plain. On the untimed reference model (ABB_DEVICE=model)
+ * device time is wall time and tau is the host software's own
  * cost; on the simulator it is only seen with host-time coupling
  * (ABB_SIM_HOSTTIME=1 or --device sim:hosttime=1), otherwise software is
- * free in simulated time.
+ * free in simulated time; the timed model (model:timed=1) is measured as the
+ * simulator is.
  *
  * Options: --device URI, --min SIZE, --max SIZE (1K..1M), --bytes N (per
  * size and run; default 8M), --reps R (best of R interleaved runs; default
@@ -428,7 +429,7 @@ static void usage(FILE *f)
 		"      --max SIZE     largest buffer (1M)\n"
 		"  -b, --bytes N      bytes per size and run (8M, at most 64G)\n"
 		"  -r, --reps R       best of R interleaved runs, 1..1000 (25 on the reference model, 3 with\n"
-		"                     host-time coupling, 1 in lockstep)\n"
+		"                     host-time coupling, 1 in lockstep: sim, model:timed=1)\n"
 		"      --size SIZE    buffer size of the concurrent test (64K; not run on the reference model)\n"
 		"  -t, --threads 1|2  threads per module in the concurrent test (1)\n"
 		"      --csv          CSV instead of tables\n"
@@ -509,7 +510,9 @@ int main(int argc, char **argv)
 		abb_close(dev);
 		return 1;
 	}
-	model = strcmp(abb_backend(dev), "model") == 0;
+	/* the untimed model (the timed one, model:timed=1, has device time in
+	 * lockstep as the simulator: abb_sim_hosttime answers) */
+	model = strcmp(abb_backend(dev), "model") == 0 && abb_sim_hosttime(dev) < 0;
 	o.model = model;
 	/* On the reference model, wall time is device time and the machine's noise
 	 * (other processes, a hypervisor taking a CPU away) only ever adds:
