@@ -150,6 +150,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_dma_ctl,
 	tb_register_runner,
 	tb_register_stress,
+	tb_register_pio,
 };
 
 static void xml_esc(FILE *f, const char *s)
