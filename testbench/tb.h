@@ -169,6 +169,7 @@ CU_ErrorCode tb_register_rx(void);
 CU_ErrorCode tb_register_dma_ctl(void);
 CU_ErrorCode tb_register_runner(void);
 CU_ErrorCode tb_register_stress(void);
+CU_ErrorCode tb_register_pio(void);
 
 /* 1 when the bench runs on the emulated VFIO kernel (--vfio-emu). */
 extern int tb_vfio_emu;

@@ -139,9 +139,13 @@ static const struct opt table[] = {
 	 "ns", "driver latency per transfer: device time added after every interrupt wait "
 	 "returns (the 2008 kernel-module driver's wake-up and bookkeeping; abb2008: 47000, "
 	 "fitted)"},
-	{"pio", "ABB_SIM_PIO", OT_WORD, S, GP, 0, 0, 0, "uc=0,wc=1", PF(pio_wc), NULL, "",
-	 "how the host maps BAR1 for the CPU store model (doc/pio.md): `uc` uncached, one write "
-	 "per store; `wc` write-combined 64-byte lines (BAR1 then prefetchable in config space)"},
+	{"pio", "ABB_SIM_PIO", OT_WORD, A, GP, 0, 0, 0, "uc=0,wc=1", PF(pio_wc),
+	 NULL, "", "how the host maps BAR1 for the CPU's stores (abb_pio_write_block, doc/pio.md): "
+	 "`uc` uncached, one write per store; `wc` write-combined 64-byte lines. Simulator: its "
+	 "store model, BAR1 then prefetchable in config space; vfio: BAR1 through sysfs "
+	 "resource1_wc where the kernel offers it, else uncached (abb_pio_mapping, `abb_tool "
+	 "info` say which); reference model: what abb_pio_mapping answers (timed=1: the write "
+	 "shapes too, not their timing)"},
 	{"cpu", "ABB_SIM_CPU", OT_WORD, S, GP, 0, 0, 0, "x86-today=0,x86-2011=1", PF(cpu), NULL, "",
 	 "CPU profile of the store model: store path issue times and WC buffers (doc/pio.md)"},
 	{"wc_buffers", "ABB_SIM_WC_BUFFERS", OT_UINT, S, GP, 0, 0, 64, NULL, PF(wc_buffers), NULL,

@@ -221,6 +221,17 @@ int abb_sim_inject_hits(abb_dev *dev, int id)
 	SIM_CALL(dev, dev->sim->inject_hits(dev, id));
 }
 
+int abb_sim_pio_stats(abb_dev *dev, struct abb_sim_pio_stats *out, int clear)
+{
+	int rc = check("abb_sim_pio_stats", dev);
+
+	if (rc)
+		return rc;
+	if (!out)
+		return abb_err(-EINVAL, "abb_sim_pio_stats: out is NULL");
+	SIM_CALL(dev, dev->sim->pio_stats(dev, out, clear));
+}
+
 int abb_sim_options(FILE *f, int markdown)
 {
 	if (!f)

@@ -84,6 +84,7 @@ struct timed {
 	} user[USER_SLOTS];
 	int64_t irq_host_ns;      /* device time after every interrupt wait (abb_opt_irq_host_ns) */
 	unsigned hosttime;
+	unsigned pio_wc;          /* pio=wc: BAR1 stores leave as 64-byte lines */
 	unsigned epoch;           /* the per-thread marks of hosttime belong to this open */
 	uint64_t ht_cost;         /* ns of overhead in every interval (ht_setup) */
 	bool ht_calibrating;
@@ -468,6 +469,47 @@ static int timed_mem_write(abb_dev *dev, uint32_t off, const void *buf, size_t l
 	return 0;
 }
 
+/* BAR1 stores in the shapes the simulator's store model gives them
+ * (sim/cpu_store.cpp): UC one write per store (16- and 32-byte stores as
+ * 8-byte writes), WC one write per 64-byte line. Not its timing: the
+ * model has no CPU store path, every write is posted at once (doc/pio.md). */
+static int timed_pio_store(abb_dev *dev, uint32_t off, const void *buf, size_t len,
+			   unsigned store_bytes)
+{
+	struct timed *m = T(dev);
+	const uint8_t *b = buf;
+	unsigned piece = m->pio_wc ? 64 : store_bytes > 8 && store_bytes < 64 ? 8 : store_bytes;
+
+	enter(m);
+	for (size_t i = 0; i < len;) {
+		size_t n = piece - (off + i) % piece;
+
+		if (n > len - i)
+			n = len - i;
+		abb_reftime_pio_write(m->rt, 1, (uint32_t)(off + i), b + i, n);
+		i += n;
+	}
+	leave(m);
+	return 0;
+}
+
+/* Nothing waits in a CPU: every write was posted at its store. */
+static int timed_pio_flush(abb_dev *dev)
+{
+	(void)dev;
+	return 0;
+}
+
+static int timed_pio_mapping(abb_dev *dev, char *why, size_t n)
+{
+	struct timed *m = T(dev);
+
+	snprintf(why, n, "%s (reference model, timed: pio=%s; write shapes of the store model, "
+		 "no CPU store-path timing)", m->pio_wc ? "write-combined" : "uncached",
+		 m->pio_wc ? "wc" : "uc");
+	return m->pio_wc ? ABB_PIO_WC : ABB_PIO_UC;
+}
+
 static int timed_map(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, size_t *nsegs)
 {
 	struct timed *m = T(dev);
@@ -705,6 +747,11 @@ static int timed_inject_hits(abb_dev *dev, int id)
 	return nosup("link injection");
 }
 
+static int timed_pio_stats(abb_dev *dev, struct abb_sim_pio_stats *out, int clear)
+{
+	return nosup("CPU store model");
+}
+
 static void timed_note(abb_dev *dev, unsigned kind, unsigned channel, const char *text)
 {
 	(void)dev;
@@ -730,6 +777,7 @@ static void timed_note(abb_dev *dev, unsigned kind, unsigned channel, const char
 		.inject = timed_inject,                \
 		.inject_clear = timed_inject_clear,    \
 		.inject_hits = timed_inject_hits,      \
+		.pio_stats = timed_pio_stats,          \
 		.note = timed_note,                    \
 	}
 static const struct abb_sim_ops timed_ops = TIMED_OPS(0);
@@ -763,6 +811,9 @@ static void table_fill(void)
 	t->reg_write = timed_reg_write;
 	t->mem_read = timed_mem_read;
 	t->mem_write = timed_mem_write;
+	t->pio_store = timed_pio_store;
+	t->pio_flush = timed_pio_flush;
+	t->pio_mapping = timed_pio_mapping;
 	t->map = timed_map;
 	t->unmap = timed_unmap;
 	t->irq_wait = timed_irq_wait;
@@ -814,6 +865,7 @@ int abb_reftimed_open(abb_dev *dev, const struct abb_optvals *o)
 	abb_opt_apply_profile(&prof); /* as the simulator applies it */
 	m->irq_host_ns = abb_opt_irq_host_ns(&prof);
 	m->hosttime = o->hosttime;
+	m->pio_wc = o->p.pio_wc;
 	m->epoch = __atomic_add_fetch(&ht_epoch_next, 1, __ATOMIC_RELAXED);
 	pthread_once(&table_once, table_fill);
 	dev->be = &timed_backend;
