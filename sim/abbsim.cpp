@@ -511,6 +511,56 @@ int abbsim_wait_idle(int64_t timeout_ns)
 	});
 }
 
+int abbsim_poll_reg(const struct abbsim_poll *poll, uint32_t *value, uint64_t *reads)
+{
+	return guard(__func__, [&] {
+		if (value)
+			*value = 0xffffffffu;
+		if (reads)
+			*reads = 0;
+		if (!poll)
+			return fail(-EINVAL, "abbsim_poll_reg: poll is NULL");
+		if (poll->off % 4)
+			return fail(-EINVAL, "abbsim_poll_reg: offset 0x%llx is not a multiple of 4",
+				    (unsigned long long)poll->off);
+		if (poll->nap_max_ns < poll->nap_min_ns)
+			return fail(-EINVAL, "abbsim_poll_reg: nap_max_ns %llu is below nap_min_ns %llu",
+				    (unsigned long long)poll->nap_max_ns,
+				    (unsigned long long)poll->nap_min_ns);
+		/* pauses in picoseconds must not run past the 64-bit clock */
+		const uint64_t lim = UINT64_MAX / 4000;
+		if (poll->first_ns > lim || poll->nap_max_ns > lim)
+			return fail(-EINVAL, "abbsim_poll_reg: first_ns %llu or nap_max_ns %llu above %llu ns",
+				    (unsigned long long)poll->first_ns,
+				    (unsigned long long)poll->nap_max_ns, (unsigned long long)lim);
+		Platform *p;
+		std::unique_lock<std::mutex> lk;
+		uint32_t probe = 0;
+		int rc = open_platform("abbsim_poll_reg", &p, lk);
+		if (rc || (rc = check_bar("abbsim_poll_reg", p, poll->bar, poll->off, 4, &probe)))
+			return rc;
+		auto w = std::make_shared<Waiter>(Waiter::Poll);
+		w->poll = std::make_shared<PollState>();
+		PollState &s = *w->poll;
+		s.addr = host_addr(p, poll->bar, poll->off);
+		s.mask = poll->mask;
+		s.busy = poll->busy;
+		s.deadline_ns = poll->deadline_ns;
+		s.spin = poll->spin;
+		s.nap_div = poll->nap_div;
+		s.nap = poll->nap_min_ns;
+		s.nap_max = poll->nap_max_ns;
+		s.first_ns = poll->first_ns;
+		w->foreign_tlps = (int64_t)(p->stats_pub[0].tlps + p->stats_pub[1].tlps);
+		rc = p->wait_for(lk, w, nullptr);
+		if (value)
+			*value = s.value;
+		if (reads)
+			*reads = s.reads;
+		return rc;
+	});
+}
+
 uint64_t abbsim_now_ps(void)
 {
 	Platform *p;

@@ -53,7 +53,7 @@ extern "C" {
  * the endpoint's bus number). */
 /* (Still 7: pio_wc, cpu, wc_buffers appended to abbsim_params, and
  * abbsim_pio_store, abbsim_pio_fence, abbsim_pio_stats added, before any
- * release of 7.) */
+ * release of 7; abbsim_poll_reg and struct abbsim_poll added.) */
 #define ABBSIM_ABI_VERSION 7
 
 /* CPU profiles of the store model (abbsim_params.cpu; doc/pio.md). */
@@ -342,6 +342,29 @@ uint64_t abbsim_cycles(void);            /* user-clock cycles since open */
  * flight in either direction (no read outstanding at the root complex);
  * -ETIMEDOUT after timeout_ns of device time (< 0: no device-time limit). */
 int abbsim_wait_idle(int64_t timeout_ns);
+
+/* A polled wait run by the simulator: the same 32-bit register reads on
+ * the link, at the same device times, as a host loop that reads, tests,
+ * checks the deadline and pauses (abbsim_advance) between reads would
+ * make, without a hand-over to the host per read (libabb's polled DMA
+ * wait, host/lib/abb_dma.c). The schedule: first_ns of device time pass
+ * (0: none); then read; stop when (value & mask) != busy (0) or, after a
+ * read at or after deadline_ns of device time (abbsim_now_ps() / 1000;
+ * UINT64_MAX: none), with -ETIMEDOUT; the first spin + 1 reads follow
+ * each other at once, before each later one min(pause, deadline - now)
+ * passes, pause starting at nap_min_ns and growing by pause / nap_div
+ * (0: not growing) up to nap_max_ns. *value: the last read, *reads their
+ * count (either may be NULL). The wall-clock watchdog counts the poll's
+ * own reads as no traffic. */
+struct abbsim_poll {
+	unsigned bar;
+	uint64_t off;       /* a multiple of 4 inside the BAR */
+	uint32_t mask, busy;
+	uint64_t first_ns, deadline_ns;
+	unsigned spin, nap_div;
+	uint64_t nap_min_ns, nap_max_ns;
+};
+int abbsim_poll_reg(const struct abbsim_poll *poll, uint32_t *value, uint64_t *reads);
 
 /* Tracing during a run: FST waveform of a cycle window and a decoded TLP
  * log (at open: struct abbsim_record). from/to are cycles; to == 0 means

@@ -26,7 +26,7 @@ extern "C" {
 	X(cfg_read) X(cfg_write) X(cfg_dump) X(mmio_read) X(mmio_write)             \
 	X(iommu_max_segs) X(iommu_map) X(iommu_unmap) X(iommu_map_at)               \
 	X(iommu_unmap_iova) X(faults) X(wait_irq) X(irq_count) X(intx_asserted)     \
-	X(advance) X(now_ps) X(cycles) X(wait_idle) X(trace_fst) X(trace_note)      \
+	X(advance) X(now_ps) X(cycles) X(wait_idle) X(poll_reg) X(trace_fst) X(trace_note)      \
 	X(pio_store) X(pio_fence) X(pio_stats) X(tlp_log) X(link_stats) X(protocol_errors) X(inject_add) X(inject_clear)     \
 	X(inject_hits) X(last_error) X(abi_version)
 

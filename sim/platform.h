@@ -45,15 +45,33 @@
 
 namespace abbsim {
 
+/* abbsim_poll_reg's state (simulation thread; abbsim.h has the schedule). */
+struct PollState {
+	uint64_t addr = 0;     /* host address of the register */
+	uint32_t mask = 0, busy = 0;
+	uint64_t deadline_ns = UINT64_MAX; /* device time since the epoch */
+	unsigned spin = 0, nap_div = 0;
+	uint64_t nap = 0, nap_max = 0;     /* the next pause, its cap (ns) */
+	uint64_t first_ns = 0;
+	uint64_t reads = 0;
+	uint32_t value = 0xffffffffu;
+	bool napping = false;              /* a pause's timer is set */
+	std::shared_ptr<abbsim::PioRead> pio; /* the read in flight */
+};
+
 /* A host thread blocked on the device. */
 struct Waiter {
-	enum Kind { Open, PioRead, Irq, Advance, Idle, Call, Close } kind;
+	enum Kind { Open, PioRead, Irq, Advance, Idle, Call, Close, Poll } kind;
 	explicit Waiter(Kind k) : kind(k) {}
 	int64_t timeout_ns = -1;         /* device time; < 0: none */
 	bool deadline_hit = false;
 	std::shared_ptr<bool> deadline_live; /* cleared when done: the timer is dropped */
 	uint64_t irq_seen = 0;
 	std::shared_ptr<abbsim::PioRead> pio;
+	std::shared_ptr<PollState> poll;
+	/* TLPs on the link but the poll's own reads (the watchdog's progress;
+	 * Poll only, -1: count all) */
+	int64_t foreign_tlps = -1;
 	/* result, under the platform mutex */
 	bool done = false, abandoned = false;
 	int result = 0;
@@ -174,6 +192,10 @@ private:
 	void settle_waiters();
 	void publish();
 	void register_waiter(const std::shared_ptr<Waiter> &w);
+	/* abbsim_poll_reg (platform_lockstep.cpp): the next step of a poll;
+	 * true when it is finished */
+	bool poll_step(const std::shared_ptr<Waiter> &w);
+	void poll_timer(const std::shared_ptr<Waiter> &w, uint64_t ns);
 	void finish(Waiter &w, int result, const std::string &err = "");
 	/* the free-running clock (platform_freerun.cpp): run() hands over to
 	 * run_free while the open board has clock=free */

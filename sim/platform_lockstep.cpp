@@ -9,6 +9,7 @@
 
 #include "error.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -60,10 +61,14 @@ int Platform::wait_for(std::unique_lock<std::mutex> &lk, std::shared_ptr<Waiter>
 	auto start = std::chrono::steady_clock::now();
 	auto deadline = start + std::chrono::seconds(wd);
 	auto hard = start + std::chrono::seconds((uint64_t)wd * WatchdogBusyFactor);
-	uint64_t seen = stats_pub[0].tlps + stats_pub[1].tlps;
+	/* a poll's own reads are no progress (abbsim_poll_reg) */
+	auto traffic = [this, &w] {
+		return w->foreign_tlps >= 0 ? (uint64_t)w->foreign_tlps : stats_pub[0].tlps + stats_pub[1].tlps;
+	};
+	uint64_t seen = traffic();
 	while (!w->done) {
 		if (w->cv.wait_until(lk, deadline) == std::cv_status::timeout && !w->done) {
-			uint64_t tlps = stats_pub[0].tlps + stats_pub[1].tlps;
+			uint64_t tlps = traffic();
 			auto now = std::chrono::steady_clock::now();
 			if (tlps != seen && now < hard) {
 				seen = tlps;
@@ -136,7 +141,94 @@ void Platform::register_waiter(const std::shared_ptr<Waiter> &w)
 			}
 		}, w->deadline_live);
 	}
+	if (w->kind == Waiter::Poll) {
+		PollState &s = *w->poll;
+		if (s.first_ns) {
+			poll_timer(w, s.first_ns);
+		} else {
+			s.pio = std::make_shared<PioRead>();
+			rc.pio_read(s.addr, 4, s.pio, clk_.now);
+		}
+	}
 	waiters_.push_back(w);
+}
+
+/* A pause of a poll: ns of device time from now (as abbsim_advance's
+ * timer: the waiter's deadline flag, dropped when it is done). */
+void Platform::poll_timer(const std::shared_ptr<Waiter> &w, uint64_t ns)
+{
+	std::weak_ptr<Waiter> weak = w;
+	w->poll->napping = true;
+	w->deadline_hit = false;
+	w->deadline_live = std::make_shared<bool>(true);
+	q_.at(clk_.now + ns * 1000, [this, weak](uint64_t) {
+		if (auto sw = weak.lock()) {
+			sw->deadline_hit = true;
+			wake_ = true;
+		}
+	}, w->deadline_live);
+}
+
+/* One step of abbsim_poll_reg where the host's loop would have been
+ * handed back control: a pause over (read now) or a read completed (test,
+ * deadline, then read again at once or pause). Each read is issued at the
+ * device time and in the order the host's next call would have issued it,
+ * so the link sees what the host loop would have made it see. */
+bool Platform::poll_step(const std::shared_ptr<Waiter> &w)
+{
+	PollState &s = *w->poll;
+	auto issue = [&] {
+		s.pio = std::make_shared<PioRead>();
+		rc.pio_read(s.addr, 4, s.pio, clk_.now);
+	};
+	/* the watchdog's progress, counted while none of the poll's reads is
+	 * on its way (each has put two TLPs on the link once done) */
+	auto foreign = [&] {
+		uint64_t all = down_.stats().tlps + up_.stats().tlps;
+		w->foreign_tlps = all > 2 * s.reads ? (int64_t)(all - 2 * s.reads) : 0;
+	};
+	if (s.napping) {
+		foreign();
+		if (!w->deadline_hit)
+			return false;
+		s.napping = false;
+		w->deadline_hit = false;
+		issue();
+		return false;
+	}
+	if (!s.pio || !s.pio->done)
+		return false;
+	std::shared_ptr<PioRead> r = std::move(s.pio);
+	s.reads++;
+	foreign();
+	if (r->result < 0) {
+		finish(*w, r->result, "abbsim_poll_reg: register read failed: " + r->error);
+		return true;
+	}
+	s.value = r->data.size() == 4 ? (uint32_t)r->data[0] | (uint32_t)r->data[1] << 8 |
+						(uint32_t)r->data[2] << 16 | (uint32_t)r->data[3] << 24
+				      : 0xffffffffu;
+	if ((s.value & s.mask) != s.busy) {
+		finish(*w, 0);
+		return true;
+	}
+	uint64_t now_ns = (clk_.now - clk_.epoch) / 1000;
+	if (now_ns >= s.deadline_ns) {
+		finish(*w, -ETIMEDOUT, "abbsim_poll_reg: the register did not change within the deadline "
+				       "(device time)");
+		return true;
+	}
+	if (s.reads > s.spin && s.nap) {
+		uint64_t ns = std::min(s.deadline_ns - now_ns, s.nap);
+		if (s.nap_div)
+			s.nap += s.nap / s.nap_div;
+		if (s.nap > s.nap_max)
+			s.nap = s.nap_max;
+		poll_timer(w, ns);
+	} else {
+		issue();
+	}
+	return false;
 }
 
 void Platform::settle_waiters()
@@ -174,6 +266,14 @@ void Platform::settle_waiters()
 		case Waiter::Advance:
 			fin = w.deadline_hit;
 			break;
+		case Waiter::Poll:
+			if (broken)
+				break; /* ends below */
+			if (poll_step(*it))
+				it = waiters_.erase(it);
+			else
+				++it;
+			continue;
 		case Waiter::Close:
 			/* nothing can arrive over a link that is down */
 			if (quiet() || rc.link_is_down()) {

@@ -16,11 +16,20 @@
 # of the user clock per wall second and per CPU second of the process (all
 # its threads: on a loaded machine wall time includes waiting for a core).
 # Figures are printed, never judged.
+#
+# A workload that fails or runs longer than SIM_SPEED_TIMEOUT seconds (600)
+# is reported as such and the others still run; the table is printed in
+# any case (also when the script is interrupted: what was measured so
+# far), and the exit status is then 1. (Before, one failing run ended the
+# script under set -e before the table, with the reason on stderr only.)
 set -eu
+export LC_ALL=C # bash's time and awk: decimal points
 runs=$1 cur_dir=$2 cur_lib=$3 base_dir=${4:-} base_lib=${5:-} name=${6:-}
+limit=${SIM_SPEED_TIMEOUT:-600}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 t_start=$(date +%s)
+failed=()
 
 # name | command (run in the side's directory: ./speed_program, ./abb_bench)
 WORKLOADS=(
@@ -64,16 +73,27 @@ bench_run() {
 
 # run SIDE DIR SIMLIB INDEX: workload INDEX once on one side
 run() {
-	local cmd=${WORKLOADS[$4]#*|} l
+	local cmd=${WORKLOADS[$4]#*|} l rc=0
 	l=$(cd "$2" && export ABB_DEVICE=sim ABB_SIM_LIB="$3" &&
-	    if [[ $cmd == ./abb_bench* ]]; then bench_run $cmd; else $cmd; fi) ||
-		{ echo "sim-speed: $1: ${WORKLOADS[$4]%%|*} failed" >&2; return 1; }
+	    if [[ $cmd == ./abb_bench* ]]; then bench_run timeout "$limit" $cmd; else timeout "$limit" $cmd; fi) ||
+		rc=$?
+	if [ $rc != 0 ] || [ -z "$l" ]; then
+		local why="exit status $rc"
+		[ $rc != 124 ] || why="longer than $limit s (SIM_SPEED_TIMEOUT)"
+		echo "sim-speed: $1: ${WORKLOADS[$4]%%|*} failed ($why)"
+		failed+=("$1: ${WORKLOADS[$4]%%|*} ($why)")
+		# a 0 keeps the runs of both sides in step (pairs); med skips it
+		for k in sim_MB_per_s rtf cycles_per_s cycles_per_cpu_s; do echo 0 >> "$tmp/$4.$1.$k"; done
+		return 0
+	fi
 	printf '%-8s %s\n' "$1" "$l"
 	for k in sim_MB_per_s rtf cycles_per_s cycles_per_cpu_s; do
 		echo "$l" | sed -n "s/.* $k=\([0-9.]*\).*/\1/p" >> "$tmp/$4.$1.$k"
 	done
 }
 
+# interrupted: the table of what was measured so far
+trap 'echo; echo "sim-speed: interrupted"; failed+=("interrupted"); report; exit 1' INT TERM
 i=0
 while [ $i -lt "$runs" ]; do
 	for w in "${!WORKLOADS[@]}"; do
@@ -90,9 +110,20 @@ while [ $i -lt "$runs" ]; do
 	i=$((i + 1))
 done
 
-med() { sort -g "$1" | awk '{v[NR]=$1} END{printf "%.6g", (NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1])/2}'; }
+# the median of a file of figures; 0 when there is none (every run failed)
+med() {
+	[ -s "$1" ] || { printf 0; return; }
+	sort -g "$1" | awk '$1 > 0 {v[++n]=$1} END{if (!n) {printf 0; exit}
+		printf "%.6g", (n%2)?v[(n+1)/2]:(v[n/2]+v[n/2+1])/2}'
+}
 # the median of current / baseline of the runs of one index (one pair)
-pairs() { paste "$1" "$2" | awk '$1 > 0 {print $2 / $1}' > "$tmp/pairs" && med "$tmp/pairs"; }
+pairs() {
+	[ -s "$1" ] && [ -s "$2" ] || { printf 0; return; }
+	paste "$1" "$2" | awk '$1 > 0 && $2 > 0 {print $2 / $1}' > "$tmp/pairs" && med "$tmp/pairs"
+}
+
+report() {
+trap - INT TERM
 echo
 echo "sim-speed: programs, medians of $runs runs$([ -n "$base_dir" ] && echo " interleaved with baseline $name"):"
 echo "sim-speed:   MB/s = simulated DMA MB per wall second; RTF = real-time factor, wall time / device time;"
@@ -126,3 +157,10 @@ for w in "${!WORKLOADS[@]}"; do
 	echo
 done
 echo "sim-speed: programs took $(( $(date +%s) - t_start )) s"
+if [ ${#failed[@]} != 0 ]; then
+	echo "sim-speed: ${#failed[@]} run(s) failed (their figures left out, 0: none):"
+	printf 'sim-speed:   %s\n' "${failed[@]}"
+	return 1
+fi
+}
+report

@@ -59,6 +59,8 @@
 #define ABB_POLL_SPIN 8
 #define ABB_POLL_NAP_MIN 1000
 #define ABB_POLL_NAP_MAX 100000
+/* each pause is longer than the last by a quarter */
+#define ABB_POLL_NAP_GROW 4
 /* abb_close waits this long (device time) for running DMAs. */
 #define ABB_CLOSE_WAIT_NS 10000000
 /* STA reads after a channel reset before giving up on it becoming idle. */
@@ -532,7 +534,7 @@ static int chan_error(const char *fn, abb_dev *dev, struct abb_chan *ch, uint32_
  * duration pass (at the fastest rate seen on this channel), never past
  * stop (device time). Status reads before that would only cost link
  * bandwidth. */
-static int poll_delay(abb_dev *dev, const struct abb_chan *ch, uint64_t now, uint64_t stop)
+static uint64_t poll_first_ns(const struct abb_chan *ch, uint64_t now, uint64_t stop)
 {
 	uint64_t expect, target;
 
@@ -544,7 +546,61 @@ static int poll_delay(abb_dev *dev, const struct abb_chan *ch, uint64_t now, uin
 		target = stop;
 	if (target <= now)
 		return 0;
-	return abb_nap(dev, (int64_t)(target - now));
+	return target - now;
+}
+
+static int poll_delay(abb_dev *dev, const struct abb_chan *ch, uint64_t now, uint64_t stop)
+{
+	uint64_t ns = poll_first_ns(ch, now, stop);
+
+	return ns ? abb_nap(dev, (int64_t)ns) : 0;
+}
+
+/* The wait's deadline passed with the channel still busy: the wait limit
+ * (the channel is reset) or the caller's timeout (it keeps running). */
+static int wait_timed_out(const char *fn, abb_dev *dev, struct abb_chan *ch, bool by_limit,
+			  uint64_t seen, int64_t timeout_ns)
+{
+	if (by_limit)
+		return chan_fail(fn, dev, ch,
+				 abb_err(-ETIMEDOUT, "the %s did not finish within the wait limit of "
+					 "%llu ms (device time; ABB_WAIT_LIMIT_MS)", ch->what,
+					 (unsigned long long)(dev->wait_limit_ns / 1000000)));
+	pthread_mutex_lock(&ch->lock);
+	ch->waiting = false;
+	ch->irq_seen = seen;
+	pthread_mutex_unlock(&ch->lock);
+	return abb_err(-ETIMEDOUT, "%s: the %s did not finish within %lld ns (device time); it "
+		       "keeps running: wait again", fn, ch->what, (long long)timeout_ns);
+}
+
+/* A polled wait run by the backend (the simulator: no hand-over to the
+ * host per status read), the same reads at the same device times as the
+ * loop of do_wait; 0 (sta: the last STA), 1 (the wait is over: *rc) */
+static int poll_by_backend(const char *fn, abb_dev *dev, struct abb_chan *ch, bool closer,
+			   uint64_t start, uint64_t stop, bool by_limit, uint64_t seen,
+			   int64_t timeout_ns, uint32_t *sta, bool *saw_busy, int *rc)
+{
+	struct abb_poll p = {
+		.off = ch->base + ABB_CH_STA, .mask = ABB_STA_BUSY | ABB_STA_DONE,
+		.busy = ABB_STA_BUSY, .spin = ABB_POLL_SPIN, .nap_div = ABB_POLL_NAP_GROW,
+		.first_ns = poll_first_ns(ch, start, stop), .nap_min_ns = ABB_POLL_NAP_MIN,
+		.nap_max_ns = ABB_POLL_NAP_MAX, .stop_ns = stop,
+	};
+	uint64_t reads = 0;
+
+	*rc = dev->be->poll_reg(dev, &p, sta, &reads);
+	*saw_busy = reads > 1;
+	if (!closer && abb_dev_closing(dev))
+		*rc = chan_fail(fn, dev, ch, abb_err(-ECANCELED, "abb_close() was called while "
+						      "waiting"));
+	else if (*rc == -ETIMEDOUT)
+		*rc = wait_timed_out(fn, dev, ch, by_limit, seen, timeout_ns);
+	else if (*rc)
+		*rc = chan_fail(fn, dev, ch, *rc);
+	else
+		return 0;
+	return 1;
 }
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
@@ -591,6 +647,15 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 	/* the limit ends the wait when it comes no later than the caller's */
 	by_limit = limit_end <= end && limit_end != UINT64_MAX;
 	stop = min_u64(end, limit_end);
+	if (!(flags & ABB_DMA_IRQ) && dev->be->poll_reg) {
+		if (!closer && abb_dev_closing(dev))
+			return chan_fail(fn, dev, ch, abb_err(-ECANCELED, "abb_close() was called "
+							      "while waiting"));
+		if (poll_by_backend(fn, dev, ch, closer, start, stop, by_limit, seen, timeout_ns, &sta,
+				    &saw_busy, &rc))
+			return rc;
+		goto finished;
+	}
 	if (!(flags & ABB_DMA_IRQ)) {
 		abb_watch_before_sleep(dev, &wd);
 		rc = poll_delay(dev, ch, start, stop);
@@ -618,24 +683,8 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 		rc = dev->be->now_ns(dev, &now);
 		if (rc)
 			return chan_fail(fn, dev, ch, rc);
-		if (now >= stop) {
-			if (by_limit)
-				return chan_fail(fn, dev, ch,
-						 abb_err(-ETIMEDOUT, "the %s did not finish within "
-							 "the wait limit of %llu ms (device time; "
-							 "ABB_WAIT_LIMIT_MS)", ch->what,
-							 (unsigned long long)(dev->wait_limit_ns /
-									      1000000)));
-			/* The caller's timeout: still running, the caller may
-			 * wait again. */
-			pthread_mutex_lock(&ch->lock);
-			ch->waiting = false;
-			ch->irq_seen = seen;
-			pthread_mutex_unlock(&ch->lock);
-			return abb_err(-ETIMEDOUT, "%s: the %s did not finish within %lld ns (device "
-				       "time); it keeps running: wait again", fn, ch->what,
-				       (long long)timeout_ns);
-		}
+		if (now >= stop)
+			return wait_timed_out(fn, dev, ch, by_limit, seen, timeout_ns);
 		if (flags & ABB_DMA_IRQ) {
 			abb_note(dev, ABB_SIM_NOTE_TEXT, ABB_SIM_NOTE_NO_CHANNEL, "irq_wait %s",
 				 ch->irq_bit == ABB_ISR_C2H ? "dma_read" : "dma_write");
@@ -651,12 +700,13 @@ static int do_wait(const char *fn, abb_dev *dev, int chn, int64_t timeout_ns, bo
 			abb_watch_after_sleep(dev, &wd);
 			if (rc)
 				return chan_fail(fn, dev, ch, rc);
-			nap += nap / 4;
+			nap += nap / ABB_POLL_NAP_GROW;
 			if (nap > ABB_POLL_NAP_MAX)
 				nap = ABB_POLL_NAP_MAX;
 		}
 	}
 
+finished:
 	if (sta & ABB_STA_BUSY) /* with DONE */
 		return chan_error(fn, dev, ch, sta);
 	if (!(sta & ABB_STA_DONE)) {

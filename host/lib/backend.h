@@ -32,6 +32,18 @@ struct abb_seg {
 	uint64_t len;
 };
 
+/* A polled wait (backend poll_reg): first first_ns of device time pass
+ * (0: none), then BAR0 register off is read until (value & mask) != busy;
+ * the first spin + 1 reads back to back, a pause before each later one
+ * (nap_min_ns, growing by pause / nap_div up to nap_max_ns, never past
+ * stop_ns); -ETIMEDOUT after a read at or after stop_ns (device time in
+ * ns; UINT64_MAX: none). */
+struct abb_poll {
+	uint32_t off, mask, busy;
+	unsigned spin, nap_div;
+	uint64_t first_ns, nap_min_ns, nap_max_ns, stop_ns;
+};
+
 struct abb_backend {
 	const char *name; /* "sim", "vfio", "model": what abb_backend() returns */
 
@@ -95,6 +107,12 @@ struct abb_backend {
 	 * a polled wait and for the back-off between status reads (1 us ..
 	 * 100 us). NULL: the core sleeps on the host's clock (nanosleep). */
 	int (*delay_ns)(abb_dev *dev, int64_t ns);
+	/* Optional: a polled wait on a BAR0 register run by the device side
+	 * (the simulator) with the reads, their device times and the
+	 * deadline test of the core's own loop (abb_dma.c); see struct
+	 * abb_poll. *val the last value read, *reads how many. NULL: the
+	 * core runs the loop itself. */
+	int (*poll_reg)(abb_dev *dev, const struct abb_poll *p, uint32_t *val, uint64_t *reads);
 };
 
 /* The tables are internal to libabb (not exported from the shared library). */

@@ -263,6 +263,21 @@ static int sim_advance(abb_dev *dev, int64_t ns)
 	return rc ? abb_simlib_err(rc, "advance") : 0;
 }
 
+static int sim_poll_reg(abb_dev *dev, const struct abb_poll *q, uint32_t *val, uint64_t *reads)
+{
+	struct abbsim_poll p = {
+		.bar = 0, .off = q->off, .mask = q->mask, .busy = q->busy, .first_ns = q->first_ns,
+		.deadline_ns = q->stop_ns, .spin = q->spin, .nap_div = q->nap_div,
+		.nap_min_ns = q->nap_min_ns, .nap_max_ns = q->nap_max_ns,
+	};
+	int rc = abb_simlib.poll_reg(&p, val, reads);
+
+	if (rc == -ETIMEDOUT)
+		return abb_err(rc, "register 0x%x did not change by %llu ns (device time)", q->off,
+			       (unsigned long long)q->stop_ns);
+	return rc ? abb_simlib_err(rc, "polled register read") : 0;
+}
+
 static int sim_trace(abb_dev *dev, const char *path, uint64_t from, uint64_t to)
 {
 	int rc = abb_simlib.trace_fst(path, from, to);
@@ -416,6 +431,8 @@ GUARD_OP(irq_wait, "waiting for an interrupt", (abb_dev *dev, uint64_t *seen, in
 GUARD_OP(now_ns, "device time", (abb_dev *dev, uint64_t *ns), (dev, ns))
 GUARD_OP(cycles, "cycles", (abb_dev *dev, uint64_t *cycles), (dev, cycles))
 GUARD_OP(advance, "advance", (abb_dev *dev, int64_t ns), (dev, ns))
+GUARD_OP(poll_reg, "polled register read",
+	 (abb_dev *dev, const struct abb_poll *q, uint32_t *val, uint64_t *reads), (dev, q, val, reads))
 GUARD_OP(link_tlps, "link statistics", (abb_dev *dev, uint64_t *n), (dev, n))
 GUARD_OP(trace, "FST trace", (abb_dev *dev, const char *path, uint64_t from, uint64_t to),
 	 (dev, path, from, to))
@@ -472,6 +489,7 @@ const struct abb_backend abb_backend_sim = {
 	.irq_count = g_irq_count,
 	.now_ns = g_now_ns,
 	.delay_ns = g_advance,
+	.poll_reg = g_poll_reg,
 };
 
 /* What only the simulator can do (sim_ops.h): sim_open registers it on

@@ -166,6 +166,8 @@ static void ht_table_fill(void)
 	t->irq_count = ht_irq_count;
 	t->now_ns = ht_now_ns;
 	t->delay_ns = ht_advance;
+	/* the host's own loop: its CPU time between the reads is device time */
+	t->poll_reg = NULL;
 
 	*o = abb_sim_ops_lockstep;
 	o->hosttime = 1;
