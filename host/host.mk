@@ -3,7 +3,8 @@
 # Included by the top Makefile (B = build directory, PREFIX, CC, CFLAGS, WARN).
 #   make host       libabb.so (soname libabb.so.0), libabb.a, tools, abb.pc
 #   make demo       runs build/abb_demo (DMA write/read table on the simulator)
-#   make bench      runs build/abb_bench (throughput against the link formula)
+#   make bench      runs build/abb_bench (throughput against the link formula,
+#                   build/bench.png; PIO uc/wc by store width, build/bench-pio.png)
 #   make install    lib, headers, abb.pc, libabbsim.so, tools into $(PREFIX)
 #
 # The library never links SystemC: the sim backend dlopen()s libabbsim.so.
@@ -78,6 +79,7 @@ $(B)/abb_%: $(B)/host/tools/abb_%.o $(B)/host/tools/tool_args.o $(B)/libabb.so
 # tool_args.o (numbers, the output check) is in every tool
 $(B)/abb_tool: $(B)/host/tools/doctor.o
 $(B)/abb_bench_daq: $(B)/host/tools/bench_module.o
+$(B)/abb_bench: $(B)/host/tools/bench_pio.o
 # the readout farm (ZeroMQ): the node's network output unit, libzmq
 $(B)/abb_readout_node $(B)/abb_builder: $(B)/host/daq/daq_net_out.o
 $(B)/abb_readout_node $(B)/abb_builder: TOOL_LIBS := -lzmq
@@ -110,7 +112,7 @@ $(HOST_PC_INST): host-pc-always
 	@mkdir -p $(@D)
 	$(file >$@,$(call HOST_PC_TEXT,$(PREFIX),$${prefix}/lib,$${prefix}/include))
 
--include $(HOST_OBJS:.o=.d) $(HOST_TOOLS:$(B)/abb_%=$(B)/host/tools/abb_%.d) $(B)/host/tools/doctor.d $(B)/host/tools/bench_module.d \
+-include $(HOST_OBJS:.o=.d) $(HOST_TOOLS:$(B)/abb_%=$(B)/host/tools/abb_%.d) $(B)/host/tools/doctor.d $(B)/host/tools/bench_module.d $(B)/host/tools/bench_pio.d \
          $(B)/host/tools/tool_args.d
 
 # deps first, then the build (a sub-make each, so `make -j2 demo` never
@@ -124,6 +126,7 @@ bench:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
 	ABB_SIM_MEM_SIZE=$${ABB_SIM_MEM_SIZE:-4M} $(B)/abb_bench --plot $(B)/bench.png
+	$(B)/abb_bench --pio --plot $(B)/bench-pio.png
 
 install: install-host
 install-host: host
