@@ -196,6 +196,59 @@ static void round_trip(size_t len, const char *what, uint64_t *cyc_h2c, uint64_t
 	free(dst0);
 }
 
+/* abbsim_poll_reg against the host loop it stands for (read, test,
+ * deadline, pause by abbsim_advance): the same number of reads and the
+ * same device time at the end, on a register that never leaves the busy
+ * value (VERSION) until the deadline; then one that matches at once, and
+ * bad arguments. */
+static void test_poll_reg(void)
+{
+	struct abbsim_poll q = {.bar = 0, .off = ABB_REG_VERSION, .mask = ~0u, .busy = ABB_VERSION_ID,
+				.first_ns = 3000, .spin = 8, .nap_div = 4, .nap_min_ns = 1000,
+				.nap_max_ns = 20000};
+	uint64_t start = abbsim_now_ps() / 1000, reads = 0, host_reads = 0, nap = q.nap_min_ns;
+	uint32_t v = 0;
+	q.deadline_ns = start + 200000;
+	CHECK(abbsim_poll_reg(&q, &v, &reads) == -ETIMEDOUT && v == ABB_VERSION_ID, "poll_reg timeout");
+	uint64_t t_poll = abbsim_now_ps() - start * 1000;
+	/* the host loop, from the same point in device time relative to start */
+	start = abbsim_now_ps() / 1000;
+	uint64_t dl = start + 200000;
+	abbsim_advance((int64_t)q.first_ns);
+	for (;;) {
+		v = rd(ABB_REG_VERSION);
+		host_reads++;
+		if (v != ABB_VERSION_ID)
+			break;
+		uint64_t now = abbsim_now_ps() / 1000;
+		if (now >= dl)
+			break;
+		if (host_reads > q.spin) {
+			abbsim_advance((int64_t)(dl - now < nap ? dl - now : nap));
+			nap += nap / q.nap_div;
+			if (nap > q.nap_max_ns)
+				nap = q.nap_max_ns;
+		}
+	}
+	uint64_t t_host = abbsim_now_ps() - start * 1000;
+	CHECK(reads == host_reads && t_poll == t_host, "poll_reg %" PRIu64 " reads in %" PRIu64
+	      " ps, the host loop %" PRIu64 " in %" PRIu64 " ps", reads, t_poll, host_reads, t_host);
+	q.busy = 0;
+	q.first_ns = 0;
+	q.deadline_ns = UINT64_MAX;
+	CHECK(abbsim_poll_reg(&q, &v, &reads) == 0 && reads == 1 && v == ABB_VERSION_ID,
+	      "poll_reg done at the first read (%" PRIu64 " reads)", reads);
+	CHECK(abbsim_poll_reg(NULL, &v, &reads) == -EINVAL, "poll_reg NULL rejected");
+	q.off = 2;
+	CHECK(abbsim_poll_reg(&q, &v, &reads) == -EINVAL, "poll_reg unaligned offset rejected");
+	q.off = 0x10000;
+	CHECK(abbsim_poll_reg(&q, &v, &reads) == -EINVAL, "poll_reg offset outside BAR0 rejected");
+	q.off = ABB_REG_VERSION;
+	q.nap_max_ns = 10;
+	CHECK(abbsim_poll_reg(&q, &v, &reads) == -EINVAL, "poll_reg nap_max below nap_min rejected");
+	printf("ok   poll_reg: %" PRIu64 " reads as the host loop's, same device time\n", host_reads);
+}
+
 static void test_time_and_errors(void)
 {
 	/* advance: idle cycles are skipped, the count still exact */
@@ -225,6 +278,7 @@ static void test_time_and_errors(void)
 	CHECK(rd(ABB_REG_VERSION) == ABB_VERSION_ID, "VERSION after re-enable");
 	/* wait_idle */
 	CHECK(abbsim_wait_idle(1000000) == 0, "wait_idle");
+	test_poll_reg();
 	/* the parameter check (parsing is libabb's option table: its suites) */
 	struct abbsim_params q;
 	abbsim_params_default(&q);
