@@ -47,16 +47,42 @@ static size_t size_bar0(void)
  * profile's values): one board per process, so one value. */
 static int64_t sim_irq_host_ns;
 
-/* The values profile abb2008 gives (doc/board-profile.md); an option given
- * explicitly keeps its own. */
-static void sim_apply_profile(struct abb_optvals *v)
+/* The values profile abb2008 gives, as option text through the option
+ * table (its ranges apply); doc/board-profile.md says why each. An option
+ * given explicitly keeps its own. */
+static const struct {
+	const char *name, *value;
+} sim_abb2008[] = {
+	{"irq_ns", "5000"},     /* model */
+	{"driver_ns", "35000"}, /* fitted */
+	{"ddr", "1"},
+	{"ddr_burst", "64"},
+	{"ddr_width", "16"},
+	{"ddr_lat_ns", "72"},   /* fitted */
+	{"ddr_row", "8K"},
+	{"ddr_row_ns", "40"},
+	{"ddr_wr_ns", "16"},
+	{"link_mbps", "500"},
+	{"ep_reads", "8"},
+	{"ep_rx", "4K"},
+	{"mem_ns", "500"},
+	{"rc_reads", "4"},
+};
+
+static int sim_apply_profile(struct abb_optvals *v)
 {
+	char msg[256];
+
 	if (v->profile != ABB_PROFILE_ABB2008)
-		return;
-	if (!abb_opt_given(v, "irq_ns"))
-		v->irq_ns = 5000;
-	if (!abb_opt_given(v, "driver_ns"))
-		v->driver_ns = 47000;
+		return 0;
+	for (size_t i = 0; i < sizeof sim_abb2008 / sizeof sim_abb2008[0]; i++) {
+		if (abb_opt_given(v, sim_abb2008[i].name))
+			continue;
+		if (abb_opt_set(v, ABB_OPT_SIM, "profile abb2008:", sim_abb2008[i].name,
+				sim_abb2008[i].value, msg, sizeof msg))
+			return abb_err(-EINVAL, "%s", msg);
+	}
+	return 0;
 }
 
 static int sim_open(abb_dev *dev, const char *args)
@@ -71,8 +97,9 @@ static int sim_open(abb_dev *dev, const char *args)
 	if (!c)
 		return abb_err(-ENOMEM, "out of memory");
 	rc = abb_sim_config_parse(c, args);
+	if (!rc)
+		rc = sim_apply_profile(&c->v);
 	if (!rc) {
-		sim_apply_profile(&c->v);
 		sim_irq_host_ns = (int64_t)c->v.irq_ns + (int64_t)c->v.driver_ns;
 		rc = abb_simlib_load(c->v.sim_lib);
 	}
