@@ -54,7 +54,7 @@ static const struct {
 	const char *name, *value;
 } sim_abb2008[] = {
 	{"irq_ns", "5000"},     /* model */
-	{"driver_ns", "35000"}, /* fitted */
+	{"driver_ns", "32000"}, /* fitted */
 	{"ddr", "1"},
 	{"ddr_burst", "64"},
 	{"ddr_width", "16"},

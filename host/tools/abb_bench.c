@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include <abb/abb.h>
+#include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
 
 #include "tool_args.h"
@@ -126,6 +127,8 @@ static void usage(FILE *f)
 		"      --fixed ADDR   every transfer to/from board address ADDR (a FIFO)\n"
 		"      --loops N      N transfers per size, 1..1000000 (default: --bytes / size)\n"
 		"      --no-concurrent  DMA read and DMA write only\n"
+		"      --evsrc        the event source enabled through the run (EVS_CTRL.ENABLE:\n"
+		"                     with sim:profile=abb2008 the link input writes the buffer)\n"
 		"      --csv          CSV output\n"
 		"      --plot FILE    write a PNG plot with gnuplot\n"
 		"      --gen N --lanes N --mps N --rcb N   link for the formula on a board\n"
@@ -235,11 +238,12 @@ int main(int argc, char **argv)
 		{"lanes", required_argument, 0, 7},     {"mps", required_argument, 0, 8},
 		{"rcb", required_argument, 0, 9},       {"help", no_argument, 0, 'h'},
 		{"fixed", required_argument, 0, 10},    {"loops", required_argument, 0, 11},
-		{"no-concurrent", no_argument, 0, 12},  {0, 0, 0, 0}};
+		{"no-concurrent", no_argument, 0, 12},  {"evsrc", no_argument, 0, 13},
+		{0, 0, 0, 0}};
 	const char *uri = NULL, *png = NULL;
 	size_t min = 1024, max = 4u << 20, total = 8u << 20;
 	unsigned flags = 0;
-	int csv = 0, c, concurrent = 1, bad = 0;
+	int csv = 0, c, concurrent = 1, bad = 0, evsrc = 0;
 	uint32_t board_addr = 0;
 	size_t loops = 0;
 	struct link l = {1, 4, 128, 64, 1};
@@ -281,6 +285,7 @@ int main(int argc, char **argv)
 			loops = (size_t)v;
 			break;
 		case 12: concurrent = 0; break;
+		case 13: evsrc = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -310,6 +315,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "abb_bench: --gen/--lanes/--mps/--rcb ignored: the simulator "
 					"reports its link\n");
 		l = (struct link){sl.gen, sl.lanes, sl.mps, sl.rcb, sl.cpl_rcb};
+	}
+	/* the event source on through the whole run: on a board profile with
+	 * link input (sim:profile=abb2008, link_mbps) the links write the
+	 * on-board buffer beside the transfers (doc/board-profile.md) */
+	if (evsrc && (err = abb_reg_write(dev, ABB_REG_EVS_CTRL, ABB_EVS_CTRL_ENABLE)) != 0) {
+		fprintf(stderr, "abb_bench: --evsrc: %s\n", abb_last_error());
+		abb_close(dev);
+		return 1;
 	}
 	size_t bar1;
 	err = abb_mem_size(dev, &bar1);
