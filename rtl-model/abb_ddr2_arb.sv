@@ -24,9 +24,10 @@
 //    link_en_i (EVS_CTRL.ENABLE) the optical links write the buffer at
 //    link_dw16 DWs per 16 cycles. Writes go in whole bursts, each followed
 //    by wr_gap turnaround cycles.
-// Reads go first when both may start (the link's share fits in the gaps of
-// the read latency: the paper's arbitration keeps full link input beside
-// the DMA towards PCIe).
+// Reads go first when both may start, and while reads run a write burst
+// starts only in a gap of the read latency it ends inside (or when 4096 DWs
+// wait): the link's share fits in those gaps, so the paper's "full incoming
+// bandwidth and a concurrent DMA towards PCIe of 600 MB/s" holds.
 //
 // cfg_i fields (sim/hard_ip.cpp packs them from abbsim_params):
 //   [0]      enable            [7:4]   burst, log2 bytes (3..12)
@@ -123,8 +124,12 @@ module abb_ddr2_arb #(
           bus_d = bus_d + {2'b0, row_cycles};
           lat_d = lat_d + {1'b0, row_cycles};
         end
-      end else if (wr_d >= {5'h0, burst_dw} || (wr_d != 16'd0 && !rd_active_i)) begin
-        // a write burst (a partial one when no read waits)
+      end else if ((wr_d >= {5'h0, burst_dw} || (wr_d != 16'd0 && !rd_active_i)) &&
+                   (!rd_active_i || !act_q || wr_d >= 16'h1000 ||
+                    lat_d >= 9'(burst_cyc) + {1'b0, wr_gap})) begin
+        // a write burst (a partial one when no read waits); while reads run,
+        // only one that ends before the next read may start (in the read
+        // latency's gap), unless 4096 DWs wait
         wr_d  = (wr_d > {5'h0, burst_dw}) ? wr_d - {5'h0, burst_dw} : 16'd0;
         bus_d = burst_cyc - 10'd1 + {2'b0, wr_gap};
       end
