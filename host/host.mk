@@ -122,11 +122,28 @@ demo:
 	@$(MAKE) --no-print-directory all
 	$(B)/abb_demo
 
+# make bench PROFILE=abb2008: the profile's figures (by interrupt, the
+# shapes of the 2008 measurements: doc/board-profile.md) beside the default
+# board's, one CSV each and one plot ($(B)/bench-PROFILE.png)
 bench:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
+ifeq ($(PROFILE),)
 	ABB_SIM_MEM_SIZE=$${ABB_SIM_MEM_SIZE:-4M} $(B)/abb_bench --plot $(B)/bench.png
 	$(B)/abb_bench --pio --plot $(B)/bench-pio.png
+else
+	ABB_SIM_MEM_SIZE=$${ABB_SIM_MEM_SIZE:-4M} $(B)/abb_bench -d sim --irq --min 4K --max 1M --no-concurrent --csv > $(B)/bench-default.csv
+	ABB_SIM_MEM_SIZE=$${ABB_SIM_MEM_SIZE:-4M} $(B)/abb_bench -d 'sim:profile=$(PROFILE)' --irq --min 4K --max 1M --no-concurrent --csv > $(B)/bench-$(PROFILE).csv
+	@paste -d, $(B)/bench-default.csv $(B)/bench-$(PROFILE).csv | \
+	  awk -F, 'NR == 1 { printf "%8s %10s %10s %10s %10s   (MB/s device time, by interrupt)\n", "size", "read", "write", "$(PROFILE) rd", "$(PROFILE) wr"; next } \
+	    { printf "%8s %10s %10s %10s %10s\n", $$1, $$2, $$5, $$13, $$16 }'
+	@printf '%s\n' "set terminal png size 900,600" "set output '$(B)/bench-$(PROFILE).png'" \
+	  "set datafile separator ','" "set logscale x 2" "set format x '%.0b %BB'" \
+	  "set xlabel 'transfer size'" "set ylabel 'MB/s (device time, by interrupt)'" \
+	  "set key bottom right" "set grid" "set title 'ABB DMA: default board and profile $(PROFILE)'" \
+	  "plot '$(B)/bench-default.csv' u 1:2 every ::1 w lp t 'default: DMA read', '' u 1:5 every ::1 w lp t 'default: DMA write', '$(B)/bench-$(PROFILE).csv' u 1:2 every ::1 w lp t '$(PROFILE): DMA read', '' u 1:5 every ::1 w lp t '$(PROFILE): DMA write'" \
+	  | gnuplot && echo "plot: $(B)/bench-$(PROFILE).png"
+endif
 
 install: install-host
 install-host: host

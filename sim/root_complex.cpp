@@ -20,6 +20,8 @@ void RootComplex::reset(const abbsim_params &p)
 	mrrs_ = p.mrrs;
 	rcb_ = p.rcb;
 	mem_latency_ps_ = (uint64_t)p.mem_latency_ns * 1000;
+	rc_reads_ = p.rc_reads;
+	serving_ = 0;
 	/* The completion timeout follows the parameters, so that every
 	 * accepted parameter set works: 50 us at 125 MHz and above, scaled up
 	 * for a slower user clock (a PIO read waits behind the downstream
@@ -59,6 +61,7 @@ void RootComplex::link_down(uint64_t now, const std::string &why)
 	down_why_ = why;
 	gen_++;
 	reads_.clear();
+	serving_ = 0;
 	ready_.clear();
 	memset(tag_busy_, 0, sizeof tag_busy_);
 	intx_asserted = false;
@@ -435,12 +438,25 @@ void RootComplex::dma_read(Tlp &&t, uint64_t now)
 	r.ur = !ok;
 	tag_busy_[tag] = true;
 	reads_.push_back(std::move(r));
+	if (!rc_reads_ || serving_ < rc_reads_)
+		serve(now);
+}
+
+/* Starts the memory latency of the first read not yet served (reads are
+ * served in arrival order, each for the same latency, so they finish in
+ * that order too: the front of reads_ is always the next to finish). */
+void RootComplex::serve(uint64_t now)
+{
 	uint64_t g = gen_;
+	serving_++;
 	q_.at(now + mem_latency_ps_, [this, g](uint64_t t2) {
 		if (g != gen_)
 			return; /* the link went down */
 		DmaRead d = std::move(reads_.front());
 		reads_.pop_front();
+		serving_--;
+		if (reads_.size() > serving_)
+			serve(t2); /* a read waited for this slot */
 		if (!d.ur) {
 			/* Host memory is read now, in one piece, through the IOMMU. */
 			d.bytes.resize(d.end - d.next);

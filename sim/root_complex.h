@@ -138,6 +138,10 @@ private:
 	bool cpl_rcb_ = true; /* every completion ends at an RCB boundary */
 	uint64_t rng_ = 1;
 	std::deque<DmaRead> reads_;  /* waiting for the memory latency */
+	/* rc_reads (0: no limit): reads whose memory latency runs at once;
+	 * the reads_ behind the first serving_ wait for a free slot */
+	unsigned rc_reads_ = 0, serving_ = 0;
+	void serve(uint64_t now);
 	std::vector<DmaRead> ready_; /* being completed */
 	bool tag_busy_[256] = {}; /* device read tags outstanding */
 	PioTag pio_[256];

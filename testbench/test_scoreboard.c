@@ -45,8 +45,8 @@ static uint64_t sb_seed0(void)
 }
 
 /* 0: both open; -1: failed (the test fails). The model: the timed one
- * with the simulator's options, or with model_opts "untimed:..." the
- * untimed one with the rest. */
+ * with the simulator's options, with model_opts "timed:..." the timed one
+ * with the rest, or with "untimed:..." the untimed one with the rest. */
 static int sb_begin(struct sb *s, const char *sim_opts, const char *model_opts, uint64_t seed)
 {
 	char mo[512];
@@ -55,6 +55,8 @@ static int sb_begin(struct sb *s, const char *sim_opts, const char *model_opts, 
 	s->seed = seed;
 	if (!strncmp(model_opts, "untimed:", 8))
 		snprintf(mo, sizeof mo, "%s", model_opts + 8);
+	else if (!strncmp(model_opts, "timed:", 6))
+		snprintf(mo, sizeof mo, "timed=1,%s", model_opts + 6);
 	else
 		snprintf(mo, sizeof mo, "timed=1,%s", sim_opts);
 	model_opts = mo;
@@ -469,19 +471,27 @@ static void test_sb_reset_clears_isr(void)
 	sb_reset_clears_isr("mem_size=64K,strict=1");
 }
 
-/* profile=abb2008 (irq_ns 5000, driver_ns 47000 after every interrupt
- * wait) on both: a 32 KiB read by interrupt takes the same device time on
- * the simulator and the timed model, and the profile's latency is in it
- * (the same read without the profile is at least 52 us faster). */
+/* profile=abb2008's host side (irq_ns 5000, driver_ns 32000 after every
+ * interrupt wait, mem_ns 500) on both: a 32 KiB read by interrupt takes the
+ * same device time on the simulator and the timed model, and the
+ * profile's latency is in it
+ * (the same read without the profile is at least irq_ns + driver_ns,
+ * 37 us, faster). */
 static void test_sb_profile(void)
 {
 	uint64_t ns[2] = {0, 0};
 
 	for (int prof = 0; prof < 2; prof++) {
-		const char *opts = prof ? "mem_size=64K,profile=abb2008" : "mem_size=64K";
+		/* the board side of the profile (DDR2 buffer, endpoint and root
+		 * complex limits) is the simulator's alone so far: the timed
+		 * model has no model of it (abb_opt_profile_missing), so it is
+		 * off here and the host side is compared */
+		const char *opts = prof ? "timed:mem_size=64K,profile=abb2008" : "mem_size=64K";
+		const char *sim = prof ? "mem_size=64K,profile=abb2008,ddr=0,ep_reads=0,ep_rx=0,"
+					 "rc_reads=0" : opts;
 		struct sb s;
 
-		if (sb_begin(&s, opts, opts, sb_seed0()))
+		if (sb_begin(&s, sim, opts, sb_seed0()))
 			return;
 		sb_step(&s, "DMA read 32768 B host+0 <- board 0 by interrupt (%s)", opts);
 		CU_ASSERT_EQUAL(sb_dma(&s, 0, 0, 0, 32768, ABB_DMA_IRQ), 0);
@@ -494,7 +504,7 @@ static void test_sb_profile(void)
 		ns[prof] = s.times[0].ns[SB_MODEL];
 		sb_end(&s);
 	}
-	CU_ASSERT(ns[1] >= ns[0] + 52000);
+	CU_ASSERT(ns[1] >= ns[0] + 37000);
 }
 
 static CU_TestInfo sb_tests[] = {

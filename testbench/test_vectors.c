@@ -107,6 +107,11 @@ static void test_vectors_match_golden(void)
 			continue;
 		}
 		first_ok[i] = 1;
+		/* the golden vectors are the default board's: a board profile
+		 * (abb2008: DDR2 timing, endpoint limits) changes their cycles;
+		 * the runs above and the repeatability test still check it */
+		if (tb_is_abb2008())
+			continue;
 		if (!same_or_diff(golden, fresh)) {
 			printf("\n    vector %s (%llu cycles) differs from %s: if the change is "
 			       "intended, run `make vectors` and commit the new files with the reason\n",
@@ -114,6 +119,9 @@ static void test_vectors_match_golden(void)
 			bad++;
 		}
 	}
+	if (tb_is_abb2008())
+		tb_skip_part("profile abb2008: the vectors ran, not compared with the default "
+			     "board's golden files");
 	CU_ASSERT_EQUAL(bad, 0);
 }
 

@@ -834,9 +834,14 @@ int abb_reftimed_open(abb_dev *dev, const struct abb_optvals *o)
 	pthread_condattr_t ca;
 	struct timed *m;
 	char msg[512];
-	int rc = abb_reftime_check(&o->p, msg, sizeof msg);
+	int rc;
 
-	if (rc)
+	/* the profile as the simulator applies it (the parameters the timed
+	 * model takes; abb_opt_profile_missing names the others) */
+	if ((rc = abb_opt_apply_profile(&prof, ABB_OPT_TIMED, msg, sizeof msg)))
+		return abb_err(rc, "model (timed): %s", msg);
+	o = &prof;
+	if ((rc = abb_reftime_check(&o->p, msg, sizeof msg)))
 		return abb_err(rc, "model (timed): %s", msg);
 	m = calloc(1, sizeof *m);
 	if (!m)
@@ -862,7 +867,6 @@ int abb_reftimed_open(abb_dev *dev, const struct abb_optvals *o)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&m->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	abb_opt_apply_profile(&prof); /* as the simulator applies it */
 	m->irq_host_ns = abb_opt_irq_host_ns(&prof);
 	m->hosttime = o->hosttime;
 	m->pio_wc = o->p.pio_wc;

@@ -54,6 +54,7 @@ static int sim_open(abb_dev *dev, const char *args)
 {
 	struct abb_sim_config *c;
 	size_t bar0;
+	char msg[256];
 	int rc;
 
 	if (abb_simlib_in_child())
@@ -62,8 +63,9 @@ static int sim_open(abb_dev *dev, const char *args)
 	if (!c)
 		return abb_err(-ENOMEM, "out of memory");
 	rc = abb_sim_config_parse(c, args);
+	if (!rc && (rc = abb_opt_apply_profile(&c->v, ABB_OPT_SIM, msg, sizeof msg)))
+		rc = abb_err(rc, "%s", msg);
 	if (!rc) {
-		abb_opt_apply_profile(&c->v);
 		sim_irq_host_ns = abb_opt_irq_host_ns(&c->v);
 		sim_pio_wc = c->v.p.pio_wc;
 		sim_pio_cpu = c->v.p.cpu;

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include <abb/abb.h>
+#include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
 
 #include "bench_pio.h"
@@ -131,6 +132,8 @@ static void usage(FILE *f)
 		"      --fixed ADDR   every transfer to/from board address ADDR (a FIFO)\n"
 		"      --loops N      N transfers per size, 1..1000000 (default: --bytes / size)\n"
 		"      --no-concurrent  DMA read and DMA write only\n"
+		"      --evsrc        the event source enabled through the run (EVS_CTRL.ENABLE:\n"
+		"                     with sim:profile=abb2008 the link input writes the buffer)\n"
 		"      --csv          CSV output\n"
 		"      --plot FILE    write a PNG plot with gnuplot\n"
 		"      --pio          PIO into BAR1 as a CPU issues it (uc and wc, store widths\n"
@@ -243,11 +246,12 @@ int main(int argc, char **argv)
 		{"rcb", required_argument, 0, 9},       {"help", no_argument, 0, 'h'},
 		{"fixed", required_argument, 0, 10},    {"loops", required_argument, 0, 11},
 		{"no-concurrent", no_argument, 0, 12},  {"pio", no_argument, 0, 13},
+		{"evsrc", no_argument, 0, 14},
 		{0, 0, 0, 0}};
 	const char *uri = NULL, *png = NULL;
 	size_t min = 1024, max = 4u << 20, total = 8u << 20;
 	unsigned flags = 0;
-	int csv = 0, c, concurrent = 1, bad = 0, pio = 0, dma_opts = 0;
+	int csv = 0, c, concurrent = 1, bad = 0, pio = 0, dma_opts = 0, evsrc = 0;
 	uint32_t board_addr = 0;
 	size_t loops = 0;
 	struct link l = {1, 4, 128, 64, 1};
@@ -291,6 +295,7 @@ int main(int argc, char **argv)
 			break;
 		case 12: concurrent = 0; break;
 		case 13: pio = 1; break;
+		case 14: evsrc = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -326,6 +331,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "abb_bench: --gen/--lanes/--mps/--rcb ignored: the simulator "
 					"reports its link\n");
 		l = (struct link){sl.gen, sl.lanes, sl.mps, sl.rcb, sl.cpl_rcb};
+	}
+	/* the event source on through the whole run: on a board profile with
+	 * link input (sim:profile=abb2008, link_mbps) the links write the
+	 * on-board buffer beside the transfers (doc/board-profile.md) */
+	if (evsrc && (err = abb_reg_write(dev, ABB_REG_EVS_CTRL, ABB_EVS_CTRL_ENABLE)) != 0) {
+		fprintf(stderr, "abb_bench: --evsrc: %s\n", abb_last_error());
+		abb_close(dev);
+		return 1;
 	}
 	size_t bar1;
 	err = abb_mem_size(dev, &bar1);

@@ -54,6 +54,21 @@
  * model backend moves data with memcpy). */
 #define NBUF BENCH_MODULE_NBUF
 
+/* --irq: every transfer completes by interrupt; --fixed ADDR: the readout
+ * reads board address ADDR as a FIFO (DABC 2008's readout shape; its
+ * writer wrote with an incrementing address, so the writer keeps that) */
+static int g_irq, g_fixed;
+static uint32_t g_fixed_addr;
+
+static void shape_params(struct abb_daq_params *p, int write)
+{
+	p->irq = g_irq;
+	if (!write && g_fixed) {
+		p->fifo = 1;
+		p->address = g_fixed_addr;
+	}
+}
+
 struct opts {
 	const char *uri;
 	size_t min, max, conc_size;
@@ -122,8 +137,9 @@ static int plain_run(int write, size_t size, unsigned n, double *ns_per)
 	}
 	t0 = now_ns();
 	for (unsigned i = 0; i < n && !rc; i++)
-		rc = write ? abb_dma_write(dev, db[i % NBUF], 0, 0, size, 0)
-			   : abb_dma_read(dev, db[i % NBUF], 0, 0, size, 0);
+		rc = write ? abb_dma_write(dev, db[i % NBUF], 0, 0, size, g_irq ? ABB_DMA_IRQ : 0)
+			   : abb_dma_read(dev, db[i % NBUF], 0, g_fixed ? g_fixed_addr : 0, size,
+					  (g_irq ? ABB_DMA_IRQ : 0) | (g_fixed ? ABB_DMA_FIXED : 0));
 	t1 = now_ns();
 	for (int i = 0; i < NBUF; i++) {
 		if (db[i])
@@ -140,6 +156,7 @@ static int module_run(int write, size_t size, unsigned n, int threads, double *n
 	struct abb_daq_params p;
 
 	bench_module_params(&p, write, size, n, threads, 0);
+	shape_params(&p, write);
 	return bench_module_run(ddev, write, &p, ns_per);
 }
 
@@ -289,6 +306,8 @@ static int conc_run(size_t size, unsigned n, int threads, int which, int shared_
 	/* the writer's board region is apart from the readout's */
 	bench_module_params(&pr, 0, size, n, threads, 0);
 	bench_module_params(&pw, 1, size, n, threads, 0x80000);
+	shape_params(&pr, 0);
+	shape_params(&pw, 1);
 	if (shared_pool) {
 		/* as many buffers as the two separate pools together */
 		rc = abb_daq_pool_create(&pool, "shared", size + ABB_DAQ_HEADER_BYTES, 2 * NBUF);
@@ -432,6 +451,9 @@ static void usage(FILE *f)
 		"                     host-time coupling, 1 in lockstep: sim, model:timed=1)\n"
 		"      --size SIZE    buffer size of the concurrent test (64K; not run on the reference model)\n"
 		"  -t, --threads 1|2  threads per module in the concurrent test (1)\n"
+		"      --irq          complete every transfer by interrupt (default: polling)\n"
+		"      --fixed ADDR   the readout reads board address ADDR as a FIFO (DABC 2008's\n"
+		"                     readout; the writer keeps its incrementing address)\n"
 		"      --csv          CSV instead of tables\n"
 		"      --plot PREFIX  gnuplot PNGs PREFIX-readout.png, PREFIX-writer.png\n");
 }
@@ -444,6 +466,7 @@ int main(int argc, char **argv)
 		{"reps", required_argument, 0, 'r'},   {"size", required_argument, 0, 3},
 		{"csv", no_argument, 0, 4},            {"plot", required_argument, 0, 5},
 		{"threads", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
+		{"irq", no_argument, 0, 6},            {"fixed", required_argument, 0, 7},
 		{0, 0, 0, 0}};
 	struct opts o = {.min = 1024, .max = 1 << 20, .conc_size = 64 << 10, .threads = 1};
 	unsigned long long bytes = 0, v;
@@ -476,6 +499,15 @@ int main(int argc, char **argv)
 			o.threads = (int)v;
 			break;
 		case 5: o.plot = optarg; break;
+		case 6: g_irq = 1; break;
+		case 7:
+			if (tool_num("--fixed", optarg, 0, 0xfffffffcull, 0, &v) || v % 4) {
+				tool_error("--fixed %s: a board address, a multiple of 4", optarg);
+				goto bad;
+			}
+			g_fixed = 1;
+			g_fixed_addr = (uint32_t)v;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: goto bad;
 		}
