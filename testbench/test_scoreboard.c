@@ -75,7 +75,12 @@ static void sb_end(struct sb *s)
 	sb_step(s, "end: all of board memory");
 	sb_check(s, 0, (uint32_t)s->mem_size);
 	CU_ASSERT_EQUAL(s->mismatches, 0);
-	if (s->timed)
+	/* the timed reference model is the default board's: on profile abb2008
+	 * (DDR2 timing, the 2008 host) the device times are printed, not bound */
+	if (s->timed && tb_is_abb2008())
+		(void)sb_time_report(stdout, "    scoreboard (profile abb2008, not bound):", s->times,
+				     s->ntimes);
+	else if (s->timed)
 		CU_ASSERT_EQUAL(sb_time_report(stdout, "    scoreboard:", s->times, s->ntimes), 0);
 	if (s->mismatches)
 		printf("    %u mismatches (seed %llu; ABB_SB_SEED=%llu replays)\n", s->mismatches,
