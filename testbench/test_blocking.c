@@ -584,7 +584,12 @@ static void test_blocking_two_threads_share_time(void)
 	both = tt2_time(-1);
 	printf("\n    device time: read alone %llu ns, write alone %llu ns, both at once %llu ns\n",
 	       (unsigned long long)rd, (unsigned long long)wr, (unsigned long long)both);
-	CU_ASSERT(both >= (rd > wr ? rd : wr));
+	/* not shorter than the longer alone, except where the host adds
+	 * latency after every wake-up (profile abb2008: irq_ns + driver_ns):
+	 * a thread woken by the other's interrupt may find its own transfer
+	 * done when it looks, and skip the wake-up its own would have cost */
+	if (!tb_is_abb2008())
+		CU_ASSERT(both >= (rd > wr ? rd : wr));
 	CU_ASSERT(both * 4 <= (rd + wr) * 3);
 }
 
