@@ -266,7 +266,14 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 		tr->edge_pre(t, skip);
 #endif
 	m.clk_i = 0;
-	m.eval();
+	/* (nothing to evaluate in the clock-low eval without a sample, no
+	 * waveform: a deferrable model skips it) */
+	if (!(m.deferrable && !m.smp_i && !rec_
+#ifndef ABBSIM_NO_TRACE
+	      && !tr
+#endif
+	      && m.clock_low_idle()))
+		m.run();
 	model_sample_done(m);
 #ifndef ABBSIM_NO_TRACE
 	if (tr)
@@ -293,7 +300,7 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 	bool irq = m.irq_o;
 	m.clk_i = 1;
 	m.defer_i = defer;
-	m.eval();
+	m.run();
 	m.defer_i = 0;
 #ifndef ABBSIM_NO_TRACE
 	if (tr)
@@ -333,9 +340,9 @@ void HardIp::refresh()
 {
 	RtlModel &m = *top_;
 	m.smp_i = 1;
-	m.eval();
+	m.run();
 	m.smp_i = 0;
-	m.eval();
+	m.run();
 	stale_ = false;
 }
 

@@ -56,6 +56,10 @@ class RtlModel {
 public:
 	virtual ~RtlModel() {}
 	virtual void eval() = 0;
+	/* Instead of a clock-low eval that would trigger nothing (smp_i low):
+	 * clk_i = 0 as that eval leaves it; false: not possible, eval (only
+	 * for a deferrable model, sim/hard_ip.cpp) */
+	virtual bool clock_low_idle() = 0;
 	virtual void final() = 0;
 	/* only on a traced model (traced == true); a no-op on the others */
 	virtual void trace(VerilatedFstC *tfp, int levels) = 0;
@@ -65,6 +69,21 @@ public:
 	/* edited by sim/defer_comb.py: defer_i = 1 leaves out the
 	 * combinational pass of a clock-high eval (sim/hard_ip.cpp) */
 	bool deferrable = false;
+	/* The cycle loop's eval of a deferrable model: the generated root's
+	 * evaluation itself, without eval_step's per-call runtime work (its
+	 * initialisation is done by the first eval(); thread-local MTask id
+	 * and the message queue of other threads' $display: the model is run
+	 * by one thread and has no $display after its initial blocks); else
+	 * eval(). */
+	void (*root_eval)(void *) = nullptr;
+	void *root = nullptr;
+	void run()
+	{
+		if (root_eval)
+			root_eval(root);
+		else
+			eval();
+	}
 #define ABBSIM_PORT_REF(t, n) t &n;
 	ABBSIM_RTL_PORTS(ABBSIM_PORT_REF)
 #undef ABBSIM_PORT_REF
