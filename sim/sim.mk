@@ -249,4 +249,4 @@ sim-install: $(SIM_LIB)
 
 install: sim-install
 
--include $(SIM_OBJS:.o=.d)
+-include $(SIM_OBJS:.o=.d) $(SIM_TR_OBJS:.o=.d)
