@@ -97,7 +97,7 @@ struct timed {
 	unsigned ht_n;
 };
 
-static struct abb_backend timed_backend;
+static struct abb_backend timed_backend, timed_backend_ht;
 static const struct abb_sim_ops timed_ops, timed_ops_hosttime;
 
 static struct timed *T(abb_dev *dev)
@@ -493,6 +493,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 static int timed_reg_read(abb_dev *dev, uint32_t off, uint32_t *val);
+static int timed_advance(abb_dev *dev, int64_t ns);
 
 static void ht_setup(abb_dev *dev, struct timed *m)
 {
@@ -703,6 +704,83 @@ static int timed_irq_wait(abb_dev *dev, uint64_t *seen, int64_t timeout_ns)
 	return 0;
 }
 
+/* libabb's polled wait (backend.h struct abb_poll) run here: the same STA
+ * reads at the same device times as do_wait's host loop (abb_dma.c) makes
+ * them, without the trip through libabb per read; the lock is given up
+ * between the steps as between the host loop's calls. The watchdog as
+ * abb_watchdog.c's: TLPs but the poll's own reads during a pause are
+ * progress. Not with hosttime=1 (the host loop's CPU time is device time
+ * there: timed_backend_ht has no poll_reg). */
+static int timed_poll_reg(abb_dev *dev, const struct abb_poll *q, uint32_t *val, uint64_t *reads)
+{
+	struct timed *m = T(dev);
+	struct abb_watch w;
+	uint64_t nap = q->nap_min_ns, n = 0, own = 0;
+	int rc = 0;
+
+	abb_watch_init(&w);
+	*val = 0xffffffffu;
+	*reads = 0;
+	if (q->first_ns) {
+		rc = timed_advance(dev, (int64_t)q->first_ns);
+		if (rc)
+			return rc;
+	}
+	for (;;) {
+		uint8_t b[4] = {0xff, 0xff, 0xff, 0xff};
+		uint64_t now, ns, before;
+
+		enter(m);
+		rc = timed_read(m, 0, q->off, b, 4);
+		if (rc) {
+			leave(m);
+			return rc;
+		}
+		n++;
+		own += 2; /* the read's request and completion */
+		*val = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+		       (uint32_t)b[3] << 24;
+		*reads = n;
+		if ((*val & q->mask) != q->busy) {
+			leave(m);
+			return 0;
+		}
+		if ((rc = abb_watch_check(dev, &w, "polled wait")) != 0) {
+			leave(m);
+			return rc;
+		}
+		now = abb_reftime_now(m->rt) / 1000u;
+		if (now >= q->stop_ns) {
+			leave(m);
+			return abb_err(-ETIMEDOUT, "register 0x%x did not change by %llu ns (device "
+				       "time)", q->off, (unsigned long long)q->stop_ns);
+		}
+		if (n <= q->spin || !nap) {
+			leave(m);
+			continue;
+		}
+		ns = q->stop_ns - now < nap ? q->stop_ns - now : nap;
+		if (q->nap_div)
+			nap += nap / q->nap_div;
+		if (nap > q->nap_max_ns)
+			nap = q->nap_max_ns;
+		before = abb_reftime_link_tlps(m->rt) - own;
+		{
+			struct until u = {0};
+
+			u.d = abb_reftime_deadline(m->rt, abb_reftime_now(m->rt) + ns * 1000u);
+			(void)wait_until(m, &u);
+		}
+		if (dev->watchdog_s && abb_reftime_link_tlps(m->rt) - own != before) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			w.last_move = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+		}
+		leave(m);
+	}
+}
+
 static uint64_t timed_irq_count(abb_dev *dev)
 {
 	struct timed *m = T(dev);
@@ -867,14 +945,6 @@ static int timed_pio_stats(abb_dev *dev, struct abb_sim_pio_stats *out, int clea
 	return nosup("CPU store model");
 }
 
-static void timed_note(abb_dev *dev, unsigned kind, unsigned channel, const char *text)
-{
-	(void)dev;
-	(void)kind;
-	(void)channel;
-	(void)text;
-}
-
 #define TIMED_OPS(ht)                                  \
 	{                                              \
 		.hosttime = ht,                        \
@@ -893,7 +963,7 @@ static void timed_note(abb_dev *dev, unsigned kind, unsigned channel, const char
 		.inject_clear = timed_inject_clear,    \
 		.inject_hits = timed_inject_hits,      \
 		.pio_stats = timed_pio_stats,          \
-		.note = timed_note,                    \
+		.note = NULL, /* no waveform */        \
 	}
 static const struct abb_sim_ops timed_ops = TIMED_OPS(0);
 static const struct abb_sim_ops timed_ops_hosttime = TIMED_OPS(1);
@@ -935,6 +1005,8 @@ static void table_fill(void)
 	t->irq_count = timed_irq_count;
 	t->now_ns = timed_now_ns;
 	t->delay_ns = timed_advance;
+	timed_backend_ht = *t;
+	t->poll_reg = timed_poll_reg;
 }
 
 int abb_reftimed_open(abb_dev *dev, const struct abb_optvals *o)
@@ -987,7 +1059,7 @@ int abb_reftimed_open(abb_dev *dev, const struct abb_optvals *o)
 	m->pio_wc = o->p.pio_wc;
 	m->epoch = __atomic_add_fetch(&ht_epoch_next, 1, __ATOMIC_RELAXED);
 	pthread_once(&table_once, table_fill);
-	dev->be = &timed_backend;
+	dev->be = o->hosttime ? &timed_backend_ht : &timed_backend;
 	dev->sim = o->hosttime ? &timed_ops_hosttime : &timed_ops;
 	dev->be_priv = m;
 	dev->bar0_size = ABB_REFMODEL_BAR0;
