@@ -771,12 +771,17 @@ static uint64_t next_event(const struct abb_reftime *t, int *which, uint64_t *ed
 	bool arr;
 
 	*which = EV_NONE;
-	n = link_next(&t->up, &s, &arr);
-	if (n != RT_NEVER && ev_before(n, s, best, bs))
-		best = n, bs = s, *which = arr ? EV_UP_ARRIVE : EV_UP;
-	n = link_next(&t->down, &s, &arr);
-	if (n != RT_NEVER && ev_before(n, s, best, bs))
-		best = n, bs = s, *which = arr ? EV_DOWN_ARRIVE : EV_DOWN;
+	/* a link with nothing on the wire, no wake and no blocked head has no event */
+	if (t->up.started || t->up.wake != RT_NEVER || t->up.blocked) {
+		n = link_next(&t->up, &s, &arr);
+		if (n != RT_NEVER && ev_before(n, s, best, bs))
+			best = n, bs = s, *which = arr ? EV_UP_ARRIVE : EV_UP;
+	}
+	if (t->down.started || t->down.wake != RT_NEVER || t->down.blocked) {
+		n = link_next(&t->down, &s, &arr);
+		if (n != RT_NEVER && ev_before(n, s, best, bs))
+			best = n, bs = s, *which = arr ? EV_DOWN_ARRIVE : EV_DOWN;
+	}
 	if (t->reads_n && ev_before(t->reads[t->reads_head].t, t->reads[t->reads_head].seq, best, bs))
 		best = t->reads[t->reads_head].t, bs = t->reads[t->reads_head].seq, *which = EV_RC;
 	*seq = bs;
