@@ -130,45 +130,46 @@ static const struct opt table[] = {
 	{"profile", "ABB_SIM_PROFILE", OT_WORD, S | T, GL, 0, 0, 0, "default=0,abb2008=1", VF(profile),
 	 "default", "", "board profile: `default`: the simulator as it is; `abb2008`: the values "
 	 "calibrated to the 2008 measurements of the board (doc/board-profile.md) for the options "
-	 "the profile sets (irq_ns, driver_ns); an option given explicitly wins over the "
-	 "profile's value"},
+	 "the profile sets (irq_ns, driver_ns, mem_ns, rc_reads, the ddr options, link_mbps, "
+	 "ep_reads, ep_rx; the simulator and the timed model take all of them); an option "
+	 "given explicitly wins over the profile's value"},
 	{"irq_ns", "ABB_SIM_IRQ_NS", OT_UINT, S | T, GL, 0, 0, 10000000, NULL, VF(irq_ns), "0", "ns",
 	 "interrupt delivery: device time added after every interrupt wait returns (the "
 	 "host's interrupt path; abb2008: 5000)"},
 	{"driver_ns", "ABB_SIM_DRIVER_NS", OT_UINT, S | T, GL, 0, 0, 10000000, NULL, VF(driver_ns), "0",
 	 "ns", "driver latency per transfer: device time added after every interrupt wait "
-	 "returns (the 2008 kernel-module driver's wake-up and bookkeeping; abb2008: 47000, "
+	 "returns (the 2008 kernel-module driver's wake-up and bookkeeping; abb2008: 32000, "
 	 "fitted)"},
-	{"ddr", "ABB_SIM_DDR", OT_BOOL, S, GP, 0, 0, 1, NULL, PF(ddr), NULL, "",
+	{"ddr", "ABB_SIM_DDR", OT_BOOL, S | T, GP, 0, 0, 1, NULL, PF(ddr), NULL, "",
 	 "the on-board DDR2 buffer's timing behind BAR1 and its arbiter (upstream DMA reads "
 	 "read ahead in bursts, downstream DMA data and the link input written; "
 	 "rtl-model/abb_ddr2_arb.sv; abb2008: 1)"},
-	{"ddr_burst", "ABB_SIM_DDR_BURST", OT_UINT, S, GP, F_KM | F_POW2, 8, 4096, NULL,
+	{"ddr_burst", "ABB_SIM_DDR_BURST", OT_UINT, S | T, GP, F_KM | F_POW2, 8, 4096, NULL,
 	 PF(ddr_burst), NULL, "bytes", "DDR2 access unit (with ddr=1; abb2008: 64)"},
-	{"ddr_width", "ABB_SIM_DDR_WIDTH", OT_UINT, S, GP, 0, 4, 32, "4,8,16,32", PF(ddr_width), NULL,
+	{"ddr_width", "ABB_SIM_DDR_WIDTH", OT_UINT, S | T, GP, 0, 4, 32, "4,8,16,32", PF(ddr_width), NULL,
 	 "bytes", "DDR2 data per user-clock cycle (with ddr=1; abb2008: 16)"},
-	{"ddr_lat_ns", "ABB_SIM_DDR_LAT_NS", OT_UINT, S, GP, 0, 0, 2000, NULL, PF(ddr_lat_ns), NULL,
+	{"ddr_lat_ns", "ABB_SIM_DDR_LAT_NS", OT_UINT, S | T, GP, 0, 0, 2000, NULL, PF(ddr_lat_ns), NULL,
 	 "ns", "DDR2 read latency: from a read burst's data to the next read burst's (one read "
 	 "outstanding; the bus takes writes meanwhile), also before a transfer's first burst "
 	 "(with ddr=1; abb2008: 72, fitted)"},
-	{"ddr_row", "ABB_SIM_DDR_ROW", OT_UINT, S, GP, F_KM | F_ZERO | F_POW2, 256, 32768, NULL,
+	{"ddr_row", "ABB_SIM_DDR_ROW", OT_UINT, S | T, GP, F_KM | F_ZERO | F_POW2, 256, 32768, NULL,
 	 PF(ddr_row), NULL, "bytes", "DDR2 row: the buffer is read sequentially, a row change "
 	 "every this many bytes (0: no row model; with ddr=1; abb2008: 8K)"},
-	{"ddr_row_ns", "ABB_SIM_DDR_ROW_NS", OT_UINT, S, GP, 0, 0, 2000, NULL, PF(ddr_row_ns), NULL,
+	{"ddr_row_ns", "ABB_SIM_DDR_ROW_NS", OT_UINT, S | T, GP, 0, 0, 2000, NULL, PF(ddr_row_ns), NULL,
 	 "ns", "DDR2 row change (precharge + activate; with ddr=1; abb2008: 40)"},
-	{"ddr_wr_ns", "ABB_SIM_DDR_WR_NS", OT_UINT, S, GP, 0, 0, 2000, NULL, PF(ddr_wr_ns), NULL,
+	{"ddr_wr_ns", "ABB_SIM_DDR_WR_NS", OT_UINT, S | T, GP, 0, 0, 2000, NULL, PF(ddr_wr_ns), NULL,
 	 "ns", "DDR2 write turnaround after each write burst (with ddr=1; abb2008: 16)"},
-	{"link_mbps", "ABB_SIM_LINK_MBPS", OT_UINT, S, GP, 0, 0, 8000, NULL, PF(link_mbps), NULL,
+	{"link_mbps", "ABB_SIM_LINK_MBPS", OT_UINT, S | T, GP, 0, 0, 8000, NULL, PF(link_mbps), NULL,
 	 "MB/s", "link-input stream: while the event source is enabled (EVS_CTRL.ENABLE) the "
 	 "optical links write the on-board buffer at this rate (with ddr=1; abb2008: 500, "
 	 "2 links)"},
-	{"ep_reads", "ABB_SIM_EP_READS", OT_UINT, S, GP, 0, 0, 255, NULL, PF(ep_reads), NULL, "",
+	{"ep_reads", "ABB_SIM_EP_READS", OT_UINT, S | T, GP, 0, 0, 255, NULL, PF(ep_reads), NULL, "",
 	 "the endpoint's outstanding DMA-write (host to board) reads: lowers the tag limit "
 	 "(0: no limit; abb2008: 8)"},
-	{"ep_rx", "ABB_SIM_EP_RX", OT_UINT, S, GP, F_KM, 0, 65280, NULL, PF(ep_rx), NULL, "bytes",
+	{"ep_rx", "ABB_SIM_EP_RX", OT_UINT, S | T, GP, F_KM, 0, 65280, NULL, PF(ep_rx), NULL, "bytes",
 	 "the endpoint's completion receive buffer: outstanding read bytes (reads x MRRS) at "
 	 "most this (multiple of 256; 0: no limit; abb2008: 4K)"},
-	{"rc_reads", "ABB_SIM_RC_READS", OT_UINT, S, GP, 0, 0, 256, NULL, PF(rc_reads), NULL, "",
+	{"rc_reads", "ABB_SIM_RC_READS", OT_UINT, S | T, GP, 0, 0, 256, NULL, PF(rc_reads), NULL, "",
 	 "device reads the root complex serves at once (their memory latency overlaps); the "
 	 "others wait (0: no limit; abb2008: 4)"},
 	{"pio", "ABB_SIM_PIO", OT_WORD, A, GP, 0, 0, 0, "uc=0,wc=1", PF(pio_wc),
@@ -654,7 +655,7 @@ int abb_opt_apply_profile(struct abb_optvals *v, unsigned backend, char *msg, si
 		for (size_t k = 0; k < NOPT && !o; k++)
 			if (!strcmp(table[k].name, abb2008[i].name))
 				o = &table[k];
-		/* a parameter the backend does not take is not set (abb_opt_profile_missing) */
+		/* a parameter the backend does not take is not set */
 		if (!o || !(o->backends & backend) || abb_opt_given(v, abb2008[i].name))
 			continue;
 		int rc = abb_opt_set(v, backend, "profile abb2008:", abb2008[i].name,
@@ -663,25 +664,6 @@ int abb_opt_apply_profile(struct abb_optvals *v, unsigned backend, char *msg, si
 			return rc;
 	}
 	return 0;
-}
-
-size_t abb_opt_profile_missing(const struct abb_optvals *v, unsigned backend, char *buf, size_t n)
-{
-	size_t w = 0, k = 0;
-
-	if (n)
-		buf[0] = 0;
-	if (v->profile != ABB_PROFILE_ABB2008)
-		return 0;
-	for (size_t i = 0; i < sizeof abb2008 / sizeof abb2008[0]; i++)
-		for (size_t j = 0; j < NOPT; j++)
-			if (!strcmp(table[j].name, abb2008[i].name) && !(table[j].backends & backend)) {
-				k++;
-				if (w < n)
-					w += (size_t)snprintf(buf + w, n - w, "%s%s", w ? ", " : "",
-							      abb2008[i].name);
-			}
-	return k;
 }
 
 int64_t abb_opt_irq_host_ns(const struct abb_optvals *v)

@@ -1023,8 +1023,7 @@ int abb_reftimed_open(abb_dev *dev, const struct abb_optvals *o)
 	char msg[512];
 	int rc;
 
-	/* the profile as the simulator applies it (the parameters the timed
-	 * model takes; abb_opt_profile_missing names the others) */
+	/* the profile as the simulator applies it */
 	if ((rc = abb_opt_apply_profile(&prof, ABB_OPT_TIMED, msg, sizeof msg)))
 		return abb_err(rc, "model (timed): %s", msg);
 	o = &prof;

@@ -76,6 +76,7 @@
 
 #include <abb/abb_regs.h>
 
+#include "ref_board.h"
 #include "ref_timing_priv.h"
 
 #define TX_BUFFER_BYTES 2048u /* sim/hard_ip.h HardIp::TxBufferBytes */
@@ -177,6 +178,7 @@ struct rt_engine {
 
 	struct eng_evs evs;
 	uint8_t *buf;    /* completion bytes on their way */
+	struct rt_board *board; /* DDR2 arbiter, endpoint limits (ref_board.h) */
 };
 
 static struct eng_chan *C2H(struct rt_engine *e)
@@ -407,6 +409,8 @@ static void mover_start(struct rt_engine *e, struct eng_chan *c, uint64_t n)
 	c->inc = c->d.inc;
 	c->evs = c->d.evs;
 	c->more = !c->d.last && c->d.bda_ok;
+	if (c->chn == (int)ABB_CH_C2H)
+		rt_board_rd_active(e->board, n, true); /* abb_top.sv rd_active_i: c2h_mv_busy */
 	if (c->chn == (int)ABB_CH_H2C) {
 		if (!c->open)
 			c->err = false; /* a new chain starts clean */
@@ -440,6 +444,8 @@ static void mover_done(struct rt_engine *e, struct eng_chan *c, bool err, uint64
 {
 	c->mst = M_IDLE;
 	c->mv_due = RT_NEVER;
+	if (c->chn == (int)ABB_CH_C2H)
+		rt_board_rd_active(e->board, n, false);
 	if (c->chn == (int)ABB_CH_H2C && !c->more)
 		c->open = false;
 	if (c->st == CH_RUN)
@@ -578,6 +584,14 @@ static void rx_next(struct rt_engine *e)
 		start = umax(start, e->last + 1);
 	e->rx_end = start + rt_beats(h) - 1;
 	e->rx_cur = true;
+	if (h->origin == RT_O_DEV_CPL && h->kind == RT_CPLD && h->tag < NUM_TAGS) {
+		/* abb_top.sv wr_dw_i: the downstream mover writes the payload beats
+		 * of a completion it takes (abb_h2c_mover.sv cpl_ok, mem_we_o) */
+		struct eng_chan *c = H2C(e);
+
+		if ((c->out >> h->tag & 1u) && !(c->err && c->err_from <= start + 2))
+			rt_board_write(e->board, start + 2, h->ndw, c->tinc[h->tag]);
+	}
 }
 
 static void rx_pop(struct rt_engine *e)
@@ -753,6 +767,7 @@ static unsigned h2c_limit(const struct rt_engine *e, const struct eng_chan *c)
 {
 	unsigned lim = abb_refmodel_tag_limit(e->core);
 
+	lim = rt_board_tag_limit(e->board, lim); /* abb_top.sv tag_lim_eff */
 	if (!c->inc)
 		return 1;
 	return lim == 0 || lim > NUM_TAGS ? NUM_TAGS : lim;
@@ -783,7 +798,9 @@ static uint64_t src_ready(struct rt_engine *e, int s, uint64_t x)
 			return RT_NEVER;
 		if (c->evs)
 			x = evs_ready(e, x, chunk_dw(mps_dw(e), c->ha, c->rem));
-		return x;
+		/* abb_top.sv c2h_gate: the DDR2 read-ahead holds the TLP's start */
+		x = x == RT_NEVER ? x : rt_board_rd_ready(e->board, x);
+		return x == RT_NEVER || draining(c, x) ? RT_NEVER : x;
 	case SRC_H2C_MV: {
 		uint64_t best = RT_NEVER;
 		unsigned lim;
@@ -845,6 +862,7 @@ static void src_start(struct rt_engine *e, int s, uint64_t x)
 
 		c = C2H(e);
 		k = chunk_dw(mps_dw(e), c->ha, c->rem);
+		rt_board_take(e->board, x); /* abb_top.sv rd_take_i: c2h_tlp */
 		empty_tlp(m);
 		m->kind = RT_MWR;
 		m->fc = RT_FC_P;
@@ -1069,6 +1087,7 @@ void rt_engine_edge(struct rt_engine *e, uint64_t n)
 	bool h2c_hold = shared && (ch_active(c2h) || (c2h->st != CH_IDLE && !c2h_hold));
 	bool fresh = e->tx_cand_ok; /* nothing changed since schedule() */
 
+	rt_board_edge(e->board, n);
 	e->last = n;
 	e->started = true;
 	e->tx_cand_ok = false;
@@ -1193,6 +1212,7 @@ static void hk_evs_ctrl(void *ctx, bool enable, bool clear)
 		e->evs.used = e->evs.half = e->evs.pos = e->evs.gap = 0;
 	}
 	e->evs.en = enable;
+	rt_board_link(e->board, w, enable); /* abb_top.sv link_en_i: evs_enable */
 }
 
 static void hk_igen_arm(void *ctx, uint32_t lat)
@@ -1249,7 +1269,10 @@ struct rt_engine *rt_engine_create(struct abb_reftime *t)
 	if (!e)
 		return NULL;
 	e->buf = malloc(4096);
-	if (!e->buf) {
+	e->board = rt_board_create(&t->p, t->mhz);
+	if (!e->buf || !e->board) {
+		free(e->buf);
+		rt_board_destroy(e->board);
 		free(e);
 		return NULL;
 	}
@@ -1278,5 +1301,6 @@ void rt_engine_destroy(struct rt_engine *e)
 		return;
 	free(e->rxq.v);
 	free(e->buf);
+	rt_board_destroy(e->board);
 	free(e);
 }

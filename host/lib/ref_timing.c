@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ref_board.h"
 #include "ref_timing_priv.h"
 
 /* sim/enumerate.h BarWindowBase; sim/enumerate.cpp's MSI address */
@@ -91,8 +92,10 @@ int abb_reftime_check(const struct abbsim_params *p, char *msg, size_t n)
 	snprintf(why, sizeof why, "%s, MPS %u, MRRS %u, RCB %u", p->cpl_rcb ? "cpl=rcb" : "cpl=mps",
 		 p->mps, p->mrrs, p->rcb);
 	snprintf(mps_why, sizeof mps_why, "MPS %u", p->mps);
-	rc = check_credits("up", &p->credits_up, p->mps, 128, mps_why, "a PIO read of 128 bytes",
-			   msg, n);
+	rc = rt_board_check(p, abb_reftime_clk_mhz(p), msg, n);
+	if (!rc)
+		rc = check_credits("up", &p->credits_up, p->mps, 128, mps_why,
+				   "a PIO read of 128 bytes", msg, n);
 	if (!rc)
 		rc = check_credits("down", &p->credits_down, 128, cpl_down,
 				   "a PIO write of 128 bytes", why, msg, n);
@@ -471,8 +474,14 @@ static void rc_feed(struct abb_reftime *t)
 static void rc_dma_read(struct abb_reftime *t, const struct rt_tlp *tlp)
 {
 	struct rt_dread r = {(uint8_t)tlp->tag, true, false, tlp->addr, tlp->addr + tlp->bytes,
-			     t->now + (uint64_t)t->p.mem_latency_ns * 1000, t->seq++};
+			     RT_NEVER, 0};
 
+	/* RootComplex::serve: rc_reads (0: no limit) latencies run at once, a
+	 * read behind them waits for a slot (rc_read_ready) */
+	if (!t->p.rc_reads || t->reads_n < t->p.rc_reads) {
+		r.t = t->now + (uint64_t)t->p.mem_latency_ns * 1000;
+		r.seq = t->seq++;
+	}
 	if (t->reads_n == t->reads_cap) {
 		size_t cap = t->reads_cap ? 2 * t->reads_cap : 64;
 		struct rt_dread *v = malloc(cap * sizeof *v);
@@ -498,6 +507,13 @@ static void rc_read_ready(struct abb_reftime *t)
 
 	t->reads_head = (t->reads_head + 1) & (t->reads_cap - 1);
 	t->reads_n--;
+	if (t->p.rc_reads && t->reads_n >= t->p.rc_reads) {
+		/* a read waited for this slot: its latency starts now */
+		struct rt_dread *w = &t->reads[(t->reads_head + t->p.rc_reads - 1) % t->reads_cap];
+
+		w->t = t->now + (uint64_t)t->p.mem_latency_ns * 1000;
+		w->seq = t->seq++;
+	}
 	if (!t->host.mapped(t->host.ctx, 0, r.next, (size_t)(r.end - r.next)))
 		r.ur = true;
 	if (t->nready < sizeof t->ready / sizeof t->ready[0])
