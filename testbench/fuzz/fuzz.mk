@@ -20,7 +20,10 @@
 #   fuzz_device      random register writes and descriptor chains on the
 #                    reference model and (FUZZ_DEVICE=sim) the simulator:
 #                    guard pages around every mapped buffer, bounded waits,
-#                    every call returns 0 or a negative errno
+#                    every call returns 0 or a negative errno; PIO block
+#                    writes, flush and mapping query (opened with pio=wc,
+#                    FUZZ_PIO=uc for the other mapping): the answer abb.h's
+#                    rules give, the bytes read back as written (or unchanged)
 #
 # Each run prints "fuzz: TARGET: N execs in S s"; a crash or hang leaves the
 # input in build-fuzz/TARGET/ (crash-*, timeout-*) and fails the target.

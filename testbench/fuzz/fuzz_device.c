@@ -3,7 +3,9 @@
  * chains on the reference model (default) or the simulator
  * (FUZZ_DEVICE=sim; the plain libabbsim.so named by ABB_SIM_LIB).
  *
- * One device is opened for the whole run. Three host buffers of BUF_PAGES
+ * One device is opened for the whole run, with pio=wc (FUZZ_PIO=uc for
+ * the uncached store path): the simulator's write-combining store model
+ * (buffers, eviction, partial lines) is the one with state to get wrong. Three host buffers of BUF_PAGES
  * pages are mapped for DMA, each in its own mmap with a PROT_NONE guard
  * page before and after: a device write (or read) outside mapped memory
  * kills the process (SIGSEGV, reported by libFuzzer as a crash). Buffer 0
@@ -18,6 +20,19 @@
  *   API DMA              abb_dma_read/write_start + _wait (10 ms bound) with
  *                        random offset, length, board address and flags
  *   PIO                  abb_mem_read/write at a random offset and length
+ *   PIO block            abb_pio_write_block: half the time a valid width
+ *                        with an aligned offset and length inside BAR1, else
+ *                        a width not in the list, a misaligned offset or
+ *                        length, a range past BAR1 or wrapping past 2^32,
+ *                        NULL buf, len 0, or anything. The answer must be
+ *                        the one abb.h's rules give (0, else -EINVAL), and
+ *                        with both channels idle the range must read back
+ *                        (after a flush, or a read alone: a read flushes) as
+ *                        written, or unchanged after a refusal
+ *   PIO flush / mapping  abb_pio_flush (0); abb_pio_mapping with why NULL or
+ *                        a buffer of random size: ABB_PIO_UC or _WC, the
+ *                        line NUL-terminated inside it, nothing written past
+ *                        it (-EINVAL for size 0)
  *   interrupt wait       abb_irq_wait with a 1 ms bound (returns the bits
  *                        that fired: a subset of the source)
  * After the list both channels are reset (CTRL = RESET|V|BAR) and must be
@@ -98,8 +113,13 @@ static void setup(void)
 	const char *which = getenv("FUZZ_DEVICE");
 	int rc;
 
+	const char *pio_map = getenv("FUZZ_PIO");
+	char uri[64];
+
 	is_sim = which && strcmp(which, "sim") == 0;
-	rc = abb_open(&dev, is_sim ? "sim" : "model");
+	snprintf(uri, sizeof uri, "%s:pio=%s", is_sim ? "sim" : "model",
+		 pio_map && *pio_map ? pio_map : "wc");
+	rc = abb_open(&dev, uri);
 	if (rc)
 		die("abb_open", rc);
 	rc = abb_mem_size(dev, &mem_size);
@@ -302,6 +322,156 @@ static void pio(struct in *in)
 	}
 }
 
+/* Neither channel busy: no DMA writes board memory meanwhile. */
+static int channels_idle(void)
+{
+	return !(reg(ABB_BLK_H2C + ABB_CH_STA) & ABB_STA_BUSY) &&
+	       !(reg(ABB_BLK_C2H + ABB_CH_STA) & ABB_STA_BUSY);
+}
+
+static const unsigned pio_widths[] = {1, 2, 4, 8, 16, 32, 64};
+
+/* What abb.h promises to accept: a width of the list, off and len
+ * multiples of it, len > 0, the range inside BAR1, buf set. */
+static int pio_block_ok(uint32_t off, const void *p, size_t len, unsigned w)
+{
+	int width_ok = 0;
+
+	for (unsigned i = 0; i < sizeof pio_widths / sizeof pio_widths[0]; i++)
+		width_ok |= w == pio_widths[i];
+	return width_ok && p && len && off % w == 0 && len % w == 0 && off < mem_size &&
+	       len <= mem_size - off;
+}
+
+static void pio_block(struct in *in)
+{
+	/* up to 2 KiB: 32 lines, more than the WC buffers (evictions) */
+	static uint8_t src[2048 + 64], before[2048 + 64], after[2048 + 64];
+	static unsigned gen;
+	uint32_t sel = take(in, 1);
+	unsigned w = pio_widths[take(in, 1) % 7];
+	uint32_t off = take(in, 4);
+	size_t len = take(in, 2) % (sizeof src + 1);
+	const void *p = src;
+	int ok, idle, inside, rc;
+
+	/* half the time a good request: aligned, inside BAR1 */
+	len = len / w * w;
+	if (len == 0)
+		len = w;
+	off = (uint32_t)((off % (mem_size - len + 1)) / w * w);
+	switch (sel & 0x08 ? sel >> 5 : 0) {
+	case 1: { /* a width not in the list: next to one, or any */
+		static const unsigned bad_w[] = {0, 3, 5, 6, 7, 12, 24, 48, 63, 65, 96, 128, 256, 4096,
+						 0x80000000u, 0xffffffffu};
+		uint32_t k = take(in, 1);
+
+		w = k < 16 * 12 ? bad_w[k % 16] : take(in, 4);
+		if (w && w <= 4096) { /* otherwise right: aligned to it, inside BAR1 */
+			len = len / w * w;
+			if (len == 0)
+				len = w;
+			off = (uint32_t)((off % (mem_size - len + 1)) / w * w);
+		}
+		break;
+	}
+	case 2: /* misaligned offset or length */
+		if (w == 1)
+			w = 2, len = len / 2 * 2 + 2, off &= ~1u;
+		if (sel & 1)
+			off |= 1;
+		else
+			len++;
+		break;
+	case 3: /* past the end of BAR1, or wrapping past 2^32 */
+		off = sel & 1 ? (uint32_t)mem_size - w * (take(in, 1) % 4) : 0u - w * (1 + take(in, 1) % 4);
+		len = len + 4 * w;
+		break;
+	case 4:
+		p = NULL;
+		break;
+	case 5:
+		len = 0;
+		break;
+	case 6: /* anything */
+		w = take(in, 1);
+		off = take(in, 4);
+		len = take(in, 2) % (sizeof src + 1);
+		break;
+	default:
+		break;
+	}
+	ok = pio_block_ok(off, p, len, w);
+	gen++;
+	for (size_t i = 0; i < sizeof src; i++)
+		src[i] = (uint8_t)(gen * 29 + i * 7 + (i >> 8));
+	/* the range as it was, where it lies inside BAR1, to see what changed */
+	inside = len && len <= sizeof before && off < mem_size && len <= mem_size - off;
+	idle = channels_idle();
+	if (inside && idle)
+		CHECK_RC("abb_mem_read", abb_mem_read(dev, off, before, len));
+	rc = abb_pio_write_block(dev, off, p, len, w);
+	CHECK_RC("abb_pio_write_block", rc);
+	if (ok ? rc != 0 : rc != -EINVAL) {
+		fprintf(stderr, "fuzz_device: abb_pio_write_block(off 0x%x, len %zu, width %u, buf %s) "
+			"returned %d, expected %s\n", off, len, w, p ? "set" : "NULL", rc,
+			ok ? "0" : "-EINVAL");
+		abort();
+	}
+	if (!inside || !idle)
+		return;
+	/* a read flushes too: half the time without the explicit flush */
+	if (sel & 0x10)
+		CHECK_RC("abb_pio_flush", abb_pio_flush(dev));
+	CHECK_RC("abb_mem_read", abb_mem_read(dev, off, after, len));
+	if (!channels_idle())
+		return; /* nothing started a channel; no data check if one runs */
+	const uint8_t *want = ok ? src : before;
+
+	if (memcmp(after, want, len) != 0) {
+		size_t i = 0;
+
+		while (after[i] == want[i])
+			i++;
+		fprintf(stderr, "fuzz_device: abb_pio_write_block(off 0x%x, len %zu, width %u)%s: "
+			"byte %zu reads 0x%02x, expected 0x%02x\n", off, len, w,
+			ok ? "" : " (refused: nothing stored)", i, after[i], want[i]);
+		abort();
+	}
+}
+
+static void pio_flush_mapping(struct in *in)
+{
+	char why[300];
+	uint32_t sel = take(in, 1);
+	size_t n = take(in, 1) % 257;
+	int rc;
+
+	if (sel & 1) {
+		CHECK_RC("abb_pio_flush", rc = abb_pio_flush(dev));
+		if (rc)
+			die("abb_pio_flush", rc);
+		return;
+	}
+	memset(why, 0x7e, sizeof why);
+	rc = abb_pio_mapping(dev, sel & 2 ? NULL : why, n);
+	CHECK_RC("abb_pio_mapping", rc < 0 ? rc : 0);
+	if (!(sel & 2) && n == 0) {
+		if (rc != -EINVAL)
+			die("abb_pio_mapping with a buffer of size 0 did not return -EINVAL", rc);
+		return;
+	}
+	if (rc != ABB_PIO_UC && rc != ABB_PIO_WC)
+		die("abb_pio_mapping: neither ABB_PIO_UC nor ABB_PIO_WC", rc);
+	if (sel & 2)
+		return;
+	if (!memchr(why, 0, n))
+		die("abb_pio_mapping: the line is not NUL-terminated inside its buffer", (int)n);
+	for (size_t i = n; i < sizeof why; i++)
+		if (why[i] != 0x7e)
+			die("abb_pio_mapping wrote past its buffer", (int)n);
+}
+
 /* Both channels reset and idle; errors cleared (lenient W1C; harmless in
  * strict mode), interrupt enables and the generator off. */
 static void quiesce(const char *when)
@@ -352,7 +522,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < size; i++)
 		sum = sum * 31 + data[i];
 	while (in.n && ops++ < 64) {
-		switch (take(&in, 1) % 8) {
+		switch (take(&in, 1) % 10) {
 		case 0: {
 			uint32_t off = take(&in, 1) << 2;
 
@@ -375,7 +545,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 6:
 			pio(&in);
 			break;
-		default: {
+		case 8:
+			pio_block(&in);
+			break;
+		case 9:
+			pio_flush_mapping(&in);
+			break;
+		case 7: {
 			/* returns the bits that fired: a subset of the source */
 			unsigned src = 1u << (take(&in, 1) % 3);
 			int rc = abb_irq_wait(dev, src, 1000000);
