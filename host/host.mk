@@ -3,7 +3,8 @@
 # Included by the top Makefile (B = build directory, PREFIX, CC, CFLAGS, WARN).
 #   make host       libabb.so (soname libabb.so.0), libabb.a, tools, abb.pc
 #   make demo       runs build/abb_demo (DMA write/read table on the simulator)
-#   make bench      runs build/abb_bench (throughput against the link formula)
+#   make bench      runs build/abb_bench (throughput against the link formula,
+#                   build/bench.png; PIO uc/wc by store width, build/bench-pio.png)
 #   make install    lib, headers, abb.pc, libabbsim.so, tools into $(PREFIX)
 #
 # The library never links SystemC: the sim backend dlopen()s libabbsim.so.
@@ -78,6 +79,7 @@ $(B)/abb_%: $(B)/host/tools/abb_%.o $(B)/host/tools/tool_args.o $(B)/libabb.so
 # tool_args.o (numbers, the output check) is in every tool
 $(B)/abb_tool: $(B)/host/tools/doctor.o
 $(B)/abb_bench_daq: $(B)/host/tools/bench_module.o
+$(B)/abb_bench: $(B)/host/tools/bench_pio.o
 # the readout farm (ZeroMQ): the node's network output unit, libzmq
 $(B)/abb_readout_node $(B)/abb_builder: $(B)/host/daq/daq_net_out.o
 $(B)/abb_readout_node $(B)/abb_builder: TOOL_LIBS := -lzmq
@@ -110,7 +112,7 @@ $(HOST_PC_INST): host-pc-always
 	@mkdir -p $(@D)
 	$(file >$@,$(call HOST_PC_TEXT,$(PREFIX),$${prefix}/lib,$${prefix}/include))
 
--include $(HOST_OBJS:.o=.d) $(HOST_TOOLS:$(B)/abb_%=$(B)/host/tools/abb_%.d) $(B)/host/tools/doctor.d $(B)/host/tools/bench_module.d \
+-include $(HOST_OBJS:.o=.d) $(HOST_TOOLS:$(B)/abb_%=$(B)/host/tools/abb_%.d) $(B)/host/tools/doctor.d $(B)/host/tools/bench_module.d $(B)/host/tools/bench_pio.d \
          $(B)/host/tools/tool_args.d
 
 # deps first, then the build (a sub-make each, so `make -j2 demo` never
@@ -120,10 +122,28 @@ demo:
 	@$(MAKE) --no-print-directory all
 	$(B)/abb_demo
 
+# make bench PROFILE=abb2008: the profile's figures (by interrupt, the
+# shapes of the 2008 measurements: doc/board-profile.md) beside the default
+# board's, one CSV each and one plot ($(B)/bench-PROFILE.png)
 bench:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
+ifeq ($(PROFILE),)
 	ABB_SIM_MEM_SIZE=$${ABB_SIM_MEM_SIZE:-4M} $(B)/abb_bench --plot $(B)/bench.png
+	$(B)/abb_bench --pio --plot $(B)/bench-pio.png
+else
+	ABB_SIM_MEM_SIZE=$${ABB_SIM_MEM_SIZE:-4M} $(B)/abb_bench -d sim --irq --min 4K --max 1M --no-concurrent --csv > $(B)/bench-default.csv
+	ABB_SIM_MEM_SIZE=$${ABB_SIM_MEM_SIZE:-4M} $(B)/abb_bench -d 'sim:profile=$(PROFILE)' --irq --min 4K --max 1M --no-concurrent --csv > $(B)/bench-$(PROFILE).csv
+	@paste -d, $(B)/bench-default.csv $(B)/bench-$(PROFILE).csv | \
+	  awk -F, 'NR == 1 { printf "%8s %10s %10s %10s %10s   (MB/s device time, by interrupt)\n", "size", "read", "write", "$(PROFILE) rd", "$(PROFILE) wr"; next } \
+	    { printf "%8s %10s %10s %10s %10s\n", $$1, $$2, $$5, $$13, $$16 }'
+	@printf '%s\n' "set terminal png size 900,600" "set output '$(B)/bench-$(PROFILE).png'" \
+	  "set datafile separator ','" "set logscale x 2" "set format x '%.0b %BB'" \
+	  "set xlabel 'transfer size'" "set ylabel 'MB/s (device time, by interrupt)'" \
+	  "set key bottom right" "set grid" "set title 'ABB DMA: default board and profile $(PROFILE)'" \
+	  "plot '$(B)/bench-default.csv' u 1:2 every ::1 w lp t 'default: DMA read', '' u 1:5 every ::1 w lp t 'default: DMA write', '$(B)/bench-$(PROFILE).csv' u 1:2 every ::1 w lp t '$(PROFILE): DMA read', '' u 1:5 every ::1 w lp t '$(PROFILE): DMA write'" \
+	  | gnuplot && echo "plot: $(B)/bench-$(PROFILE).png"
+endif
 
 install: install-host
 install-host: host

@@ -239,6 +239,20 @@ module abb_top #(
     .cpl_poison_i(cpl_poison), .poison_o(c2h_poison), .timeout_o(c2h_tmo)
   );
 
+  // board profile (board_cfg_i, 0 by default): the DDR2 buffer's timing holds
+  // a TLP of the upstream mover at its start until the data is read ahead
+  logic ddr_wait, ddr_busy, c2h_tx_valid, c2h_tx_sop, c2h_gate;
+  assign c2h_gate    = ddr_wait && c2h_tx_sop;
+  assign s_valid[3]  = c2h_tx_valid && !c2h_gate;
+  assign s_sop[3]    = c2h_tx_sop;
+
+  abb_ddr2_arb u_ddr2 (
+    .clk_i, .rst_ni, .cfg_i(board_cfg_i),
+    .rd_active_i(c2h_mv_busy), .take_dw_i(mps_dw), .rd_take_i(c2h_tlp), .rd_wait_o(ddr_wait),
+    .wr_dw_i({1'b0, h2c_mem_we[0]} + {1'b0, h2c_mem_we[1]}), .link_en_i(evs_enable),
+    .busy_o(ddr_busy)
+  );
+
   abb_c2h_mover #(.AddrBits(AddrBits)) u_c2h_mv (
     .clk_i, .rst_ni, .cfg_req_id_i, .mps_dw_i(mps_dw), .mem_mask_i(mem_mask),
     .start_i(c2h_mv_start), .pa_i(c2h_mv_pa), .ha_i(c2h_mv_ha), .len_i(c2h_mv_len),
@@ -246,7 +260,7 @@ module abb_top #(
     .mem_addr0_o(c2h_mem_a0), .mem_addr1_o(c2h_mem_a1), .mem_data_i(c2h_mem_d),
     .evs_addr_i(evs_addr), .fifo_data_i(evs_data), .fifo_level_i(evs_level),
     .fifo_rd_dw_o(evs_rd_dw),
-    .tx_valid_o(s_valid[3]), .tx_ready_i(s_ready[3]), .tx_sop_o(s_sop[3]),
+    .tx_valid_o(c2h_tx_valid), .tx_ready_i(s_ready[3] && !c2h_gate), .tx_sop_o(c2h_tx_sop),
     .tx_eop_o(s_eop[3]), .tx_data_o(s_data[192 +: 64]), .tx_sel_i(s_sel[3]),
     .tlp_o(c2h_tlp)
   );
@@ -277,9 +291,27 @@ module abb_top #(
     .cpl_poison_i(cpl_poison), .poison_o(h2c_poison), .timeout_o(h2c_tmo)
   );
 
+  // board profile: the endpoint's limits on outstanding reads (board_cfg_i
+  // [55:48] reads, [63:56] receive buffer for completions in 256-byte units)
+  // lower the tag limit; 0 = no limit
+  localparam int TlW = abb_reg_pkg::MRD_CR_TAG_LIMIT_WIDTH;
+  logic [8:0]     ep_rx_reads;
+  logic [TlW-1:0] ep_lim, tag_lim_eff;
+  always_comb begin
+    ep_rx_reads = {board_cfg_i[63:56], 1'b0} >> cfg_max_read_req_i;
+    if (board_cfg_i[63:56] != 8'd0 && ep_rx_reads == 9'd0) ep_rx_reads = 9'd1;
+    ep_lim = '0;
+    if (board_cfg_i[55:48] != 8'd0)
+      ep_lim = (board_cfg_i[55:48] >= 8'(NumTags)) ? TlW'(NumTags) : TlW'(board_cfg_i[55:48]);
+    if (board_cfg_i[63:56] != 8'd0 && ep_rx_reads < 9'(NumTags) &&
+        (ep_lim == '0 || TlW'(ep_rx_reads) < ep_lim))
+      ep_lim = TlW'(ep_rx_reads);
+    tag_lim_eff = (ep_lim != '0 && (tag_limit == '0 || tag_limit > ep_lim)) ? ep_lim : tag_limit;
+  end
+
   abb_h2c_mover #(.AddrBits(AddrBits), .NumTags(NumTags), .CplTimeoutCycles(CplTimeoutCycles))
   u_h2c_mv (
-    .clk_i, .rst_ni, .cfg_req_id_i, .mrrs_dw_i(mrrs_dw), .tag_limit_i(tag_limit),
+    .clk_i, .rst_ni, .cfg_req_id_i, .mrrs_dw_i(mrrs_dw), .tag_limit_i(tag_lim_eff),
     .mem_mask_i(mem_mask),
     .start_i(h2c_mv_start), .pa_i(h2c_mv_pa), .ha_i(h2c_mv_ha), .len_i(h2c_mv_len),
     .inc_i(h2c_mv_inc), .more_i(h2c_mv_more), .abort_i(h2c_mv_abort), .busy_o(h2c_mv_busy),
@@ -308,7 +340,7 @@ module abb_top #(
   // counter has settled), so the platform may skip cycles --------------------------------
   logic quiet, quiet_q;
   assign quiet = !(c2h_busy || h2c_busy || c2h_mv_busy || h2c_mv_busy || pio_busy ||
-                   rx_busy || ig_busy || evs_busy || tx_valid_o || rx_valid_i);
+                   rx_busy || ig_busy || evs_busy || ddr_busy || tx_valid_o || rx_valid_i);
   assign idle_o = quiet && quiet_q;
   always_ff @(posedge clk_i) begin
     if (!rst_ni) quiet_q <= 1'b0;

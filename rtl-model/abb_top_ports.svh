@@ -33,3 +33,4 @@
 `ABB_TOP_OUT(logic,       irq_o)
 `ABB_TOP_OUT(logic,       idle_o)
 `ABB_TOP_IN(logic [31:0], skip_cycles_i)
+`ABB_TOP_IN(logic [63:0], board_cfg_i)   // board profile: DDR2 timing, endpoint limits (abb_ddr2_arb.sv); 0 = off

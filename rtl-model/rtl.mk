@@ -13,6 +13,7 @@ RTL_SRCS := $(RTL_DIR)/abb_reg_pkg.sv \
             $(RTL_DIR)/abb_dma_ctl.sv \
             $(RTL_DIR)/abb_c2h_mover.sv \
             $(RTL_DIR)/abb_h2c_mover.sv \
+            $(RTL_DIR)/abb_ddr2_arb.sv \
             $(RTL_DIR)/abb_tlp_chk.sv \
             $(RTL_DIR)/abb_top.sv
 RTL_TOP  := abb_top

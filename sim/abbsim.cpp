@@ -8,6 +8,7 @@
 #include "error.h"
 #include "platform.h"
 
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -283,6 +284,35 @@ int abbsim_mmio_write(unsigned bar, uint64_t off, const void *buf, size_t len)
 	});
 }
 
+/* A program cannot run ahead of its store path without bound: a CPU stalls
+ * once its store and WC buffers are full. Stores are posted (device time
+ * does not advance) until PioBacklog writes are scheduled and not issued;
+ * then the call lets device time run, as the stalled CPU's would, until
+ * half of them have left. This bounds the memory a loop of stores takes. */
+constexpr uint64_t PioBacklog = 1u << 16;
+constexpr size_t PioChunk = 64u << 10; /* stores posted per closure (a multiple of 64) */
+
+static int pio_stall(Platform *p, std::unique_lock<std::mutex> &lk)
+{
+	p->pio_stores_unchecked = 0;
+	for (;;) {
+		auto due = std::make_shared<std::array<uint64_t, 2>>();
+		auto w = std::make_shared<Waiter>(Waiter::Call);
+		int rc = p->wait_for(lk, w, [p, due] {
+			(*due)[0] = p->rc.pio_due();
+			uint64_t now = p->abs_now(), idle = p->rc.cpu.idle_at();
+			(*due)[1] = idle > now ? idle - now : 0;
+		});
+		if (rc || (*due)[0] <= PioBacklog / 2)
+			return rc;
+		/* half of the store path's lead, at least 1 ns */
+		auto a = std::make_shared<Waiter>(Waiter::Advance);
+		a->timeout_ns = (int64_t)((*due)[1] / 2000 + 1);
+		if ((rc = p->wait_for(lk, a, nullptr)))
+			return rc;
+	}
+}
+
 int abbsim_pio_store(uint64_t off, const void *buf, size_t len, unsigned store_bytes)
 {
 	return guard(__func__, [&] {
@@ -299,8 +329,17 @@ int abbsim_pio_store(uint64_t off, const void *buf, size_t len, unsigned store_b
 			return fail(-EINVAL, "abbsim_pio_store: [0x%llx, +%zu) is not a whole number of "
 				    "aligned %u-byte stores", (unsigned long long)off, len, w);
 		uint64_t addr = host_addr(p, 1, off);
-		std::vector<uint8_t> data((const uint8_t *)buf, (const uint8_t *)buf + len);
-		p->post([p, addr, data, w] { p->rc.pio_store(addr, data.data(), data.size(), w, p->abs_now()); });
+		const uint8_t *src = (const uint8_t *)buf;
+		for (size_t o = 0, n; o < len; o += n) {
+			n = std::min(len - o, PioChunk);
+			std::vector<uint8_t> data(src + o, src + o + n);
+			p->post([p, a = addr + o, data = std::move(data), w] {
+				p->rc.pio_store(a, data.data(), data.size(), w, p->abs_now());
+			});
+			p->pio_stores_unchecked += n / w;
+			if (p->pio_stores_unchecked >= PioBacklog && (rc = pio_stall(p, lk)))
+				return rc;
+		}
 		return 0;
 	});
 }

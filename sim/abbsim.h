@@ -54,6 +54,9 @@ extern "C" {
 /* (Still 7: pio_wc, cpu, wc_buffers appended to abbsim_params, and
  * abbsim_pio_store, abbsim_pio_fence, abbsim_pio_stats added, before any
  * release of 7; abbsim_poll_reg and struct abbsim_poll added.) */
+/* (Still 7: ddr, ddr_burst, ddr_width, ddr_lat_ns, ddr_row, ddr_row_ns,
+ * ddr_wr_ns, link_mbps, ep_reads, ep_rx, rc_reads appended to abbsim_params
+ * (board profile abb2008, doc/board-profile.md), before any release of 7.) */
 #define ABBSIM_ABI_VERSION 7
 
 /* CPU profiles of the store model (abbsim_params.cpu; doc/pio.md). */
@@ -147,6 +150,23 @@ struct abbsim_params {
 	unsigned cpu;            /* CPU profile ABBSIM_CPU_* (ABB_SIM_CPU, default x86-today) */
 	unsigned wc_buffers;     /* 64-byte WC buffers, 1..64 (ABB_SIM_WC_BUFFERS; 0 = the
 				  * profile's number) */
+	/* (ABI 7) the board side of profile abb2008 (doc/board-profile.md,
+	 * rtl-model/abb_ddr2_arb.sv); every one 0 or off by default */
+	unsigned ddr;            /* 1: the on-board DDR2 buffer's timing and arbiter (ABB_SIM_DDR) */
+	unsigned ddr_burst;      /* DDR2 access unit, bytes, 8..4096 power of 2 (ABB_SIM_DDR_BURST, 64) */
+	unsigned ddr_width;      /* DDR2 bytes per user-clock cycle, 4..32 power of 2 (ABB_SIM_DDR_WIDTH, 16) */
+	unsigned ddr_lat_ns;     /* read latency: a read burst's data to the next one's (ABB_SIM_DDR_LAT_NS) */
+	unsigned ddr_row;        /* row bytes, 0 (no row model) or 256..32768 power of 2 (ABB_SIM_DDR_ROW) */
+	unsigned ddr_row_ns;     /* cost of a row change (ABB_SIM_DDR_ROW_NS) */
+	unsigned ddr_wr_ns;      /* write turnaround after each write burst (ABB_SIM_DDR_WR_NS) */
+	unsigned link_mbps;      /* link-input stream into the buffer while the event source is
+				  * enabled, MB/s (ABB_SIM_LINK_MBPS, 0: none) */
+	unsigned ep_reads;       /* the endpoint's outstanding DMA-write reads, 0 (no limit) or
+				  * 1..255 (ABB_SIM_EP_READS) */
+	unsigned ep_rx;          /* the endpoint's completion receive buffer, bytes, 0 (no limit)
+				  * or a multiple of 256 up to 65280 (ABB_SIM_EP_RX) */
+	unsigned rc_reads;       /* device reads the root complex serves at once, 0 (no limit) or
+				  * 1..256 (ABB_SIM_RC_READS) */
 };
 
 /* The defaults, defined once here: abbsim_params_default() returns them,
@@ -183,6 +203,17 @@ static inline void abbsim_params_defaults_fill(struct abbsim_params *p)
 	d.pio_wc = 0;
 	d.cpu = ABBSIM_CPU_X86_TODAY;
 	d.wc_buffers = 0;
+	d.ddr = 0;
+	d.ddr_burst = 64;
+	d.ddr_width = 16;
+	d.ddr_lat_ns = 0;
+	d.ddr_row = 0;
+	d.ddr_row_ns = 0;
+	d.ddr_wr_ns = 0;
+	d.link_mbps = 0;
+	d.ep_reads = 0;
+	d.ep_rx = 0;
+	d.rc_reads = 0;
 	*p = d;
 }
 void abbsim_params_default(struct abbsim_params *p);
@@ -260,7 +291,9 @@ int abbsim_mmio_write(unsigned bar, uint64_t off, const void *buf, size_t len);
  * (params.pio_wc): UC one write per store, spaced by the store path; WC
  * merged in 64-byte buffers that leave when full or evicted. Posted: time
  * does not advance; the writes reach the link at their issue times as
- * device time runs (a read, wait or close). abbsim_pio_fence: every WC
+ * device time runs (a read, wait or close). Once 64 Ki stores are
+ * scheduled and not issued, the call stalls as a CPU would: device time
+ * runs until half of them have left. abbsim_pio_fence: every WC
  * buffer leaves (SFENCE); a read (abbsim_mmio_read) and a UC write
  * (abbsim_mmio_write) fence first too, and so does close. */
 int abbsim_pio_store(uint64_t off, const void *buf, size_t len, unsigned store_bytes);

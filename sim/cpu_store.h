@@ -47,6 +47,13 @@ public:
 	void arrived(unsigned bytes, uint64_t now);
 	void stats(struct abbsim_pio_stats *out, bool clear);
 	bool wc() const { return wc_; }
+	/* When the store path has issued everything it was given (and the
+	 * last WC write has left). */
+	uint64_t idle_at() const
+	{
+		uint64_t t = busy_ > line_busy_ ? busy_ : line_busy_;
+		return t > last_emit_ ? t : last_emit_;
+	}
 
 private:
 	struct Buf {

@@ -154,6 +154,8 @@ void HardIp::set_reset(bool active)
 
 void HardIp::set_strict(bool on) { top_->strict_i = on; }
 
+void HardIp::set_board_cfg(uint64_t w) { top_->board_cfg_i = w; }
+
 void HardIp::apply_cfg(uint64_t now)
 {
 	mem_en_ = cfg_.mem_enabled();

@@ -35,6 +35,9 @@ class VerilatedContext;
 
 namespace abbsim {
 
+/* abb_top's board_cfg_i from a checked parameter set (params.cpp) */
+uint64_t board_cfg_word(const abbsim_params &p);
+
 class HardIp {
 public:
 	/* Transmit buffer of the hard block: a new TLP from the RTL is taken
@@ -68,6 +71,9 @@ public:
 	void apply_cfg(uint64_t now);
 	/* Strict mode input of the RTL (abbsim_params.strict). */
 	void set_strict(bool on);
+	/* board_cfg_i: the board profile's DDR2 timing and endpoint limits
+	 * (board_cfg_word, params.cpp); 0 = the default board */
+	void set_board_cfg(uint64_t w);
 
 	/* A TLP arrived on the downstream link at time now. */
 	void on_downstream(Tlp &&t, uint64_t now);

@@ -24,7 +24,7 @@ namespace abbsim {
 
 // every input of abb_top except clk_i and rst_ni (rst_ni is not sampled)
 struct ModelInputs {
-	static constexpr int N = 15;
+	static constexpr int N = 16;
 	uint64_t v[N];
 	bool valid = false;
 };
@@ -35,6 +35,7 @@ template <class M> auto sample_impl(M &m, ModelInputs &last, bool force, int) ->
 		m.cfg_bus_master_en_i, m.cfg_max_payload_i, m.cfg_max_read_req_i, m.cfg_req_id_i,
 		m.cfg_msi_en_i, m.cfg_mem_bits_i, m.strict_i, m.rx_valid_i, m.rx_sop_i, m.rx_eop_i,
 		m.rx_data_i, m.rx_bar_i, m.tx_ready_i, m.tx_buf_av_i, m.skip_cycles_i,
+		m.board_cfg_i,
 	};
 	// compare first, copy only on a change (this runs every cycle)
 	bool same = last.valid && std::memcmp(now, last.v, sizeof now) == 0;

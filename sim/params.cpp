@@ -33,6 +33,43 @@ const char *last_error() { return g_last_error.c_str(); }
 
 static bool pow2(uint64_t v) { return v && !(v & (v - 1)); }
 
+/* ns at mhz in whole user-clock cycles, rounded up (never kinder) */
+static unsigned abbsim_ns_cycles(unsigned ns, unsigned mhz)
+{
+	return (unsigned)(((uint64_t)ns * mhz + 999) / 1000);
+}
+
+/* link_mbps as sixteenths of a DW per cycle, rounded up */
+static unsigned abbsim_link_dw16(unsigned mbps, unsigned mhz)
+{
+	return (unsigned)(((uint64_t)mbps * 4 + mhz - 1) / mhz);
+}
+
+static unsigned log2u(unsigned v) { return v ? 31u - (unsigned)__builtin_clz(v) : 0; }
+
+/* abb_top's board_cfg_i (rtl-model/abb_ddr2_arb.sv has the fields) from a
+ * checked parameter set: 0 when everything is off (the default board). */
+uint64_t board_cfg_word(const abbsim_params &p)
+{
+	unsigned mhz = abbsim_clk_mhz(&p);
+	uint64_t w = 0;
+	if (p.ddr) {
+		w |= 1;
+		w |= (uint64_t)log2u(p.ddr_burst) << 4;
+		w |= (uint64_t)log2u(p.ddr_width) << 8;
+		w |= (uint64_t)abbsim_ns_cycles(p.ddr_lat_ns, mhz) << 12;
+		w |= (uint64_t)abbsim_ns_cycles(p.ddr_row_ns, mhz) << 20;
+		w |= (uint64_t)log2u(p.ddr_row) << 28;
+		w |= (uint64_t)abbsim_ns_cycles(p.ddr_wr_ns, mhz) << 32;
+		/* at most 63/16 DW per cycle: a slow user clock (10 MHz: 157 MB/s)
+		 * caps the link input (doc/board-profile.md) */
+		w |= (uint64_t)std::min(abbsim_link_dw16(p.link_mbps, mhz), 63u) << 40;
+	}
+	w |= (uint64_t)p.ep_reads << 48;
+	w |= (uint64_t)(p.ep_rx / 256) << 56;
+	return w;
+}
+
 /* One direction's credit limits against the largest TLP of each class
  * (a data limit below it would stop the link for good). */
 static int check_credits(const char *dir, const struct abbsim_credits &c, unsigned p_max,
@@ -130,6 +167,31 @@ extern "C" int abbsim_params_check(const struct abbsim_params *p)
 	if (p->wc_buffers > 64)
 		return fail(-EINVAL, "wc_buffers %u: accepted 0 (the CPU profile's) or 1..64",
 			    p->wc_buffers);
+	if (p->ddr > 1)
+		return fail(-EINVAL, "ddr %u: accepted 0 or 1", p->ddr);
+	if (p->ddr_burst < 8 || p->ddr_burst > 4096 || !pow2(p->ddr_burst))
+		return fail(-EINVAL, "ddr_burst %u: accepted a power of 2 from 8 to 4096", p->ddr_burst);
+	if (p->ddr_width < 4 || p->ddr_width > 32 || !pow2(p->ddr_width))
+		return fail(-EINVAL, "ddr_width %u: accepted 4, 8, 16 or 32", p->ddr_width);
+	if (p->ddr_row && (p->ddr_row < 256 || p->ddr_row > 32768 || !pow2(p->ddr_row)))
+		return fail(-EINVAL, "ddr_row %u: accepted 0 or a power of 2 from 256 to 32768",
+			    p->ddr_row);
+	{
+		unsigned mhz = abbsim_clk_mhz(p);
+		const unsigned ns[3] = {p->ddr_lat_ns, p->ddr_row_ns, p->ddr_wr_ns};
+		const char *const nm[3] = {"ddr_lat_ns", "ddr_row_ns", "ddr_wr_ns"};
+		for (unsigned i = 0; i < 3; i++)
+			if (abbsim_ns_cycles(ns[i], mhz) > 255)
+				return fail(-EINVAL, "%s %u: accepted 0..%u at %u MHz (255 cycles)", nm[i],
+					    ns[i], 255u * 1000u / mhz, mhz);
+	}
+	if (p->ep_reads > 255)
+		return fail(-EINVAL, "ep_reads %u: accepted 0 (no limit) or 1..255", p->ep_reads);
+	if (p->ep_rx % 256 || p->ep_rx > 65280)
+		return fail(-EINVAL, "ep_rx %u: accepted 0 (no limit) or a multiple of 256 up to 65280",
+			    p->ep_rx);
+	if (p->rc_reads > 256)
+		return fail(-EINVAL, "rc_reads %u: accepted 0 (no limit) or 1..256", p->rc_reads);
 	if (p->cpl_rcb > 1)
 		return fail(-EINVAL, "cpl_rcb %u: accepted 1 (ABB_SIM_CPL=rcb) or 0 (mps)", p->cpl_rcb);
 	/* Largest TLPs per direction: up, the device's memory writes (MPS) and

@@ -135,6 +135,7 @@ public:
 	std::atomic<uint64_t> now_pub{0}, cycles_pub{0}, irq_pub{0};
 	std::atomic<bool> intx_pub{false};
 	std::atomic<bool> notes_wanted_pub{false}; /* abbsim_trace_note has something to do */
+	uint64_t pio_stores_unchecked = 0; /* abbsim_pio_store: stores posted since the backlog check */
 
 	/* --- simulation thread only (via posted closures) --- */
 	/* open and close (platform_open_close.cpp) */

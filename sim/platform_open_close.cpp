@@ -48,6 +48,7 @@ void Platform::do_open(const OpenArgs &a, Waiter &w)
 	hip_.set_record(a.stim_path, a.coverage_base);
 	hip_.reset();
 	hip_.set_strict(params.strict != 0);
+	hip_.set_board_cfg(board_cfg_word(params));
 	/* bus/device/function the root complex gives the endpoint: bus
 	 * params.board (1 by default: 0x0100), device 0, function 0 */
 	cfg.reset(params, (uint16_t)(params.board << 8));

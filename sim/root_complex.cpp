@@ -20,6 +20,8 @@ void RootComplex::reset(const abbsim_params &p)
 	mrrs_ = p.mrrs;
 	rcb_ = p.rcb;
 	mem_latency_ps_ = (uint64_t)p.mem_latency_ns * 1000;
+	rc_reads_ = p.rc_reads;
+	serving_ = 0;
 	/* The completion timeout follows the parameters, so that every
 	 * accepted parameter set works: 50 us at 125 MHz and above, scaled up
 	 * for a slower user clock (a PIO read waits behind the downstream
@@ -49,7 +51,7 @@ void RootComplex::reset(const abbsim_params &p)
 	cpu.reset(p);
 	cpu.emit = [this](uint64_t addr, const uint8_t *src, unsigned n, uint64_t at) {
 		std::vector<uint8_t> d(src, src + n);
-		later(at, at, [this, addr, d](uint64_t t) { pio_write_now(addr, d.data(), d.size(), t, true); });
+		later(at, [this, addr, d = std::move(d)](uint64_t t) { pio_write_now(addr, d.data(), d.size(), t, true); });
 	};
 }
 
@@ -59,6 +61,7 @@ void RootComplex::link_down(uint64_t now, const std::string &why)
 	down_why_ = why;
 	gen_++;
 	reads_.clear();
+	serving_ = 0;
 	ready_.clear();
 	memset(tag_busy_, 0, sizeof tag_busy_);
 	intx_asserted = false;
@@ -107,9 +110,8 @@ void RootComplex::bad(uint64_t now, const char *fmt, ...)
 
 /* Runs fn at time at (now when at is not later): the store model's
  * accesses issue when the CPU's store path gets to them. */
-void RootComplex::later(uint64_t at, uint64_t now, std::function<void(uint64_t)> fn)
+void RootComplex::later(uint64_t at, std::function<void(uint64_t)> fn)
 {
-	(void)now;
 	due_++;
 	uint64_t g = reset_gen_;
 	q_.at(at, [this, g, fn](uint64_t t) {
@@ -136,7 +138,7 @@ void RootComplex::pio_write(uint64_t addr, const uint8_t *src, size_t n, uint64_
 		return;
 	}
 	std::vector<uint8_t> d(src, src + n);
-	later(t, now, [this, addr, d](uint64_t at) { pio_write_now(addr, d.data(), d.size(), at, false); });
+	later(t, [this, addr, d = std::move(d)](uint64_t at) { pio_write_now(addr, d.data(), d.size(), at, false); });
 }
 
 /* A read flushes the WC buffers and waits behind every store due (a read
@@ -148,7 +150,7 @@ void RootComplex::pio_read(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, 
 		pio_read_now(addr, n, r, now);
 		return;
 	}
-	later(t, now, [this, addr, n, r](uint64_t at) { pio_read_now(addr, n, r, at); });
+	later(t, [this, addr, n, r](uint64_t at) { pio_read_now(addr, n, r, at); });
 }
 
 void RootComplex::pio_write_now(uint64_t addr, const uint8_t *src, size_t n, uint64_t now, bool store)
@@ -436,12 +438,25 @@ void RootComplex::dma_read(Tlp &&t, uint64_t now)
 	r.ur = !ok;
 	tag_busy_[tag] = true;
 	reads_.push_back(std::move(r));
+	if (!rc_reads_ || serving_ < rc_reads_)
+		serve(now);
+}
+
+/* Starts the memory latency of the first read not yet served (reads are
+ * served in arrival order, each for the same latency, so they finish in
+ * that order too: the front of reads_ is always the next to finish). */
+void RootComplex::serve(uint64_t now)
+{
 	uint64_t g = gen_;
+	serving_++;
 	q_.at(now + mem_latency_ps_, [this, g](uint64_t t2) {
 		if (g != gen_)
 			return; /* the link went down */
 		DmaRead d = std::move(reads_.front());
 		reads_.pop_front();
+		serving_--;
+		if (reads_.size() > serving_)
+			serve(t2); /* a read waited for this slot */
 		if (!d.ur) {
 			/* Host memory is read now, in one piece, through the IOMMU. */
 			d.bytes.resize(d.end - d.next);

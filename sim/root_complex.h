@@ -57,6 +57,8 @@ public:
 	 * behind the stores still due. */
 	void pio_store(uint64_t addr, const uint8_t *src, size_t n, unsigned width, uint64_t now);
 	void pio_fence(uint64_t now) { cpu.fence(now); }
+	/* Writes and reads the store model scheduled that have not issued. */
+	unsigned pio_due() const { return due_; }
 	CpuStore cpu;
 
 	/* A TLP from the device arrived (upstream link delivery). */
@@ -136,6 +138,10 @@ private:
 	bool cpl_rcb_ = true; /* every completion ends at an RCB boundary */
 	uint64_t rng_ = 1;
 	std::deque<DmaRead> reads_;  /* waiting for the memory latency */
+	/* rc_reads (0: no limit): reads whose memory latency runs at once;
+	 * the reads_ behind the first serving_ wait for a free slot */
+	unsigned rc_reads_ = 0, serving_ = 0;
+	void serve(uint64_t now);
 	std::vector<DmaRead> ready_; /* being completed */
 	bool tag_busy_[256] = {}; /* device read tags outstanding */
 	PioTag pio_[256];
@@ -148,7 +154,7 @@ private:
 	unsigned due_ = 0; /* PIO writes and reads the store model has scheduled, not issued yet */
 	void pio_read_now(uint64_t addr, size_t n, std::shared_ptr<PioRead> r, uint64_t now);
 	void pio_write_now(uint64_t addr, const uint8_t *src, size_t n, uint64_t now, bool store);
-	void later(uint64_t at, uint64_t now, std::function<void(uint64_t)> fn);
+	void later(uint64_t at, std::function<void(uint64_t)> fn);
 };
 
 } // namespace abbsim

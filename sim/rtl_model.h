@@ -44,7 +44,7 @@ using QData = uint64_t;
 	X(CData, rx_ready_o) X(CData, rx_sop_i) X(CData, rx_eop_i) X(QData, rx_data_i)           \
 	X(CData, rx_bar_i) X(CData, tx_valid_o) X(CData, tx_ready_i) X(CData, tx_buf_av_i)       \
 	X(CData, tx_sop_o) X(CData, tx_eop_o) X(QData, tx_data_o) X(CData, irq_o)                \
-	X(CData, idle_o) X(IData, skip_cycles_i)
+	X(CData, idle_o) X(IData, skip_cycles_i) X(QData, board_cfg_i)
 
 /* the wrapper's text lanes: 96 ASCII characters, 24 words each (in the
  * order of sim/trace.h's Lane); the credit vectors: 96 bits, 3 words */
@@ -107,6 +107,7 @@ public:
 		rx_data_i = 0;
 		rx_bar_i = tx_ready_i = tx_buf_av_i = smp_i = defer_i = 0;
 		skip_cycles_i = 0;
+		board_cfg_i = 0;
 		cycle_i = 0;
 		for (unsigned l = 0; l < RtlLaneCount; l++)
 			for (unsigned w = 0; w < RtlLaneWords; w++)

@@ -118,3 +118,11 @@ sim-speed: $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH)
 	@$(if $(SIM_SPEED_DEPS),sim/sim_speed_programs.sh $(SIM_SPEED_RUNS) $(abspath $(SIM_SPEED_CUR)) \
 	  $(abspath $(SIM_LIB)) $(SIM_SPEED_BASE_ARGS),true)
 	@echo "sim-speed: elapsed $$(( $$(date +%s) - $(SIM_SPEED_T0) )) s (this make, builds included)"
+
+# make model-speed [MODEL_SPEED_RUNS=n]: the timed reference model against
+# the simulator, the same speed_program on both (sim/model_speed.sh):
+# device-time MB/s of both, simulated MB per wall and per CPU second, ratio.
+.PHONY: model-speed
+MODEL_SPEED_RUNS ?= 3
+model-speed: $(SIM_SPEED_CUR)/speed_program $(SIM_LIB)
+	@sim/model_speed.sh $(MODEL_SPEED_RUNS) $(abspath $(SIM_SPEED_CUR)) $(abspath $(SIM_LIB))

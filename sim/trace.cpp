@@ -46,7 +46,7 @@ static constexpr unsigned LaneChars = 96;
 
 struct Tracer::In {
 	uint32_t cred[2][3]; /* up_credits_i, down_credits_i */
-	uint64_t t, cycle, edge, rx_data;
+	uint64_t t, cycle, edge, rx_data, board_cfg;
 	uint32_t skip;
 	uint16_t req_id;
 	uint8_t rst_n, bme, mps, mrrs, msi, mem_bits, strict, rx_valid, rx_sop, rx_eop, rx_bar,
@@ -233,6 +233,7 @@ static void get_in(const RtlModel &m, Tracer::In &i)
 	}
 	i.rx_data = m.rx_data_i;
 	i.skip = m.skip_cycles_i;
+	i.board_cfg = m.board_cfg_i;
 	i.req_id = m.cfg_req_id_i;
 	i.rst_n = m.rst_ni;
 	i.bme = m.cfg_bus_master_en_i;
@@ -257,6 +258,7 @@ static void put_in(RtlModel &m, const Tracer::In &i)
 	}
 	m.rx_data_i = i.rx_data;
 	m.skip_cycles_i = i.skip;
+	m.board_cfg_i = i.board_cfg;
 	m.cfg_req_id_i = i.req_id;
 	m.rst_ni = i.rst_n;
 	m.cfg_bus_master_en_i = i.bme;

@@ -57,6 +57,9 @@ int tb_is_timed(void);
  * abb_sim_advance, abb_sim_link_params, abb_sim_tlp_log). */
 int tb_is_timed_model(void);
 
+/* the simulator runs board profile abb2008 (ABB_SIM_PROFILE or profile= in
+ * ABB_DEVICE; doc/board-profile.md) */
+int tb_is_abb2008(void);
 /* 1 if the device runs in strict mode: ABB_SIM_STRICT=1 or strict=1 among
  * the options of $ABB_DEVICE (the later wins, as the backends read them).
  * Strict mode disables the model-defined side effects (ISR and GER
@@ -169,6 +172,7 @@ CU_ErrorCode tb_register_rx(void);
 CU_ErrorCode tb_register_dma_ctl(void);
 CU_ErrorCode tb_register_runner(void);
 CU_ErrorCode tb_register_stress(void);
+CU_ErrorCode tb_register_pio(void);
 
 /* 1 when the bench runs on the emulated VFIO kernel (--vfio-emu). */
 extern int tb_vfio_emu;

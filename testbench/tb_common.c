@@ -111,6 +111,26 @@ int tb_is_strict(void)
 	return strict;
 }
 
+int tb_is_abb2008(void)
+{
+	const char *env = getenv("ABB_SIM_PROFILE"), *dev = getenv("ABB_DEVICE"), *p;
+	int on = env && strcmp(env, "abb2008") == 0;
+
+	if (dev && strncmp(dev, "sim", 3) != 0)
+		return 0; /* a sim option: the other backends have no profile */
+	p = dev ? strchr(dev, ':') : NULL;
+	while (p && *p) {
+		size_t n;
+
+		p++;
+		n = strcspn(p, ",");
+		if (strncmp(p, "profile=", 8) == 0)
+			on = n == 15 && strncmp(p + 8, "abb2008", 7) == 0;
+		p += n;
+	}
+	return on;
+}
+
 int tb_is_lenient(void)
 {
 	return tb_has_evsrc() && !tb_is_strict();

@@ -17,7 +17,7 @@
  *                                (vfio_emu.c): ABB_DEVICE becomes the
  *                                emulated board; OPTS: comma-separated
  *                                no_msi, no_intx, bar_mmap=N, no_type1v2,
- *                                no_ranges, pgsizes=N, memlock=N
+ *                                no_ranges, pgsizes=N, memlock=N, res_wc=N
  *                                (ABB_VFIO_EMU=OPTS or =1 does the same)
  *
  * The backend is $ABB_DEVICE (unset: the simulator). Tests whose table
@@ -150,6 +150,7 @@ static CU_ErrorCode (*const tb_suites[])(void) = {
 	tb_register_dma_ctl,
 	tb_register_runner,
 	tb_register_stress,
+	tb_register_pio,
 };
 
 static void xml_esc(FILE *f, const char *s)
@@ -285,6 +286,8 @@ static int emu_options(const char *text)
 			tb_emu_opts.no_intx = (unsigned)v;
 		else if (!strcmp(t, "bar_mmap"))
 			tb_emu_opts.bar_mmap = (unsigned)v;
+		else if (!strcmp(t, "res_wc"))
+			tb_emu_opts.res_wc = (unsigned)v;
 		else if (!strcmp(t, "no_type1v2"))
 			tb_emu_opts.no_type1v2 = (unsigned)v;
 		else if (!strcmp(t, "no_ranges"))

@@ -107,6 +107,11 @@ static void test_vectors_match_golden(void)
 			continue;
 		}
 		first_ok[i] = 1;
+		/* the golden vectors are the default board's: a board profile
+		 * (abb2008: DDR2 timing, endpoint limits) changes their cycles;
+		 * the runs above and the repeatability test still check it */
+		if (tb_is_abb2008())
+			continue;
 		if (!same_or_diff(golden, fresh)) {
 			printf("\n    vector %s (%llu cycles) differs from %s: if the change is "
 			       "intended, run `make vectors` and commit the new files with the reason\n",
@@ -114,6 +119,9 @@ static void test_vectors_match_golden(void)
 			bad++;
 		}
 	}
+	if (tb_is_abb2008())
+		tb_skip_part("profile abb2008: the vectors ran, not compared with the default "
+			     "board's golden files");
 	CU_ASSERT_EQUAL(bad, 0);
 }
 
@@ -162,6 +170,14 @@ static void test_vectors_timed_model(void)
 	char golden[4096], name[300], fresh[4096], err[1024];
 	unsigned bad = 0, same = 0;
 
+	/* the golden cycle counts are the default board's (as in
+	 * test_vectors_match_golden): on a profile there is nothing here to
+	 * compare the timed model with; the scoreboard compares it with the
+	 * simulator on the profile */
+	if (tb_is_abb2008()) {
+		tb_skip_part("profile abb2008: the golden cycle counts are the default board's");
+		return;
+	}
 	if ((mkdir(TB_BUILD_DIR, 0777) && errno != EEXIST) || (mkdir(NEW_DIR, 0777) && errno != EEXIST))
 		CU_FAIL_FATAL("cannot create " NEW_DIR);
 	tb_close(); /* the runs open their own device */

@@ -1268,6 +1268,79 @@ static void test_vfio_rule_device(void)
 	h_close(&h);
 }
 
+/* BAR1 for the CPU's stores (vfio_pio.c): pio=wc asks for the WC mapping
+ * of sysfs resource1_wc; every way the kernel may not offer it falls back
+ * to UC with its reason in abb_pio_mapping (what `abb_tool info` prints)
+ * and the stores still land; with a mapping the emulator gives (RAM, as
+ * bar_mmap 2: the stores reach the RAM, not the board) the mapping is WC,
+ * every width stores through it and a read-back through it matches.
+ * ABB_SIM_PIO=wc makes the emulated board's BAR1 prefetchable (and asks
+ * the vfio backend for WC as the URI's pio=wc does). */
+static void pio_case(const struct vfio_emu_opts *o, const char *uri, int want, const char *w1,
+		     const char *w2)
+{
+	static const unsigned widths[] = {1, 2, 4, 8, 16, 32, 64};
+	uint8_t w[256], r[256];
+	char why[256];
+	abb_dev *d = NULL;
+	int rc, map;
+
+	if (emu(o))
+		return;
+	rc = abb_open(&d, uri);
+	if (rc)
+		printf("\n    abb_open(%s): %d %s\n", uri, rc, abb_last_error());
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	map = abb_pio_mapping(d, why, sizeof why);
+	if (map != want || (w1 && !strstr(why, w1)) || (w2 && !strstr(why, w2)))
+		printf("\n    %s (res_wc %u): mapping %d: %s\n", uri, o->res_wc, map, why);
+	CU_ASSERT_EQUAL(map, want);
+	CU_ASSERT(!w1 || strstr(why, w1));
+	CU_ASSERT(!w2 || strstr(why, w2));
+	for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+		tb_fill(w, sizeof w, 40 + widths[i]);
+		rc = abb_pio_write_block(d, 256, w, sizeof w, widths[i]);
+		if (rc == -ENOTSUP) {
+			tb_skip_part("%u-byte stores: %s", widths[i], abb_last_error());
+			continue;
+		}
+		CU_ASSERT_EQUAL(rc, 0);
+		CU_ASSERT_EQUAL(abb_pio_flush(d), 0);
+		memset(r, 0, sizeof r);
+		CU_ASSERT_EQUAL(abb_mem_read(d, 256, r, sizeof r), 0);
+		CU_ASSERT(tb_same("BAR1 after block stores", r, w, sizeof r));
+	}
+	abb_close(d);
+}
+
+static void test_vfio_pio_mapping(void)
+{
+	struct vfio_emu_opts o = {0};
+	const char *uri = VFIO_EMU_URI ",pio=wc";
+
+	/* pio=uc: the VFIO region, no question of WC */
+	pio_case(&o, VFIO_EMU_URI, ABB_PIO_UC, "pio=uc", "pread/pwrite");
+	/* pio=wc, BAR1 not prefetchable (the board's pio=uc) */
+	setenv("ABB_SIM_PIO", "uc", 1);
+	pio_case(&o, uri, ABB_PIO_UC, "fell back", "not prefetchable");
+	setenv("ABB_SIM_PIO", "wc", 1);
+	/* prefetchable; mmap of resource1_wc refused */
+	pio_case(&o, uri, ABB_PIO_UC, "fell back", "Invalid argument");
+	/* no resource1_wc */
+	o.res_wc = 1;
+	pio_case(&o, uri, ABB_PIO_UC, "fell back", "offers no WC mapping");
+	/* resource1_wc not ours */
+	o.res_wc = 2;
+	pio_case(&o, uri, ABB_PIO_UC, "fell back", "root's");
+	/* a WC mapping (the emulator's RAM); pio=wc from ABB_SIM_PIO alone */
+	o.res_wc = 3;
+	pio_case(&o, VFIO_EMU_URI, ABB_PIO_WC, "write-combined", "resource1_wc");
+	/* the URI wins over the environment */
+	pio_case(&o, VFIO_EMU_URI ",pio=uc", ABB_PIO_UC, "pio=uc", NULL);
+	unsetenv("ABB_SIM_PIO");
+	open_fails(&o, VFIO_EMU_URI ",pio=xx", -EINVAL, "pio", "uc or wc");
+}
+
 static int vfio_cleanup(void)
 {
 	return tb_vfio_emu_restore() ? -1 : 0;
@@ -1305,6 +1378,7 @@ static CU_TestInfo vfio_tests[] = {
 	{ "test_vfio_rule_cdev", test_vfio_rule_cdev },
 	{ "test_vfio_rule_device", test_vfio_rule_device },
 	{ "test_vfio_not_an_abb", test_vfio_not_an_abb },
+	{ "test_vfio_pio_mapping", test_vfio_pio_mapping },
 	CU_TEST_INFO_NULL,
 };
 

@@ -220,9 +220,13 @@ vfio-coverage: $(B)/sim/libabbsim.so
 # reference model) and the event builder; KILL_BOARD=K kills node K mid-run.
 BOARDS ?= 3
 FARM_DEVICE ?= model
-.PHONY: farm-demo farm-test
+.PHONY: farm-demo farm-test farm-table
 farm-demo: $(B)/abb_readout_node $(B)/abb_builder
 	B=$(B) BOARDS=$(BOARDS) DEVICE=$(FARM_DEVICE) KILL_BOARD=$(KILL_BOARD) sh host/tools/farm.sh
+# the throughput table of doc/farm.md (one node, one builder, 2-128 KiB
+# buffers; DEVICES, MIB_PER_SIZE: host/tools/farm_table.sh)
+farm-table: $(B)/abb_readout_node $(B)/abb_builder
+	B=$(B) sh host/tools/farm_table.sh
 # short runs on the reference model: clean, a node killed, a slow filter,
 # a builder restart (testbench/farm_test.sh)
 farm-test: $(B)/abb_readout_node $(B)/abb_builder

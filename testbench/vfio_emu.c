@@ -27,6 +27,8 @@
  *     mapping in two (type-1 v2: EINVAL); reports the bytes unmapped;
  *   - regions: pread/pwrite inside the region (EINVAL), mmap only of a
  *     region with VFIO_REGION_INFO_FLAG_MMAP (EINVAL);
+ *   - sysfs resource1_wc exists only while BAR1 is prefetchable (ENOENT);
+ *     its mmap is refused (EINVAL) unless option res_wc 3 (vfio_emu.h);
  *   - interrupts: one index at a time (EINVAL when another has an
  *     eventfd); INTx is automasked when it fires (its eventfd is signalled
  *     once, the line stays masked until VFIO_IRQ_SET_ACTION_UNMASK, which
@@ -167,6 +169,26 @@ static int emu_open(const char *path, int flags)
 
 	if (emu_inject("open", 0))
 		return -1;
+	snprintf(p, sizeof p, "%s/bus/pci/devices/" VFIO_EMU_BDF "/resource1_wc", emu.sysfs);
+	if (strcmp(path, p) == 0) {
+		uint32_t bar1 = 0;
+
+		/* the PCI core makes the file for a prefetchable BAR only (the
+		 * config read outside the lock: it waits for the simulator) */
+		if (emu.sim_open)
+			emu_sim.cfg_read(0x14, 4, &bar1);
+		pthread_mutex_lock(&emu.lock);
+		if (emu.o.res_wc == 1 || !(bar1 & 0x8)) {
+			errno = ENOENT;
+			fd = -1;
+		} else if (emu.o.res_wc == 2) {
+			fd = emu_rule(EACCES, "open %s: permission denied (root's)", path);
+		} else {
+			fd = emu_new_fd(K_RESWC);
+		}
+		pthread_mutex_unlock(&emu.lock);
+		return fd;
+	}
 	pthread_mutex_lock(&emu.lock);
 	snprintf(p, sizeof p, "%s/vfio/vfio", emu.dev);
 	if (strcmp(path, p) == 0 && emu.o.container_eacces)
@@ -431,6 +453,8 @@ static int emu_nanosleep(const struct timespec *req, struct timespec *rem)
 static int emu_munmap(void *addr, size_t len)
 {
 	pthread_mutex_lock(&emu.lock);
+	if (emu.ram_wc == addr)
+		emu.ram_wc = NULL;
 	for (int i = 0; i < 2; i++)
 		if (emu.ram_bar[i] == addr)
 			emu.ram_bar[i] = NULL;

@@ -63,6 +63,14 @@ struct vfio_emu_opts {
 	unsigned container_eacces; /* no permission on /dev/vfio/vfio */
 	unsigned no_group_file; /* the group is in sysfs but /dev/vfio/<N> is missing */
 	unsigned no_bar1;       /* BAR1 region of size 0 */
+	/* sysfs resource1_wc (the write-combined BAR1 mapping of vfio_pio.c).
+	 * 0: there when BAR1 is prefetchable (the simulator's pio=wc, as the
+	 * PCI core creates it), mmap refused with EINVAL (the emulator has no
+	 * write-combined mapping of the board; a kernel with
+	 * CONFIG_IO_STRICT_DEVMEM refuses it so); 1: missing (an architecture
+	 * without WC mappings); 2: open refused, EACCES (not root); 3: mmap
+	 * gives RAM, as bar_mmap 2 (stores do not reach the board) */
+	unsigned res_wc;
 };
 
 struct vfio_emu_stats {

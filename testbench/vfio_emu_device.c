@@ -325,6 +325,23 @@ void *emu_dev_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t of
 
 	if (emu_inject("mmap", 0))
 		return MAP_FAILED;
+	if (emu_kind_of(fd) == K_RESWC) {
+		if (emu.o.res_wc != 3) {
+			pthread_mutex_lock(&emu.lock);
+			emu_rule(EINVAL, "mmap of resource1_wc: the emulator has no write-combined "
+				 "mapping of the board");
+			pthread_mutex_unlock(&emu.lock);
+			return MAP_FAILED;
+		}
+		if (off != 0 || len > emu.bar_size[1]) {
+			errno = EINVAL;
+			return MAP_FAILED;
+		}
+		p = mmap(addr, len, prot, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (p != MAP_FAILED)
+			emu.ram_wc = p;
+		return p;
+	}
 	if (emu_kind_of(fd) != K_DEVICE)
 		return mmap(addr, len, prot, flags, fd, off);
 	pthread_mutex_lock(&emu.lock);

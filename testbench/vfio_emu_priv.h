@@ -35,7 +35,7 @@
 #define emu_sim emu_simlib
 extern struct abbsim_api emu_simlib;
 
-enum kind { K_NONE, K_CONTAINER, K_GROUP, K_DEVICE, K_EVENTFD, K_IOMMUFD };
+enum kind { K_NONE, K_CONTAINER, K_GROUP, K_DEVICE, K_EVENTFD, K_IOMMUFD, K_RESWC };
 
 struct emap {
 	uint64_t vaddr, iova, size;
@@ -67,6 +67,7 @@ struct emu_state {
 	int masked;        /* INTx masked (fired, not unmasked yet) */
 	uint64_t irq_seen; /* the simulator's count already delivered */
 	void *ram_bar[2];  /* bar_mmap == 2 */
+	void *ram_wc;      /* res_wc == 3: the RAM given for resource1_wc */
 	struct vfio_emu_stats st;
 };
 /* Everything, under emu.lock (never held across a blocking simulator call). */

@@ -127,21 +127,57 @@ static const struct opt table[] = {
 	 "PCI bus number of the simulated endpoint (board N is 0000:0N:00.0, requester id "
 	 "N << 8): one board per process, so that the boards of several processes (a readout "
 	 "farm) differ in discovery (`abb_tool find` on their config-space dumps)"},
-	{"profile", "ABB_SIM_PROFILE", OT_WORD, S, GL, 0, 0, 0, "default=0,abb2008=1", VF(profile),
+	{"profile", "ABB_SIM_PROFILE", OT_WORD, S | T, GL, 0, 0, 0, "default=0,abb2008=1", VF(profile),
 	 "default", "", "board profile: `default`: the simulator as it is; `abb2008`: the values "
 	 "calibrated to the 2008 measurements of the board (doc/board-profile.md) for the options "
 	 "the profile sets (irq_ns, driver_ns); an option given explicitly wins over the "
 	 "profile's value"},
-	{"irq_ns", "ABB_SIM_IRQ_NS", OT_UINT, S, GL, 0, 0, 10000000, NULL, VF(irq_ns), "0", "ns",
+	{"irq_ns", "ABB_SIM_IRQ_NS", OT_UINT, S | T, GL, 0, 0, 10000000, NULL, VF(irq_ns), "0", "ns",
 	 "interrupt delivery: device time added after every interrupt wait returns (the "
 	 "host's interrupt path; abb2008: 5000)"},
-	{"driver_ns", "ABB_SIM_DRIVER_NS", OT_UINT, S, GL, 0, 0, 10000000, NULL, VF(driver_ns), "0",
+	{"driver_ns", "ABB_SIM_DRIVER_NS", OT_UINT, S | T, GL, 0, 0, 10000000, NULL, VF(driver_ns), "0",
 	 "ns", "driver latency per transfer: device time added after every interrupt wait "
 	 "returns (the 2008 kernel-module driver's wake-up and bookkeeping; abb2008: 47000, "
 	 "fitted)"},
-	{"pio", "ABB_SIM_PIO", OT_WORD, S, GP, 0, 0, 0, "uc=0,wc=1", PF(pio_wc), NULL, "",
-	 "how the host maps BAR1 for the CPU store model (doc/pio.md): `uc` uncached, one write "
-	 "per store; `wc` write-combined 64-byte lines (BAR1 then prefetchable in config space)"},
+	{"ddr", "ABB_SIM_DDR", OT_BOOL, S, GP, 0, 0, 1, NULL, PF(ddr), NULL, "",
+	 "the on-board DDR2 buffer's timing behind BAR1 and its arbiter (upstream DMA reads "
+	 "read ahead in bursts, downstream DMA data and the link input written; "
+	 "rtl-model/abb_ddr2_arb.sv; abb2008: 1)"},
+	{"ddr_burst", "ABB_SIM_DDR_BURST", OT_UINT, S, GP, F_KM | F_POW2, 8, 4096, NULL,
+	 PF(ddr_burst), NULL, "bytes", "DDR2 access unit (with ddr=1; abb2008: 64)"},
+	{"ddr_width", "ABB_SIM_DDR_WIDTH", OT_UINT, S, GP, 0, 4, 32, "4,8,16,32", PF(ddr_width), NULL,
+	 "bytes", "DDR2 data per user-clock cycle (with ddr=1; abb2008: 16)"},
+	{"ddr_lat_ns", "ABB_SIM_DDR_LAT_NS", OT_UINT, S, GP, 0, 0, 2000, NULL, PF(ddr_lat_ns), NULL,
+	 "ns", "DDR2 read latency: from a read burst's data to the next read burst's (one read "
+	 "outstanding; the bus takes writes meanwhile), also before a transfer's first burst "
+	 "(with ddr=1; abb2008: 72, fitted)"},
+	{"ddr_row", "ABB_SIM_DDR_ROW", OT_UINT, S, GP, F_KM | F_ZERO | F_POW2, 256, 32768, NULL,
+	 PF(ddr_row), NULL, "bytes", "DDR2 row: the buffer is read sequentially, a row change "
+	 "every this many bytes (0: no row model; with ddr=1; abb2008: 8K)"},
+	{"ddr_row_ns", "ABB_SIM_DDR_ROW_NS", OT_UINT, S, GP, 0, 0, 2000, NULL, PF(ddr_row_ns), NULL,
+	 "ns", "DDR2 row change (precharge + activate; with ddr=1; abb2008: 40)"},
+	{"ddr_wr_ns", "ABB_SIM_DDR_WR_NS", OT_UINT, S, GP, 0, 0, 2000, NULL, PF(ddr_wr_ns), NULL,
+	 "ns", "DDR2 write turnaround after each write burst (with ddr=1; abb2008: 16)"},
+	{"link_mbps", "ABB_SIM_LINK_MBPS", OT_UINT, S, GP, 0, 0, 8000, NULL, PF(link_mbps), NULL,
+	 "MB/s", "link-input stream: while the event source is enabled (EVS_CTRL.ENABLE) the "
+	 "optical links write the on-board buffer at this rate (with ddr=1; abb2008: 500, "
+	 "2 links)"},
+	{"ep_reads", "ABB_SIM_EP_READS", OT_UINT, S, GP, 0, 0, 255, NULL, PF(ep_reads), NULL, "",
+	 "the endpoint's outstanding DMA-write (host to board) reads: lowers the tag limit "
+	 "(0: no limit; abb2008: 8)"},
+	{"ep_rx", "ABB_SIM_EP_RX", OT_UINT, S, GP, F_KM, 0, 65280, NULL, PF(ep_rx), NULL, "bytes",
+	 "the endpoint's completion receive buffer: outstanding read bytes (reads x MRRS) at "
+	 "most this (multiple of 256; 0: no limit; abb2008: 4K)"},
+	{"rc_reads", "ABB_SIM_RC_READS", OT_UINT, S, GP, 0, 0, 256, NULL, PF(rc_reads), NULL, "",
+	 "device reads the root complex serves at once (their memory latency overlaps); the "
+	 "others wait (0: no limit; abb2008: 4)"},
+	{"pio", "ABB_SIM_PIO", OT_WORD, A, GP, 0, 0, 0, "uc=0,wc=1", PF(pio_wc),
+	 NULL, "", "how the host maps BAR1 for the CPU's stores (abb_pio_write_block, doc/pio.md): "
+	 "`uc` uncached, one write per store; `wc` write-combined 64-byte lines. Simulator: its "
+	 "store model, BAR1 then prefetchable in config space; vfio: BAR1 through sysfs "
+	 "resource1_wc where the kernel offers it, else uncached (abb_pio_mapping, `abb_tool "
+	 "info` say which); reference model: what abb_pio_mapping answers (timed=1: the write "
+	 "shapes too, not their timing)"},
 	{"cpu", "ABB_SIM_CPU", OT_WORD, S, GP, 0, 0, 0, "x86-today=0,x86-2011=1", PF(cpu), NULL, "",
 	 "CPU profile of the store model: store path issue times and WC buffers (doc/pio.md)"},
 	{"wc_buffers", "ABB_SIM_WC_BUFFERS", OT_UINT, S, GP, 0, 0, 64, NULL, PF(wc_buffers), NULL,
@@ -585,6 +621,72 @@ int abb_opt_given(const struct abb_optvals *v, const char *name)
 		if (!strcmp(table[i].name, name))
 			return (v->set_rows >> i) & 1;
 	return 0;
+}
+
+/* The values profile abb2008 gives, as option text through the option
+ * table (its ranges apply); doc/board-profile.md says why each. */
+static const struct {
+	const char *name, *value;
+} abb2008[] = {
+	{"irq_ns", "5000"},     /* model */
+	{"driver_ns", "32000"}, /* fitted */
+	{"ddr", "1"},
+	{"ddr_burst", "64"},
+	{"ddr_width", "16"},
+	{"ddr_lat_ns", "72"},   /* fitted */
+	{"ddr_row", "8K"},
+	{"ddr_row_ns", "40"},
+	{"ddr_wr_ns", "16"},
+	{"link_mbps", "500"},
+	{"ep_reads", "8"},
+	{"ep_rx", "4K"},
+	{"mem_ns", "500"},
+	{"rc_reads", "4"},
+};
+
+int abb_opt_apply_profile(struct abb_optvals *v, unsigned backend, char *msg, size_t n)
+{
+	if (v->profile != ABB_PROFILE_ABB2008)
+		return 0;
+	for (size_t i = 0; i < sizeof abb2008 / sizeof abb2008[0]; i++) {
+		const struct opt *o = NULL;
+
+		for (size_t k = 0; k < NOPT && !o; k++)
+			if (!strcmp(table[k].name, abb2008[i].name))
+				o = &table[k];
+		/* a parameter the backend does not take is not set (abb_opt_profile_missing) */
+		if (!o || !(o->backends & backend) || abb_opt_given(v, abb2008[i].name))
+			continue;
+		int rc = abb_opt_set(v, backend, "profile abb2008:", abb2008[i].name,
+				     abb2008[i].value, msg, n);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+size_t abb_opt_profile_missing(const struct abb_optvals *v, unsigned backend, char *buf, size_t n)
+{
+	size_t w = 0, k = 0;
+
+	if (n)
+		buf[0] = 0;
+	if (v->profile != ABB_PROFILE_ABB2008)
+		return 0;
+	for (size_t i = 0; i < sizeof abb2008 / sizeof abb2008[0]; i++)
+		for (size_t j = 0; j < NOPT; j++)
+			if (!strcmp(table[j].name, abb2008[i].name) && !(table[j].backends & backend)) {
+				k++;
+				if (w < n)
+					w += (size_t)snprintf(buf + w, n - w, "%s%s", w ? ", " : "",
+							      abb2008[i].name);
+			}
+	return k;
+}
+
+int64_t abb_opt_irq_host_ns(const struct abb_optvals *v)
+{
+	return (int64_t)v->irq_ns + (int64_t)v->driver_ns;
 }
 
 /* The default of o as text: the table's, or for the simulator's parameters

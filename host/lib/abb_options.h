@@ -63,9 +63,9 @@ struct abb_optvals {
 	struct abbsim_params p;  /* the simulator's parameters (the reference model's mem_size,
 				  * strict; with timed=1 all the link and platform ones) */
 	unsigned hosttime;       /* libabb: host-time coupling */
-	unsigned profile;        /* sim: board profile, ABB_PROFILE_* (default 0) */
-	unsigned irq_ns;         /* sim: interrupt delivery per interrupt wait, device ns */
-	unsigned driver_ns;      /* sim: kernel-driver latency per interrupt wait, device ns */
+	unsigned profile;        /* sim, timed model: board profile, ABB_PROFILE_* (default 0) */
+	unsigned irq_ns;         /* sim, timed model: interrupt delivery per interrupt wait, device ns */
+	unsigned driver_ns;      /* sim, timed model: kernel-driver latency per interrupt wait, device ns */
 	unsigned shared_engine;  /* model: GCR.SHARED_ENGINE after reset */
 	unsigned timed;          /* model: device time (the timing model, ref_timing.h) */
 	char trace[256];         /* FST file ("" none) */
@@ -126,6 +126,20 @@ ABB_OPT_HIDDEN int abb_opt_row(size_t i, struct abb_opt_row *out);
 ABB_OPT_HIDDEN void abb_opt_print(FILE *f, int markdown);
 /* Whether the option named name was given (environment or URI) in v. */
 ABB_OPT_HIDDEN int abb_opt_given(const struct abb_optvals *v, const char *name);
+/* Board profile (option profile): sets the options the profile gives that
+ * were not given explicitly and that backend takes (the table's ranges
+ * apply: -EINVAL with msg). The simulator and the timed model apply it the
+ * same way at open. abb_opt_profile_missing: how many of the profile's
+ * parameters backend does not take, their names in buf (the timed model
+ * has no board side yet: its device time then differs from the
+ * simulator's). */
+ABB_OPT_HIDDEN int abb_opt_apply_profile(struct abb_optvals *v, unsigned backend, char *msg,
+					 size_t n);
+ABB_OPT_HIDDEN size_t abb_opt_profile_missing(const struct abb_optvals *v, unsigned backend,
+					      char *buf, size_t n);
+/* Device time a host interrupt wait takes after the interrupt arrived
+ * (interrupt delivery and driver: irq_ns + driver_ns, after the profile). */
+ABB_OPT_HIDDEN int64_t abb_opt_irq_host_ns(const struct abb_optvals *v);
 /* The credit list parser ("ph=8,pd=64,up.nph=4,default"); what names
  * the source in msg. */
 ABB_OPT_HIDDEN int abb_opt_credits(struct abbsim_params *p, const char *what, const char *value,

@@ -172,7 +172,7 @@ void abb_sim_note(abb_dev *dev, unsigned kind, const char *text)
 {
 	if (!dev)
 		abb_sim_note_any(kind, text);
-	else if (abb_dev_check("abb_sim_note", dev) == 0 && dev->sim &&
+	else if (abb_dev_check("abb_sim_note", dev) == 0 && dev->sim && dev->sim->note &&
 		 abb_pio_enter("abb_sim_note", dev) == 0) {
 		dev->sim->note(dev, kind, ABB_SIM_NOTE_NO_CHANNEL, text);
 		abb_pio_leave(dev);
@@ -184,8 +184,8 @@ void abb_note(abb_dev *dev, unsigned kind, unsigned channel, const char *fmt, ..
 	char buf[256];
 	va_list ap;
 
-	if (!dev->sim)
-		return;
+	if (!dev->sim || !dev->sim->note)
+		return; /* nothing takes notes: not even formatted */
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
@@ -219,6 +219,17 @@ int abb_sim_inject_hits(abb_dev *dev, int id)
 	if (rc)
 		return rc;
 	SIM_CALL(dev, dev->sim->inject_hits(dev, id));
+}
+
+int abb_sim_pio_stats(abb_dev *dev, struct abb_sim_pio_stats *out, int clear)
+{
+	int rc = check("abb_sim_pio_stats", dev);
+
+	if (rc)
+		return rc;
+	if (!out)
+		return abb_err(-EINVAL, "abb_sim_pio_stats: out is NULL");
+	SIM_CALL(dev, dev->sim->pio_stats(dev, out, clear));
 }
 
 int abb_sim_options(FILE *f, int markdown)

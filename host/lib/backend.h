@@ -64,6 +64,15 @@ struct abb_backend {
 	/* BAR1 PIO, any byte offset and length inside BAR1. */
 	int (*mem_read)(abb_dev *dev, uint32_t off, void *buf, size_t len);
 	int (*mem_write)(abb_dev *dev, uint32_t off, const void *buf, size_t len);
+	/* BAR1 stores as a CPU issues them (abb_pio_write_block): store_bytes
+	 * 1..64, a power of two; off and len multiples of it. */
+	int (*pio_store)(abb_dev *dev, uint32_t off, const void *buf, size_t len,
+			 unsigned store_bytes);
+	/* Every store issued before leaves the CPU (SFENCE). */
+	int (*pio_flush)(abb_dev *dev);
+	/* ABB_PIO_UC or ABB_PIO_WC, and one line into why (n > 0) saying how
+	 * BAR1 is mapped (and why not WC when WC was asked for). */
+	int (*pio_mapping)(abb_dev *dev, char *why, size_t n);
 
 	/* Makes [ptr, ptr+len) reachable by the device. On success *segs is a
 	 * malloc()ed list of *nsegs IOVA pieces in buffer order (the caller

@@ -41,6 +41,7 @@ struct model {
 	pthread_mutex_t lock;     /* guards everything below and the core */
 	pthread_cond_t irq_cond;  /* broadcast on every interrupt */
 	struct abb_refmodel *core;   /* the reference model */
+	unsigned pio_wc;          /* pio=wc: what abb_pio_mapping answers */
 	uint64_t t0;              /* CLOCK_MONOTONIC at open: device time 0 */
 
 	struct model_map *maps; /* sorted by base, not overlapping */
@@ -253,6 +254,7 @@ static int model_open(abb_dev *dev, const char *args)
 	pthread_cond_init(&m->irq_cond, &ca);
 	pthread_condattr_destroy(&ca);
 	m->t0 = mono_ns();
+	m->pio_wc = o.p.pio_wc;
 	dev->be_priv = m;
 	dev->bar0_size = ABB_REFMODEL_BAR0;
 	dev->bar1_size = mem;
@@ -314,6 +316,30 @@ static int model_mem_write(abb_dev *dev, uint32_t off, const void *buf, size_t l
 	abb_refmodel_mem_write(m->core, off, buf, len);
 	pthread_mutex_unlock(&m->lock);
 	return 0;
+}
+
+/* The untimed model has no store path: the stores land in board memory
+ * at once, whatever their width and the mapping. */
+static int model_pio_store(abb_dev *dev, uint32_t off, const void *buf, size_t len,
+			   unsigned store_bytes)
+{
+	(void)store_bytes;
+	return model_mem_write(dev, off, buf, len);
+}
+
+static int model_pio_flush(abb_dev *dev)
+{
+	(void)dev;
+	return 0;
+}
+
+static int model_pio_mapping(abb_dev *dev, char *why, size_t n)
+{
+	struct model *m = M(dev);
+
+	snprintf(why, n, "%s (reference model: pio=%s; data only, no write shapes or timing)",
+		 m->pio_wc ? "write-combined" : "uncached", m->pio_wc ? "wc" : "uc");
+	return m->pio_wc ? ABB_PIO_WC : ABB_PIO_UC;
 }
 
 static int model_map(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, size_t *nsegs)
@@ -455,6 +481,9 @@ const struct abb_backend abb_backend_refmodel = {
 	.reg_write = model_reg_write,
 	.mem_read = model_mem_read,
 	.mem_write = model_mem_write,
+	.pio_store = model_pio_store,
+	.pio_flush = model_pio_flush,
+	.pio_mapping = model_pio_mapping,
 	.map = model_map,
 	.unmap = model_unmap,
 	.irq_wait = model_irq_wait,

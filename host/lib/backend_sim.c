@@ -46,23 +46,15 @@ static size_t size_bar0(void)
 /* Per-interrupt host latency of the open board (irq_ns + driver_ns, or the
  * profile's values): one board per process, so one value. */
 static int64_t sim_irq_host_ns;
-
-/* The values profile abb2008 gives (doc/board-profile.md); an option given
- * explicitly keeps its own. */
-static void sim_apply_profile(struct abb_optvals *v)
-{
-	if (v->profile != ABB_PROFILE_ABB2008)
-		return;
-	if (!abb_opt_given(v, "irq_ns"))
-		v->irq_ns = 5000;
-	if (!abb_opt_given(v, "driver_ns"))
-		v->driver_ns = 47000;
-}
+/* How the open board's BAR1 is mapped for the store model (pio=), and
+ * its CPU profile: for abb_pio_mapping. */
+static unsigned sim_pio_wc, sim_pio_cpu;
 
 static int sim_open(abb_dev *dev, const char *args)
 {
 	struct abb_sim_config *c;
 	size_t bar0;
+	char msg[256];
 	int rc;
 
 	if (abb_simlib_in_child())
@@ -71,9 +63,12 @@ static int sim_open(abb_dev *dev, const char *args)
 	if (!c)
 		return abb_err(-ENOMEM, "out of memory");
 	rc = abb_sim_config_parse(c, args);
+	if (!rc && (rc = abb_opt_apply_profile(&c->v, ABB_OPT_SIM, msg, sizeof msg)))
+		rc = abb_err(rc, "%s", msg);
 	if (!rc) {
-		sim_apply_profile(&c->v);
-		sim_irq_host_ns = (int64_t)c->v.irq_ns + (int64_t)c->v.driver_ns;
+		sim_irq_host_ns = abb_opt_irq_host_ns(&c->v);
+		sim_pio_wc = c->v.p.pio_wc;
+		sim_pio_cpu = c->v.p.cpu;
 		rc = abb_simlib_load(c->v.sim_lib);
 	}
 	if (!rc && (rc = abb_simlib.params_check(&c->v.p)))
@@ -137,6 +132,46 @@ static int sim_mem_write(abb_dev *dev, uint32_t off, const void *buf, size_t len
 	int rc = abb_simlib.mmio_write(1, off, buf, len);
 
 	return rc ? abb_simlib_err(rc, "BAR1 write") : 0;
+}
+
+static int sim_pio_store(abb_dev *dev, uint32_t off, const void *buf, size_t len,
+			 unsigned store_bytes)
+{
+	int rc = abb_simlib.pio_store(off, buf, len, store_bytes);
+
+	return rc ? abb_simlib_err(rc, "BAR1 stores") : 0;
+}
+
+static int sim_pio_flush(abb_dev *dev)
+{
+	int rc = abb_simlib.pio_fence();
+
+	return rc ? abb_simlib_err(rc, "BAR1 store fence") : 0;
+}
+
+static int sim_pio_mapping(abb_dev *dev, char *why, size_t n)
+{
+	static const char *const cpu[] = {"x86-today", "x86-2011"};
+	const char *c = sim_pio_cpu < sizeof cpu / sizeof cpu[0] ? cpu[sim_pio_cpu] : "?";
+
+	if (sim_pio_wc)
+		snprintf(why, n, "write-combined (simulated: pio=wc, BAR1 prefetchable, CPU %s)", c);
+	else
+		snprintf(why, n, "uncached (simulated: pio=uc, CPU %s)", c);
+	return sim_pio_wc ? ABB_PIO_WC : ABB_PIO_UC;
+}
+
+static int sim_pio_stats(abb_dev *dev, struct abb_sim_pio_stats *out, int clear)
+{
+	struct abbsim_pio_stats s;
+	int rc = abb_simlib.pio_stats(&s, clear);
+
+	if (rc)
+		return abb_simlib_err(rc, "store model statistics");
+	*out = (struct abb_sim_pio_stats){s.wc, s.wc_buffers, s.stores, s.store_bytes, s.tlps,
+					  s.arrived_tlps, s.arrived_bytes, s.first_store_ps,
+					  s.last_arrival_ps};
+	return 0;
 }
 
 static int sim_map(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, size_t *nsegs)
@@ -383,6 +418,12 @@ GUARD_OP(mem_read, "BAR1 read", (abb_dev *dev, uint32_t off, void *buf, size_t l
 	 (dev, off, buf, len))
 GUARD_OP(mem_write, "BAR1 write", (abb_dev *dev, uint32_t off, const void *buf, size_t len),
 	 (dev, off, buf, len))
+GUARD_OP(pio_store, "BAR1 stores",
+	 (abb_dev *dev, uint32_t off, const void *buf, size_t len, unsigned store_bytes),
+	 (dev, off, buf, len, store_bytes))
+GUARD_OP(pio_flush, "BAR1 store fence", (abb_dev *dev), (dev))
+GUARD_OP(pio_stats, "store model statistics",
+	 (abb_dev *dev, struct abb_sim_pio_stats *out, int clear), (dev, out, clear))
 GUARD_OP(map, "IOMMU map",
 	 (abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, size_t *nsegs),
 	 (dev, ptr, len, segs, nsegs))
@@ -441,6 +482,9 @@ const struct abb_backend abb_backend_sim = {
 	.reg_write = g_reg_write,
 	.mem_read = g_mem_read,
 	.mem_write = g_mem_write,
+	.pio_store = g_pio_store,
+	.pio_flush = g_pio_flush,
+	.pio_mapping = sim_pio_mapping,
 	.map = g_map,
 	.unmap = g_unmap,
 	.irq_wait = g_irq_wait,
@@ -467,6 +511,7 @@ const struct abb_sim_ops abb_sim_ops_lockstep = {
 	.inject = g_inject,
 	.inject_clear = g_inject_clear,
 	.inject_hits = g_inject_hits,
+	.pio_stats = g_pio_stats,
 	.note = sim_note,
 };
 

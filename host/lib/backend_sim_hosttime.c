@@ -105,6 +105,8 @@ static void ht_leave(void)
 #define LOCKSTEP_reg_write abb_backend_sim.reg_write
 #define LOCKSTEP_mem_read abb_backend_sim.mem_read
 #define LOCKSTEP_mem_write abb_backend_sim.mem_write
+#define LOCKSTEP_pio_store abb_backend_sim.pio_store
+#define LOCKSTEP_pio_flush abb_backend_sim.pio_flush
 #define LOCKSTEP_map abb_backend_sim.map
 #define LOCKSTEP_unmap abb_backend_sim.unmap
 #define LOCKSTEP_irq_wait abb_backend_sim.irq_wait
@@ -127,6 +129,10 @@ HT_OP(reg_write, int, (abb_dev *dev, uint32_t off, uint32_t val), (dev, off, val
 HT_OP(mem_read, int, (abb_dev *dev, uint32_t off, void *buf, size_t len), (dev, off, buf, len))
 HT_OP(mem_write, int, (abb_dev *dev, uint32_t off, const void *buf, size_t len),
       (dev, off, buf, len))
+HT_OP(pio_store, int,
+      (abb_dev *dev, uint32_t off, const void *buf, size_t len, unsigned store_bytes),
+      (dev, off, buf, len, store_bytes))
+HT_OP(pio_flush, int, (abb_dev *dev), (dev))
 HT_OP(map, int, (abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs, size_t *nsegs),
       (dev, ptr, len, segs, nsegs))
 HT_OP(unmap, int, (abb_dev *dev, void *ptr, size_t len), (dev, ptr, len))
@@ -152,6 +158,8 @@ static void ht_table_fill(void)
 	t->reg_write = ht_reg_write;
 	t->mem_read = ht_mem_read;
 	t->mem_write = ht_mem_write;
+	t->pio_store = ht_pio_store;
+	t->pio_flush = ht_pio_flush;
 	t->map = ht_map;
 	t->unmap = ht_unmap;
 	t->irq_wait = ht_irq_wait;

@@ -8,7 +8,8 @@
  * before any advice: the device exists, it is an ABB (its IDs), it is
  * bound to vfio-pci, it has an IOMMU group. Then one of two kernel
  * interfaces (URI option "iommu=", e.g. "vfio:0000:01:00.0,iommu=iommufd",
- * or the environment ABB_VFIO_IOMMU; the URI wins):
+ * or the environment ABB_VFIO_IOMMU; the URI wins; likewise pio=uc|wc,
+ * ABB_SIM_PIO: BAR1 write-combined where the kernel offers it, vfio_pio.c):
  *   - "group": the legacy container and group (vfio_group.c);
  *   - "iommufd": the device cdev and /dev/iommu (vfio_iommufd.c);
  *   - "auto" (default): the group path when /dev/vfio/vfio exists (it is
@@ -82,28 +83,44 @@ static void vfio_close(abb_dev *dev)
 enum { MODE_AUTO = ABB_OPT_IOMMU_AUTO, MODE_GROUP = ABB_OPT_IOMMU_GROUP,
        MODE_IOMMUFD = ABB_OPT_IOMMU_IOMMUFD };
 
-/* The option iommu (the option table, abb_options.c): "iommu=group|
- * iommufd|auto" among the URI's options (after the address and a comma,
- * or alone) wins over ABB_VFIO_IOMMU; unset: auto. */
-static int parse_iommu(const char *args, int *mode)
+/* The value of option key among the URI's options ("key=value" after the
+ * address and a comma, or alone) into val; 1 if there, 0 if not. */
+static int uri_opt(const char *args, const char *key, char *val, size_t n)
 {
-	const char *o = args ? strstr(args, "iommu=") : NULL;
+	size_t k = strlen(key);
+
+	for (const char *o = args; o && *o; o += strcspn(o, ","), o += *o == ',') {
+		if (!strncmp(o, key, k) && o[k] == '=') {
+			size_t len = strcspn(o + k + 1, ",");
+
+			snprintf(val, n, "%.*s", (int)(len < n ? len : n - 1), o + k + 1);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The options iommu and pio (the option table, abb_options.c) among the
+ * URI's options win over ABB_VFIO_IOMMU and ABB_SIM_PIO; unset: auto and
+ * uc. */
+static int parse_opts(const char *args, int *mode, int *pio_wc)
+{
 	struct abb_optvals *v = malloc(sizeof *v); /* large (file names): not on the stack */
 	char msg[512], val[32];
 	int rc;
 
 	*mode = MODE_AUTO;
+	*pio_wc = 0;
 	if (!v)
 		return abb_err(-ENOMEM, "out of memory");
 	abb_opt_defaults(v);
-	rc = abb_opt_from_env(v, ABB_OPT_VFIO, ABB_OPTG_LIBABB, msg, sizeof msg);
-	if (!rc && o) {
-		size_t n = strcspn(o + 6, ",");
-
-		snprintf(val, sizeof val, "%.*s", (int)(n < sizeof val ? n : sizeof val - 1), o + 6);
+	rc = abb_opt_from_env(v, ABB_OPT_VFIO, ABB_OPTG_LIBABB | ABB_OPTG_PARAMS, msg, sizeof msg);
+	if (!rc && uri_opt(args, "iommu", val, sizeof val))
 		rc = abb_opt_set(v, ABB_OPT_VFIO, "vfio option", "iommu", val, msg, sizeof msg);
-	}
+	if (!rc && uri_opt(args, "pio", val, sizeof val))
+		rc = abb_opt_set(v, ABB_OPT_VFIO, "vfio option", "pio", val, msg, sizeof msg);
 	*mode = (int)v->iommu;
+	*pio_wc = (int)v->p.pio_wc;
 	free(v);
 	return rc ? abb_err(rc, "%s", msg) : 0;
 }
@@ -113,7 +130,7 @@ static int vfio_open(abb_dev *dev, const char *args)
 	struct vfio_device_info di = {.argsz = sizeof di};
 	char path[PATH_MAX], grp[64], drv[64], addr[64];
 	struct vfio *v;
-	int rc, mode;
+	int rc, mode, pio_wc;
 
 	v = calloc(1, sizeof *v);
 	if (!v)
@@ -183,7 +200,7 @@ static int vfio_open(abb_dev *dev, const char *args)
 		goto fail;
 	}
 
-	rc = parse_iommu(args, &mode);
+	rc = parse_opts(args, &mode, &pio_wc);
 	if (!rc) {
 		snprintf(path, sizeof path, "%s/vfio/vfio", v->sys.dev_root);
 		if (mode == MODE_AUTO && v->sys.access(path, F_OK) && vfio_iommufd_usable(v))
@@ -195,7 +212,7 @@ static int vfio_open(abb_dev *dev, const char *args)
 	if (v->sys.ioctl(v->device, VFIO_DEVICE_GET_INFO, &di) == 0 &&
 	    (di.flags & VFIO_DEVICE_FLAGS_RESET))
 		v->sys.ioctl(v->device, VFIO_DEVICE_RESET, NULL);
-	rc = vfio_bar_setup(v);
+	rc = vfio_bar_setup(v, pio_wc);
 	if (!rc)
 		rc = vfio_command(v, 0x6, 0); /* memory space, bus master */
 	if (!rc)
@@ -220,6 +237,9 @@ const struct abb_backend abb_backend_vfio = {
 	.reg_write = vfio_reg_write,
 	.mem_read = vfio_mem_read,
 	.mem_write = vfio_mem_write,
+	.pio_store = vfio_pio_store,
+	.pio_flush = vfio_pio_flush,
+	.pio_mapping = vfio_pio_mapping,
 	.map = vfio_map,
 	.unmap = vfio_unmap,
 	.irq_wait = vfio_irq_wait,

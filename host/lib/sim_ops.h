@@ -28,6 +28,7 @@
 #include <abb/abb.h>
 
 struct abb_sim_fault;
+struct abb_sim_pio_stats;
 struct abb_sim_link;
 struct abb_sim_inject_spec;
 
@@ -53,9 +54,12 @@ struct abb_sim_ops {
 	int (*inject)(abb_dev *dev, const struct abb_sim_inject_spec *spec);
 	int (*inject_clear)(abb_dev *dev);
 	int (*inject_hits)(abb_dev *dev, int id);
+	/* the CPU store model's statistics (abb_sim_pio_stats) */
+	int (*pio_stats)(abb_dev *dev, struct abb_sim_pio_stats *out, int clear);
 	/* A note for the simulator's waveform (abbsim_trace_note:
 	 * ABBSIM_NOTE_* kinds; the libabb call being served, DMA boundaries,
-	 * abb_note). Does nothing when nothing is traced. */
+	 * abb_note). Does nothing when nothing is traced; NULL: a backend
+	 * with no waveform (the note is not even formatted). */
 	void (*note)(abb_dev *dev, unsigned kind, unsigned channel, const char *text);
 };
 

@@ -6,7 +6,9 @@
  * The BARs are mmap()ed when the region allows it; without
  * VFIO_REGION_INFO_FLAG_MMAP, or when the mmap fails, pread/pwrite on the
  * device fd reach them. Registers are 32-bit little-endian accesses; BAR1
- * PIO is aligned 32-bit accesses where possible, bytes at the edges.
+ * PIO is aligned 32-bit accesses where possible, bytes at the edges. With
+ * pio=wc BAR1 may be the write-combined mapping of vfio_pio.c instead; a
+ * fence then follows every BAR1 write and precedes every BAR1 read.
  */
 #include <endian.h>
 #include <errno.h>
@@ -28,7 +30,7 @@ static int region(struct vfio *v, unsigned index, struct vfio_region_info *ri)
 	return 0;
 }
 
-static int setup_bar(struct vfio *v, unsigned bar)
+static int setup_bar(struct vfio *v, unsigned bar, int want_wc)
 {
 	struct vfio_region_info ri;
 	void *p;
@@ -40,6 +42,8 @@ static int setup_bar(struct vfio *v, unsigned bar)
 		return abb_err(-ENXIO, "vfio: %s has no BAR%u: not an ABB", v->bdf, bar);
 	v->bar_size[bar] = ri.size;
 	v->bar_off[bar] = ri.offset;
+	if (bar == 1 && vfio_pio_setup(v, want_wc))
+		return 0; /* the WC mapping, and no other (vfio_pio.c) */
 	if (!(ri.flags & VFIO_REGION_INFO_FLAG_MMAP))
 		return 0; /* pread/pwrite on the device fd */
 	p = v->sys.mmap(NULL, ri.size, PROT_READ | PROT_WRITE, MAP_SHARED, v->device,
@@ -50,7 +54,7 @@ static int setup_bar(struct vfio *v, unsigned bar)
 	return 0;
 }
 
-int vfio_bar_setup(struct vfio *v)
+int vfio_bar_setup(struct vfio *v, int want_wc)
 {
 	struct vfio_region_info ri;
 	int rc = region(v, VFIO_PCI_CONFIG_REGION_INDEX, &ri);
@@ -58,14 +62,16 @@ int vfio_bar_setup(struct vfio *v)
 	if (rc)
 		return rc;
 	v->cfg_off = ri.offset;
-	rc = setup_bar(v, 0);
+	rc = setup_bar(v, 0, 0);
 	if (!rc)
-		rc = setup_bar(v, 1);
+		rc = setup_bar(v, 1, want_wc);
 	return rc;
 }
 
 void vfio_bar_release(struct vfio *v)
 {
+	if (v->pio_wc)
+		vfio_pio_fence(); /* the WC buffers out before the mapping goes */
 	for (int i = 0; i < 2; i++)
 		if (v->bar[i])
 			v->sys.munmap((void *)v->bar[i], v->bar_size[i]);
@@ -120,6 +126,8 @@ int vfio_mem_read(abb_dev *dev, uint32_t off, void *buf, size_t len)
 			return abb_err(-EIO, "vfio: BAR1 read failed");
 		return 0;
 	}
+	if (v->pio_wc)
+		vfio_pio_fence(); /* a read comes after the stores before it */
 	while (len) {
 		if (off % 4 == 0 && len >= 4) {
 			uint32_t w = *(volatile uint32_t *)(v->bar[1] + off);
@@ -156,5 +164,7 @@ int vfio_mem_write(abb_dev *dev, uint32_t off, const void *buf, size_t len)
 			off++, len--;
 		}
 	}
+	if (v->pio_wc)
+		vfio_pio_fence(); /* abb_mem_write's write leaves before it returns */
 	return 0;
 }

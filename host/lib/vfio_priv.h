@@ -12,6 +12,8 @@
  *   vfio_dma.c      buffer mapping: the kernel's map calls, locked memory
  *   vfio_bar.c      the device's regions: BAR setup, register and BAR1
  *                   PIO, the command register
+ *   vfio_pio.c      BAR1 for the CPU's stores: UC or WC mapping, block
+ *                   stores of a width, the fence
  *   vfio_irq.c      interrupts: MSI or INTx through an eventfd, waits
  *   vfio_time.c     device time: the seam's CLOCK_MONOTONIC, delays
  * Discovery and diagnosis (vfio_find.c, vfio_sysfs.c) are the public
@@ -73,6 +75,8 @@ struct vfio {
 	int iommufd;          /* /dev/iommu (iommufd path), else -1 */
 	uint32_t ioas;        /* the IOAS of the iommufd path (0: none) */
 	int quiesced;
+	int pio_wc;           /* BAR1 (bar[1]) is the WC mapping of sysfs resource1_wc */
+	char pio_why[320];    /* the WC mapping's source, or why WC was not had */
 };
 
 #define V(dev) ((struct vfio *)(dev)->be_priv)
@@ -124,9 +128,10 @@ ABB_HIDDEN int vfio_unmap(abb_dev *dev, void *ptr, size_t len);
 ABB_HIDDEN void vfio_dma_release(struct vfio *v);
 
 /* ---- vfio_bar.c: regions ---- */
-/* The config region's offset, BAR0 and BAR1 (mmap()ed when allowed);
+/* The config region's offset, BAR0 and BAR1 (mmap()ed when allowed; with
+ * want_wc write-combined where the kernel offers it, vfio_pio.c);
  * 0 or -errno with a message. */
-ABB_HIDDEN int vfio_bar_setup(struct vfio *v);
+ABB_HIDDEN int vfio_bar_setup(struct vfio *v, int want_wc);
 /* Unmaps the BARs that were mmap()ed. */
 ABB_HIDDEN void vfio_bar_release(struct vfio *v);
 /* Command register: sets the bits set, clears the bits clear. */
@@ -135,6 +140,19 @@ ABB_HIDDEN int vfio_reg_read(abb_dev *dev, uint32_t off, uint32_t *val);
 ABB_HIDDEN int vfio_reg_write(abb_dev *dev, uint32_t off, uint32_t val);
 ABB_HIDDEN int vfio_mem_read(abb_dev *dev, uint32_t off, void *buf, size_t len);
 ABB_HIDDEN int vfio_mem_write(abb_dev *dev, uint32_t off, const void *buf, size_t len);
+
+/* ---- vfio_pio.c: BAR1 for the CPU's stores ---- */
+/* With want_wc (pio=wc): BAR1 mapped write-combined through sysfs
+ * resource1_wc into bar[1] (returns 1), else the reason in pio_why (0);
+ * after the config region's offset and bar_size[1] are known, before any
+ * access to BAR1 through VFIO. */
+ABB_HIDDEN int vfio_pio_setup(struct vfio *v, int want_wc);
+/* SFENCE (a full barrier where there is none). */
+ABB_HIDDEN void vfio_pio_fence(void);
+ABB_HIDDEN int vfio_pio_store(abb_dev *dev, uint32_t off, const void *buf, size_t len,
+			      unsigned store_bytes);
+ABB_HIDDEN int vfio_pio_flush(abb_dev *dev);
+ABB_HIDDEN int vfio_pio_mapping(abb_dev *dev, char *why, size_t n);
 
 /* ---- vfio_irq.c: interrupts ---- */
 /* MSI when the device has it, else INTx, else none (polling); 0 or

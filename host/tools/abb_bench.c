@@ -19,6 +19,10 @@
  * (ABB_DMA_FIXED, testABB's inc=false), --loops N makes each size N
  * transfers (testABB: 50) instead of --bytes, --no-concurrent skips the
  * read + write column.
+ *
+ * --pio: PIO into BAR1 instead (bench_pio.c, doc/pio.md): uc and wc, store
+ * widths 1..64, a 1 MiB fill and a memcpy-shaped copy, device-time MB/s
+ * and TLPs; only -d, --csv and --plot apply.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,8 +35,10 @@
 #include <unistd.h>
 
 #include <abb/abb.h>
+#include <abb/abb_regs.h>
 #include <abb/abb_sim.h>
 
+#include "bench_pio.h"
 #include "tool_args.h"
 
 /* Link description for the formula (defaults: the ABB in a Gen1 x4 slot). */
@@ -126,8 +132,12 @@ static void usage(FILE *f)
 		"      --fixed ADDR   every transfer to/from board address ADDR (a FIFO)\n"
 		"      --loops N      N transfers per size, 1..1000000 (default: --bytes / size)\n"
 		"      --no-concurrent  DMA read and DMA write only\n"
+		"      --evsrc        the event source enabled through the run (EVS_CTRL.ENABLE:\n"
+		"                     with sim:profile=abb2008 the link input writes the buffer)\n"
 		"      --csv          CSV output\n"
 		"      --plot FILE    write a PNG plot with gnuplot\n"
+		"      --pio          PIO into BAR1 as a CPU issues it (uc and wc, store widths\n"
+		"                     1..64, fill and memcpy; doc/pio.md); with -d, --csv, --plot\n"
 		"      --gen N --lanes N --mps N --rcb N   link for the formula on a board\n"
 		"                     (default 1/4/128/64; gen 1..3, lanes 1/2/4/8/12/16/32,\n"
 		"                     mps 128..4096 powers of 2, rcb 64/128; the simulator\n"
@@ -235,11 +245,13 @@ int main(int argc, char **argv)
 		{"lanes", required_argument, 0, 7},     {"mps", required_argument, 0, 8},
 		{"rcb", required_argument, 0, 9},       {"help", no_argument, 0, 'h'},
 		{"fixed", required_argument, 0, 10},    {"loops", required_argument, 0, 11},
-		{"no-concurrent", no_argument, 0, 12},  {0, 0, 0, 0}};
+		{"no-concurrent", no_argument, 0, 12},  {"pio", no_argument, 0, 13},
+		{"evsrc", no_argument, 0, 14},
+		{0, 0, 0, 0}};
 	const char *uri = NULL, *png = NULL;
 	size_t min = 1024, max = 4u << 20, total = 8u << 20;
 	unsigned flags = 0;
-	int csv = 0, c, concurrent = 1, bad = 0;
+	int csv = 0, c, concurrent = 1, bad = 0, pio = 0, dma_opts = 0, evsrc = 0;
 	uint32_t board_addr = 0;
 	size_t loops = 0;
 	struct link l = {1, 4, 128, 64, 1};
@@ -251,6 +263,7 @@ int main(int argc, char **argv)
 
 	tool_begin(argv[0]);
 	while ((c = getopt_long(argc, argv, "d:b:h", opts, NULL)) != -1) {
+		dma_opts |= c != 'd' && c != 4 && c != 5 && c != 13 && c != 'h';
 		switch (c) {
 		case 'd': uri = optarg; break;
 		case 1: bad |= size_opt("--min", optarg, SIZE_MAX_OPT, &min); break;
@@ -281,6 +294,8 @@ int main(int argc, char **argv)
 			loops = (size_t)v;
 			break;
 		case 12: concurrent = 0; break;
+		case 13: pio = 1; break;
+		case 14: evsrc = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -293,10 +308,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "abb_bench: --min %zu is larger than --max %zu\n", min, max);
 		bad = 1;
 	}
+	if (!bad && pio && dma_opts) {
+		fprintf(stderr, "abb_bench: --pio takes only -d, --csv and --plot\n");
+		bad = 1;
+	}
 	if (bad) {
 		usage(stderr);
 		return 2;
 	}
+	if (pio)
+		return bench_pio(uri, csv, png);
 
 	abb_dev *dev;
 	int err = abb_open(&dev, uri);
@@ -310,6 +331,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "abb_bench: --gen/--lanes/--mps/--rcb ignored: the simulator "
 					"reports its link\n");
 		l = (struct link){sl.gen, sl.lanes, sl.mps, sl.rcb, sl.cpl_rcb};
+	}
+	/* the event source on through the whole run: on a board profile with
+	 * link input (sim:profile=abb2008, link_mbps) the links write the
+	 * on-board buffer beside the transfers (doc/board-profile.md) */
+	if (evsrc && (err = abb_reg_write(dev, ABB_REG_EVS_CTRL, ABB_EVS_CTRL_ENABLE)) != 0) {
+		fprintf(stderr, "abb_bench: --evsrc: %s\n", abb_last_error());
+		abb_close(dev);
+		return 1;
 	}
 	size_t bar1;
 	err = abb_mem_size(dev, &bar1);

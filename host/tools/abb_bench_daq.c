@@ -13,11 +13,12 @@
  *
  * Bandwidth is in device time (abb_time_ns). For every buffer size:
  *   tau = size x (1/B_module - 1/B_plain)   (the seed's overhead per buffer)
- * and the ratio B_module / B_plain. On the reference model backend (ABB_DEVICE=model,
- * untimed) device time is wall time and tau is the host software's own
+ * and the ratio B_module / B_plain. On the untimed reference model (ABB_DEVICE=model)
+ * device time is wall time and tau is the host software's own
  * cost; on the simulator it is only seen with host-time coupling
  * (ABB_SIM_HOSTTIME=1 or --device sim:hosttime=1), otherwise software is
- * free in simulated time.
+ * free in simulated time; the timed model (model:timed=1) is measured as the
+ * simulator is.
  *
  * Options: --device URI, --min SIZE, --max SIZE (1K..1M), --bytes N (per
  * size and run; default 8M), --reps R (best of R interleaved runs; default
@@ -34,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <abb/abb.h>
@@ -52,6 +54,21 @@
  * so tau is the software's cost, not a cache-footprint difference (the
  * model backend moves data with memcpy). */
 #define NBUF BENCH_MODULE_NBUF
+
+/* --irq: every transfer completes by interrupt; --fixed ADDR: the readout
+ * reads board address ADDR as a FIFO (DABC 2008's readout shape; its
+ * writer wrote with an incrementing address, so the writer keeps that) */
+static int g_irq, g_fixed;
+static uint32_t g_fixed_addr;
+
+static void shape_params(struct abb_daq_params *p, int write)
+{
+	p->irq = g_irq;
+	if (!write && g_fixed) {
+		p->fifo = 1;
+		p->address = g_fixed_addr;
+	}
+}
 
 struct opts {
 	const char *uri;
@@ -121,8 +138,9 @@ static int plain_run(int write, size_t size, unsigned n, double *ns_per)
 	}
 	t0 = now_ns();
 	for (unsigned i = 0; i < n && !rc; i++)
-		rc = write ? abb_dma_write(dev, db[i % NBUF], 0, 0, size, 0)
-			   : abb_dma_read(dev, db[i % NBUF], 0, 0, size, 0);
+		rc = write ? abb_dma_write(dev, db[i % NBUF], 0, 0, size, g_irq ? ABB_DMA_IRQ : 0)
+			   : abb_dma_read(dev, db[i % NBUF], 0, g_fixed ? g_fixed_addr : 0, size,
+					  (g_irq ? ABB_DMA_IRQ : 0) | (g_fixed ? ABB_DMA_FIXED : 0));
 	t1 = now_ns();
 	for (int i = 0; i < NBUF; i++) {
 		if (db[i])
@@ -139,6 +157,7 @@ static int module_run(int write, size_t size, unsigned n, int threads, double *n
 	struct abb_daq_params p;
 
 	bench_module_params(&p, write, size, n, threads, 0);
+	shape_params(&p, write);
 	return bench_module_run(ddev, write, &p, ns_per);
 }
 
@@ -273,6 +292,84 @@ struct conc {
 	double rd, wr; /* MB/s */
 };
 
+/* Both at once are measured in device time, the same way on every backend:
+ * the main thread samples the two modules' byte counts every CONC_SAMPLE_NS
+ * of device time (abb_sim_advance; a sleep where device time is the wall
+ * clock) until one has ended. A module's rate is taken between the first
+ * and the last sample at which its count had grown, inside the span both
+ * ran (from the later start to the earlier end), so that neither the time
+ * one ran alone (the other's thread started later, the other ended first)
+ * nor when the main thread noticed an end (wall clock: on a fast backend
+ * more device time has passed by then) counts. Error: one sample step at
+ * each end (20 us in about 8 ms at the default 8 MiB). */
+#define CONC_SAMPLE_NS 20000
+
+struct sample {
+	uint64_t t, bytes[2];
+};
+
+static int conc_advance(void)
+{
+	struct timespec ts = {0, CONC_SAMPLE_NS};
+	int rc = abb_sim_advance(dev, CONC_SAMPLE_NS);
+
+	if (rc == -ENOTSUP) /* the board: device time is the wall clock */
+		rc = nanosleep(&ts, NULL) ? -errno : 0;
+	return rc;
+}
+
+/* MB/s of module k over the samples inside [t0, t1] (0 if its count grew at
+ * fewer than two of them). */
+static double conc_rate(const struct sample *s, size_t n, int k, uint64_t t0, uint64_t t1)
+{
+	size_t a = n, b = n;
+
+	for (size_t i = 1; i < n; i++) {
+		if (s[i - 1].t < t0 || s[i].t > t1 || s[i].bytes[k] == s[i - 1].bytes[k])
+			continue;
+		if (a == n)
+			a = i;
+		b = i;
+	}
+	if (a == n || b == a || s[b].t <= s[a].t)
+		return 0;
+	return (double)(s[b].bytes[k] - s[a].bytes[k]) / (double)(s[b].t - s[a].t) * 1e3;
+}
+
+/* Samples r and w until one has ended: the samples in *out (malloc'd). */
+static int conc_sample(abb_daq_module *r, abb_daq_module *w, struct sample **out, size_t *n)
+{
+	struct abb_daq_stats sr, sw;
+	struct sample *s = NULL;
+	size_t cap = 0;
+	int rc = 0;
+
+	*n = 0;
+	for (;;) {
+		uint64_t t = now_ns();
+
+		abb_daq_module_stats(r, &sr);
+		abb_daq_module_stats(w, &sw);
+		if (*n == cap) {
+			struct sample *g = realloc(s, (cap ? 2 * cap : 1024) * sizeof *s);
+
+			if (!g) {
+				rc = -ENOMEM;
+				break;
+			}
+			s = g;
+			cap = cap ? 2 * cap : 1024;
+		}
+		s[(*n)++] = (struct sample){t, {sr.bytes, sw.bytes}};
+		if (sr.finished || sw.finished || sr.error || sw.error)
+			break;
+		if ((rc = conc_advance()) != 0)
+			break;
+	}
+	*out = s;
+	return rc;
+}
+
 /* One direction alone, or both at once (which < 0), MB/s per channel over
  * the time both ran; threads per module. */
 static int conc_run(size_t size, unsigned n, int threads, int which, int shared_pool,
@@ -282,12 +379,16 @@ static int conc_run(size_t size, unsigned n, int threads, int which, int shared_
 	struct abb_daq_stats sr, sw;
 	abb_daq_module *r = NULL, *w = NULL;
 	abb_daq_pool *pool = NULL;
-	uint64_t t_end, t_start, rbytes, wbytes;
+	struct sample *smp = NULL;
+	size_t nsmp = 0;
+	uint64_t t0, t1;
 	int rc;
 
 	/* the writer's board region is apart from the readout's */
 	bench_module_params(&pr, 0, size, n, threads, 0);
 	bench_module_params(&pw, 1, size, n, threads, 0x80000);
+	shape_params(&pr, 0);
+	shape_params(&pw, 1);
 	if (shared_pool) {
 		/* as many buffers as the two separate pools together */
 		rc = abb_daq_pool_create(&pool, "shared", size + ABB_DAQ_HEADER_BYTES, 2 * NBUF);
@@ -303,37 +404,35 @@ static int conc_run(size_t size, unsigned n, int threads, int which, int shared_
 		rc = abb_daq_module_start(w);
 	if (rc)
 		goto out;
-	/* measure until the first one finishes: both ran over that time */
-	for (;;) {
-		if (r && abb_daq_module_wait(r, 1) == 0)
-			break;
-		if (w && abb_daq_module_wait(w, 1) == 0)
-			break;
-	}
-	t_end = now_ns();
-	if (r)
+	if (r && w) {
+		rc = conc_sample(r, w, &smp, &nsmp);
 		abb_daq_module_stats(r, &sr);
-	if (w)
 		abb_daq_module_stats(w, &sw);
-	rbytes = r ? sr.bytes : 0;
-	wbytes = w ? sw.bytes : 0;
-	t_start = r && w ? (sr.t_start > sw.t_start ? sr.t_start : sw.t_start)
-			 : r ? sr.t_start : sw.t_start;
-	if (r && sr.finished)
-		t_end = sr.t_end;
-	else if (w && sw.finished)
-		t_end = sw.t_end;
-	out->rd = t_end > t_start ? (double)rbytes / (double)(t_end - t_start) * 1e3 : 0;
-	out->wr = t_end > t_start ? (double)wbytes / (double)(t_end - t_start) * 1e3 : 0;
-	if ((r && sr.error) || (w && sw.error))
-		rc = -EIO;
-	else if (r && w && t_end <= t_start) { /* one ended before the other started */
-		fprintf(stderr, "abb_bench_daq concurrent: the %s ended before the %s started: "
-			"no time both ran; give each more data (--bytes)\n",
-			sr.finished ? "readout" : "writer", sr.finished ? "writer" : "readout");
-		rc = -EAGAIN;
+		t0 = sr.t_start > sw.t_start ? sr.t_start : sw.t_start;
+		t1 = sr.finished && (!sw.finished || sr.t_end < sw.t_end) ? sr.t_end : sw.t_end;
+		out->rd = conc_rate(smp, nsmp, 0, t0, t1);
+		out->wr = conc_rate(smp, nsmp, 1, t0, t1);
+		if (!rc && !sr.error && !sw.error && (out->rd == 0 || out->wr == 0)) {
+			fprintf(stderr, "abb_bench_daq concurrent: the readout and the writer ran at "
+				"once for too short a time to be measured; give each more data "
+				"(--bytes)\n");
+			rc = -EAGAIN;
+		}
+	} else {
+		abb_daq_module *m = r ? r : w;
+		struct abb_daq_stats *st = r ? &sr : &sw;
+
+		rc = abb_daq_module_wait(m, -1);
+		abb_daq_module_stats(m, st);
+		t0 = st->t_start;
+		t1 = st->t_end;
+		out->rd = r && t1 > t0 ? (double)st->bytes / (double)(t1 - t0) * 1e3 : 0;
+		out->wr = w && t1 > t0 ? (double)st->bytes / (double)(t1 - t0) * 1e3 : 0;
 	}
+	if (!rc && ((r && sr.error) || (w && sw.error)))
+		rc = -EIO;
 out:
+	free(smp);
 	abb_daq_module_destroy(r);
 	abb_daq_module_destroy(w);
 	if (pool) {
@@ -428,9 +527,12 @@ static void usage(FILE *f)
 		"      --max SIZE     largest buffer (1M)\n"
 		"  -b, --bytes N      bytes per size and run (8M, at most 64G)\n"
 		"  -r, --reps R       best of R interleaved runs, 1..1000 (25 on the reference model, 3 with\n"
-		"                     host-time coupling, 1 in lockstep)\n"
+		"                     host-time coupling, 1 in lockstep: sim, model:timed=1)\n"
 		"      --size SIZE    buffer size of the concurrent test (64K; not run on the reference model)\n"
 		"  -t, --threads 1|2  threads per module in the concurrent test (1)\n"
+		"      --irq          complete every transfer by interrupt (default: polling)\n"
+		"      --fixed ADDR   the readout reads board address ADDR as a FIFO (DABC 2008's\n"
+		"                     readout; the writer keeps its incrementing address)\n"
 		"      --csv          CSV instead of tables\n"
 		"      --plot PREFIX  gnuplot PNGs PREFIX-readout.png, PREFIX-writer.png\n");
 }
@@ -443,6 +545,7 @@ int main(int argc, char **argv)
 		{"reps", required_argument, 0, 'r'},   {"size", required_argument, 0, 3},
 		{"csv", no_argument, 0, 4},            {"plot", required_argument, 0, 5},
 		{"threads", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
+		{"irq", no_argument, 0, 6},            {"fixed", required_argument, 0, 7},
 		{0, 0, 0, 0}};
 	struct opts o = {.min = 1024, .max = 1 << 20, .conc_size = 64 << 10, .threads = 1};
 	unsigned long long bytes = 0, v;
@@ -475,6 +578,15 @@ int main(int argc, char **argv)
 			o.threads = (int)v;
 			break;
 		case 5: o.plot = optarg; break;
+		case 6: g_irq = 1; break;
+		case 7:
+			if (tool_num("--fixed", optarg, 0, 0xfffffffcull, 0, &v) || v % 4) {
+				tool_error("--fixed %s: a board address, a multiple of 4", optarg);
+				goto bad;
+			}
+			g_fixed = 1;
+			g_fixed_addr = (uint32_t)v;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: goto bad;
 		}
@@ -509,7 +621,9 @@ int main(int argc, char **argv)
 		abb_close(dev);
 		return 1;
 	}
-	model = strcmp(abb_backend(dev), "model") == 0;
+	/* the untimed model (the timed one, model:timed=1, has device time in
+	 * lockstep as the simulator: abb_sim_hosttime answers) */
+	model = strcmp(abb_backend(dev), "model") == 0 && abb_sim_hosttime(dev) < 0;
 	o.model = model;
 	/* On the reference model, wall time is device time and the machine's noise
 	 * (other processes, a hypervisor taking a CPU away) only ever adds:

@@ -204,14 +204,15 @@ int main(int argc, char **argv)
 	uint32_t stalls_logged = 0;
 	while (!g_stop) {
 		abb_daq_buf *b;
-		/* no buffer ready: serve acknowledgements meanwhile (they free the
-		 * pool buffers the readout waits for), waking at once on one */
-		rc = abb_daq_queue_pop(abb_daq_module_output(m), &b, 0);
-		if (rc == -ETIMEDOUT || rc == -EAGAIN) {
-			if ((rc = abb_daq_net_out_poll(o, 1)))
-				break;
+		/* serve acknowledgements without waiting (they free the pool
+		 * buffers the readout waits for), then wait for a buffer in short
+		 * slices: a buffer goes out within 100 us of being filled, an
+		 * acknowledgement is taken within 100 us of arriving */
+		if ((rc = abb_daq_net_out_poll(o, 0)))
+			break;
+		rc = abb_daq_queue_pop(abb_daq_module_output(m), &b, 100000);
+		if (rc == -ETIMEDOUT || rc == -EAGAIN)
 			continue;
-		}
 		if (rc)
 			break; /* -EPIPE: the module ended (MaxBuffers, or an error) */
 		if (abb_reg_read(abb_daq_device_dev(d), ABB_REG_EVS_STALLS, &stalls))

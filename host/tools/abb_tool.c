@@ -1,7 +1,8 @@
 /*
  * abb_tool.c - look at and poke an ABB from the shell.
  *
- *   abb_tool [-d URI] info           backend, VERSION, BAR sizes, global and channel registers
+ *   abb_tool [-d URI] info           backend, VERSION, BAR sizes, how BAR1 is mapped for PIO
+ *                                    (UC or WC), global and channel registers
  *   abb_tool [-d URI] reg OFF [VAL]  read (or write) the BAR0 register at byte offset OFF
  *   abb_tool [-d URI] mem OFF LEN    hex dump of LEN bytes of BAR1 at OFF (PIO)
  *   abb_tool find [DUMP | --root DIR] find ABBs on the PCI bus with libpci (what the vfio
@@ -88,8 +89,13 @@ static int info(abb_dev *dev)
 
 	if (rc)
 		return fail("BAR1 size", rc);
+	char pio[256];
+	int map = abb_pio_mapping(dev, pio, sizeof pio);
+
 	printf("backend    %s\nBAR1       %zu bytes\ninterrupts %s\n", abb_backend(dev), mem,
 	       irq_kind(dev));
+	/* how the CPU's stores reach BAR1 (pio=uc|wc, doc/pio.md) */
+	printf("PIO map    %s\n", map >= 0 ? pio : abb_last_error());
 	for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++) {
 		uint32_t v;
 

@@ -34,7 +34,7 @@ module replay_tb;
     .rx_data_i(rxdata), .rx_bar_i(bar),
     .tx_valid_o(tx_valid), .tx_ready_i(txready), .tx_buf_av_i(bufav), .tx_sop_o(tx_sop),
     .tx_eop_o(tx_eop), .tx_data_o(tx_data), .irq_o(irq), .idle_o(idle),
-    .skip_cycles_i(skip)
+    .skip_cycles_i(skip), .board_cfg_i(64'h0)  // the stimulus record is of the default board
   );
 
   integer fd, fo, r, n, e;

@@ -117,6 +117,41 @@ ABB_MUST_USE int abb_mem_write(abb_dev *dev, uint32_t off, const void *buf, size
 /* Size of BAR1 (the DMA peripheral space) in bytes. */
 ABB_MUST_USE int abb_mem_size(abb_dev *dev, size_t *size);
 
+/*
+ * PIO as a CPU issues it (doc/pio.md). BAR1 is mapped for the CPU's stores
+ * either uncached (UC: one write per store, each waits its turn in the
+ * store path) or write-combined (WC: stores merge into 64-byte lines that
+ * leave as one write when full, on a flush or an eviction, in no promised
+ * order). The mapping is chosen at open: URI option pio=uc|wc (or
+ * $ABB_SIM_PIO; every backend, default uc). WC needs a prefetchable BAR1:
+ * the simulator's is with pio=wc; on the board the vfio backend maps BAR1
+ * through sysfs resource1_wc where the kernel offers it and falls back to
+ * UC otherwise (abb_pio_mapping says why). The reference model has no
+ * store path: the data semantics only (no timing, no write shapes).
+ */
+#define ABB_PIO_UC 0 /* uncached */
+#define ABB_PIO_WC 1 /* write-combined */
+
+/* Writes len bytes of buf to BAR1 at off as stores of store_bytes each
+ * (1, 2, 4, 8: integer stores; 16 SSE, 32 AVX, 64 MOVDIR64B), in address
+ * order: off and len multiples of store_bytes, len > 0, inside BAR1.
+ * Posted: returns when the stores are issued; with WC the last lines may
+ * still sit in the CPU until abb_pio_flush (or a read, abb_mem_write,
+ * abb_close). -EINVAL (message) for a bad width, a misaligned off or len,
+ * a range past BAR1, NULL buf, len 0, before any store; -ENOTSUP on the
+ * board when the CPU lacks the instruction of that width (AVX,
+ * MOVDIR64B) or the architecture has none. */
+ABB_MUST_USE int abb_pio_write_block(abb_dev *dev, uint32_t off, const void *buf, size_t len,
+				     unsigned store_bytes);
+/* Makes every store issued before it leave the CPU (SFENCE): the WC
+ * buffers are written out. Nothing to do with UC (returns 0). */
+ABB_MUST_USE int abb_pio_flush(abb_dev *dev);
+/* The mapping in effect: ABB_PIO_UC or ABB_PIO_WC (>= 0), or a negative
+ * errno. why (may be NULL; n bytes, NUL terminated, truncated) gets one
+ * line saying how BAR1 is mapped and, when WC was asked for and UC is in
+ * use, why (what `abb_tool info` prints). */
+ABB_MUST_USE int abb_pio_mapping(abb_dev *dev, char *why, size_t n);
+
 /* Maps [ptr, ptr+len) for DMA (ptr need not be page aligned; the memory
  * must stay allocated until unmapped). A buffer may not overlap another
  * mapped buffer of the same device (-EEXIST). Memory that is not mapped or

@@ -85,6 +85,23 @@ struct abb_sim_link {
 /* Fills out from the open simulated board. */
 ABB_MUST_USE int abb_sim_link_params(abb_dev *dev, struct abb_sim_link *out);
 
+/* What the simulator's CPU store model did (doc/pio.md) since open or the
+ * last call with clear: the mapping (wc 1: write-combined), its WC
+ * buffers, the stores of abb_pio_write_block and their bytes, the writes
+ * (TLPs) they became and those of them that reached the board with their
+ * bytes, the device time (ps) the first store issued and the last write
+ * arrived. A read-back after abb_pio_flush makes every write arrive. */
+struct abb_sim_pio_stats {
+	unsigned wc, wc_buffers;
+	uint64_t stores, store_bytes;
+	uint64_t tlps;
+	uint64_t arrived_tlps, arrived_bytes;
+	uint64_t first_store_ps, last_arrival_ps;
+};
+/* Fills out; clear non-zero starts the counts anew. The simulator only
+ * (the timed model has no CPU store model: -ENOTSUP). */
+ABB_MUST_USE int abb_sim_pio_stats(abb_dev *dev, struct abb_sim_pio_stats *out, int clear);
+
 /* 1 when the simulated board runs with host-time coupling (ABB_SIM_HOSTTIME=1
  * or the URI option hosttime=1: device time includes the host threads' CPU
  * time between device calls), 0 in lockstep. */
