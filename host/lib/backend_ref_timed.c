@@ -508,7 +508,7 @@ static int wait_until(struct timed *m, struct until *u)
 	while (!reached(m, u)) {
 		if (m->running || __atomic_load_n(&m->entering, __ATOMIC_SEQ_CST) ||
 		    other_reached(m, u) || others_computing(m)) {
-			nap(m, 50000);
+			nap(m, RELEASE_IDLE_NS);
 			continue;
 		}
 		{
@@ -640,6 +640,8 @@ static void leave(struct timed *m)
 {
 	ht_leave(m);
 	away(m);
+	if (m->waiting)
+		pthread_cond_broadcast(&m->cond); /* the runner may wait for this call */
 	pthread_mutex_unlock(&m->lock);
 }
 
