@@ -23,7 +23,7 @@
  * waits on the device), which its CPU time standing still and its state
  * and system call in /proc/self/task/TID tell. A thread just created is
  * not known until its first call: while one is runnable the thread that
- * runs the model yields its core after every short batch (newcomer()).
+ * runs the model sleeps briefly after every short batch (newcomer()).
  * And when nothing at all happens on the board before a wait's end
  * (an idle stretch) while another thread used the device in the last
  * PACE_RECENT_NS, that stretch passes no faster than the wall clock, in
@@ -39,7 +39,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +61,8 @@
 #define RUN_BATCH_SHARED 64u
 /* while other threads use the device, the process's threads are listed
  * every NEWCOMER_EVERY batches; a new one that is runnable and has not made
- * its first call makes the thread that runs the model yield its core after
- * every batch, for NEWCOMER_NS of wall clock at most */
+ * its first call makes the thread that runs the model sleep RELEASE_IDLE_NS
+ * after every batch, for NEWCOMER_NS of wall clock at most */
 #define NEWCOMER_EVERY 4u
 #define NEWCOMER_NS 20000000ull
 #define KNOWN_TIDS 64
@@ -72,7 +71,7 @@
  * most (wall clock), and not at all once its CPU time stood still this
  * long (it is blocked, not computing) */
 #define RELEASE_MAX_NS 50000000ull
-#define RELEASE_IDLE_NS 50000ull
+#define RELEASE_IDLE_NS 10000ull
 #define RELEASE_SLOTS 16
 #define PACE_RECENT_NS 100000000ull
 #define PACE_STEP_PS 10000000ull
@@ -353,7 +352,7 @@ static void list_threads(struct timed *m, uint64_t wall, bool init)
 }
 
 /* After a model run while other threads use the device: 1 if the runner
- * should yield its core. A thread just created has not made its first call
+ * should leave its core to a newcomer. A thread just created has not made its first call
  * and nothing tells that it is on its way; on a busy machine it may wait
  * for the core the runner keeps busy (the simulator, far slower, lets it in
  * within a few ns of device time; the model ran whole transfers before it
@@ -538,11 +537,10 @@ static int wait_until(struct timed *m, struct until *u)
 			m->running = true;
 			(void)abb_reftime_run(m->rt, d, shared ? RUN_BATCH_SHARED : RUN_BATCH);
 			m->running = false;
-			if (shared && newcomer(m, wall)) {
-				pthread_mutex_unlock(&m->lock);
-				sched_yield();
-				lock_dev(m);
-			}
+			/* a sleep, not sched_yield: an idle core takes the
+			 * newcomer from a busy one's queue */
+			if (shared && newcomer(m, wall))
+				nap(m, RELEASE_IDLE_NS);
 		}
 		pthread_cond_broadcast(&m->cond);
 	}
