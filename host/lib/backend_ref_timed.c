@@ -5,30 +5,37 @@
  * (sim_ops.h: cycles, advance, link parameters, the link's TLP count for
  * the watchdog; the rest -ENOTSUP).
  *
- * Lockstep as the simulator (sim/platform.h): device time moves only while
- * a host thread waits on the device (a register or BAR1 read, an interrupt
- * wait, a delay), and it moves in the model's time order, not the wall
- * clock's. A register write is posted. With several threads the one that
- * waits runs the model for all, one at a time; a thread whose wait ended
- * while others still wait gets to its next device call before time moves
- * on (so its host code costs no device time, as on the simulator, where
- * the simulation is much slower than the host): while it computes or
- * sleeps (nanosleep: a poll loop), at most RELEASE_MAX_NS of wall-clock
- * time; not while it is blocked elsewhere (a lock, a queue: it may wait
- * for the very thread that waits on the device), which its CPU time
- * standing still and the system call it is in (/proc/self/task/TID/syscall)
- * tell. And when nothing at all happens on the board before a wait's end
+ * Lockstep as the simulator (sim/platform.h, platform_lockstep.cpp):
+ * device time moves only while a host thread waits on the device (a
+ * register or BAR1 read, an interrupt wait, a delay), and it moves in the
+ * model's time order, not the wall clock's. A register write is posted.
+ * With several threads, the waits are one list (as the simulator's
+ * waiters): the thread that runs the model runs it for all, to the
+ * earliest deadline of any wait and no further than the first event (a
+ * PIO read done, an interrupt) that ends any of them; that wait ends at
+ * that device time. Host code costs no device time, as on the simulator
+ * (whose device time passes far slower than the host's): time stands while
+ * a thread is on its way into a call (blocked on the device lock), and
+ * while a thread whose wait ended computes on to its next calls, until
+ * RELEASE_MAX_NS of wall clock after that wait; computing includes being
+ * runnable without a core and sleeping (nanosleep: a poll loop), not being
+ * blocked elsewhere (a lock, a queue: it may wait for the very thread that
+ * waits on the device), which its CPU time standing still and its state
+ * and system call in /proc/self/task/TID tell. A thread just created is
+ * not known until its first call: while one is runnable the thread that
+ * runs the model sleeps briefly after every short batch (newcomer()).
+ * And when nothing at all happens on the board before a wait's end
  * (an idle stretch) while another thread used the device in the last
  * PACE_RECENT_NS, that stretch passes no faster than the wall clock, in
  * steps of PACE_STEP_PS: a thread that acts after a sleep of its own gets
- * in, as it does on the simulator (whose device time passes far slower
- * than the host's). With hosttime=1 every device
+ * in, as it does on the simulator. With hosttime=1 every device
  * call first lets device time pass by the CPU time the thread spent since
  * its previous call (backend_sim_hosttime.c does the same for the
  * simulator).
  *
  * Host memory: the IOVAs of the simulator's IOMMU (ref_iova.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -47,13 +54,24 @@
 #include "sim_ops.h"
 #include <abb/abb_sim.h>
 
-/* events the model runs before a waiting thread lets the others in */
+/* events the model runs before a waiting thread lets the others in; fewer
+ * while other threads use the device (one arriving at a call, not known
+ * to be on its way, waits at most this many: about 16 TLPs, a few us) */
 #define RUN_BATCH 4096u
+#define RUN_BATCH_SHARED 64u
+/* while other threads use the device, the process's threads are listed
+ * every NEWCOMER_EVERY batches; a new one that is runnable and has not made
+ * its first call makes the thread that runs the model sleep RELEASE_IDLE_NS
+ * after every batch, for NEWCOMER_NS of wall clock at most */
+#define NEWCOMER_EVERY 4u
+#define NEWCOMER_NS 20000000ull
+#define KNOWN_TIDS 64
+#define NEWCOMERS 8
 /* a thread whose wait ended: time waits for its next call this long at
  * most (wall clock), and not at all once its CPU time stood still this
  * long (it is blocked, not computing) */
 #define RELEASE_MAX_NS 50000000ull
-#define RELEASE_IDLE_NS 50000ull
+#define RELEASE_IDLE_NS 10000ull
 #define RELEASE_SLOTS 16
 #define PACE_RECENT_NS 100000000ull
 #define PACE_STEP_PS 10000000ull
@@ -81,9 +99,17 @@ struct timed {
 	uint64_t pace_wall;       /* wall clock of the last paced step */
 	unsigned waiting;         /* threads inside a wait */
 	struct released rel[RELEASE_SLOTS];
+	pid_t known[KNOWN_TIDS];  /* the process's threads when last listed */
+	unsigned nknown;
+	unsigned batches;         /* model runs since then */
+	struct {
+		pid_t tid;        /* 0: free */
+		uint64_t until;   /* wall clock */
+	} newc[NEWCOMERS];        /* threads created since open, no call yet */
 	/* the threads that made device calls, and when (wall clock) */
 	struct {
 		pthread_t th;
+		pid_t tid;
 		uint64_t wall;
 		bool used;
 	} user[USER_SLOTS];
@@ -148,8 +174,12 @@ static void seen(struct timed *m, uint64_t now)
 			k = i;
 	}
 	m->user[k].th = self;
+	m->user[k].tid = (pid_t)syscall(SYS_gettid);
 	m->user[k].wall = now;
 	m->user[k].used = true;
+	for (unsigned i = 0; i < NEWCOMERS; i++)
+		if (m->newc[i].tid == m->user[k].tid)
+			m->newc[i].tid = 0;
 }
 
 /* Another thread made a device call lately. */
@@ -254,7 +284,10 @@ static ssize_t read_proc(pid_t tid, const char *what, char *buf, size_t len)
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof path, "/proc/self/task/%ld/%s", (long)tid, what);
+	if (tid)
+		snprintf(path, sizeof path, "/proc/self/task/%ld/%s", (long)tid, what);
+	else
+		snprintf(path, sizeof path, "/proc/self/%s", what);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -263,6 +296,86 @@ static ssize_t read_proc(pid_t tid, const char *what, char *buf, size_t len)
 	if (n > 0)
 		buf[n] = 0;
 	return n;
+}
+
+static char task_state(pid_t tid)
+{
+	char buf[512];
+	const char *st;
+
+	if (read_proc(tid, "stat", buf, sizeof buf) <= 0 || !(st = strrchr(buf, ')')) ||
+	    st[1] != ' ')
+		return 0;
+	return st[2];
+}
+
+static bool is_user(struct timed *m, pid_t tid)
+{
+	for (unsigned i = 0; i < USER_SLOTS; i++)
+		if (m->user[i].used && m->user[i].tid == tid)
+			return true;
+	return false;
+}
+
+/* Lists the process's threads (/proc/self/task): the ones not listed before
+ * and not users yet become newcomers (with init: none, all are known). */
+static void list_threads(struct timed *m, uint64_t wall, bool init)
+{
+	pid_t now[KNOWN_TIDS];
+	unsigned n = 0;
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/task");
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL && n < KNOWN_TIDS) {
+		pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
+		bool old = init;
+
+		if (tid <= 0)
+			continue;
+		now[n++] = tid;
+		for (unsigned i = 0; !old && i < m->nknown; i++)
+			old = m->known[i] == tid;
+		if (old || is_user(m, tid))
+			continue;
+		for (unsigned i = 0; i < NEWCOMERS; i++)
+			if (!m->newc[i].tid) {
+				m->newc[i].tid = tid;
+				m->newc[i].until = wall + NEWCOMER_NS;
+				break;
+			}
+	}
+	closedir(d);
+	memcpy(m->known, now, n * sizeof now[0]);
+	m->nknown = n;
+}
+
+/* After a model run while other threads use the device: 1 if the runner
+ * should leave its core to a newcomer. A thread just created has not made its first call
+ * and nothing tells that it is on its way; on a busy machine it may wait
+ * for the core the runner keeps busy (the simulator, far slower, lets it in
+ * within a few ns of device time; the model ran whole transfers before it
+ * came). Newcomers that are blocked (state S, D) are not waited for. */
+static bool newcomer(struct timed *m, uint64_t wall)
+{
+	bool any = false;
+
+	if (++m->batches >= NEWCOMER_EVERY) {
+		m->batches = 0;
+		list_threads(m, wall, false);
+	}
+	for (unsigned i = 0; i < NEWCOMERS; i++) {
+		if (!m->newc[i].tid)
+			continue;
+		if (wall > m->newc[i].until) {
+			m->newc[i].tid = 0;
+			continue;
+		}
+		if (task_state(m->newc[i].tid) == 'R')
+			any = true;
+	}
+	return any;
 }
 
 /* A thread whose CPU time stands still: 1 if it is on its way all the same
@@ -394,21 +507,22 @@ static int wait_until(struct timed *m, struct until *u)
 	while (!reached(m, u)) {
 		if (m->running || __atomic_load_n(&m->entering, __ATOMIC_SEQ_CST) ||
 		    other_reached(m, u) || others_computing(m)) {
-			nap(m, 50000);
+			nap(m, RELEASE_IDLE_NS);
 			continue;
 		}
 		{
 			uint64_t now = abb_reftime_now(m->rt), next = abb_reftime_next(m->rt);
 			uint64_t wall = clock_ns(CLOCK_MONOTONIC);
 			struct abb_reftime_deadline d = earliest(m);
+			bool shared;
 
 			if (d.ps == UINT64_MAX && next == UINT64_MAX) {
 				rc = -EIO;
 				break;
 			}
+			shared = others_recent(m, wall);
 			/* an idle stretch while another thread may act: paced */
-			if (next > now + PACE_STEP_PS && d.ps > now + PACE_STEP_PS &&
-			    others_recent(m, wall)) {
+			if (next > now + PACE_STEP_PS && d.ps > now + PACE_STEP_PS && shared) {
 				uint64_t allowed = (wall - m->pace_wall) * 1000u;
 
 				if (wall - m->pace_wall > 1000000u)
@@ -421,8 +535,12 @@ static int wait_until(struct timed *m, struct until *u)
 				d = abb_reftime_deadline(m->rt, now + allowed);
 			}
 			m->running = true;
-			(void)abb_reftime_run(m->rt, d, RUN_BATCH);
+			(void)abb_reftime_run(m->rt, d, shared ? RUN_BATCH_SHARED : RUN_BATCH);
 			m->running = false;
+			/* a sleep, not sched_yield: an idle core takes the
+			 * newcomer from a busy one's queue */
+			if (shared && newcomer(m, wall))
+				nap(m, RELEASE_IDLE_NS);
 		}
 		pthread_cond_broadcast(&m->cond);
 	}
@@ -521,6 +639,8 @@ static void leave(struct timed *m)
 {
 	ht_leave(m);
 	away(m);
+	if (m->waiting)
+		pthread_cond_broadcast(&m->cond); /* the runner may wait for this call */
 	pthread_mutex_unlock(&m->lock);
 }
 
@@ -1057,6 +1177,7 @@ int abb_reftimed_open(abb_dev *dev, const struct abb_optvals *o)
 	m->hosttime = o->hosttime;
 	m->pio_wc = o->p.pio_wc;
 	m->epoch = __atomic_add_fetch(&ht_epoch_next, 1, __ATOMIC_RELAXED);
+	list_threads(m, 0, true);
 	pthread_once(&table_once, table_fill);
 	dev->be = o->hosttime ? &timed_backend_ht : &timed_backend;
 	dev->sim = o->hosttime ? &timed_ops_hosttime : &timed_ops;

@@ -35,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <abb/abb.h>
@@ -293,30 +292,23 @@ struct conc {
 };
 
 /* Both at once are measured in device time, the same way on every backend:
- * the main thread samples the two modules' byte counts every CONC_SAMPLE_NS
- * of device time (abb_sim_advance; a sleep where device time is the wall
- * clock) until one has ended. A module's rate is taken between the first
- * and the last sample at which its count had grown, inside the span both
- * ran (from the later start to the earlier end), so that neither the time
- * one ran alone (the other's thread started later, the other ended first)
- * nor when the main thread noticed an end (wall clock: on a fast backend
- * more device time has passed by then) counts. Error: one sample step at
- * each end (20 us in about 8 ms at the default 8 MiB). */
-#define CONC_SAMPLE_NS 20000
+ * the main thread samples the two modules' byte counts, each sample with
+ * the device time it was taken at (abb_time_ns), every CONC_SAMPLE_US of
+ * wall clock until one has ended; a sample is no wait, so it lets no
+ * device time pass (a sampler that waited on the device, abb_sim_advance,
+ * kept the simulator's time running while the modules' threads computed
+ * or waited for a core). A module's rate is taken between the first and
+ * the last sample at which its count had grown, inside the span both ran
+ * (from the later start to the earlier end), so that neither the time one
+ * ran alone (the other's thread started later, the other ended first) nor
+ * when the main thread noticed an end counts. Error: the device time
+ * between two samples at each end (below 1 us on the simulator, a few us
+ * on the timed model, in about 8 ms at the default 8 MiB). */
+#define CONC_SAMPLE_US 100
 
 struct sample {
 	uint64_t t, bytes[2];
 };
-
-static int conc_advance(void)
-{
-	struct timespec ts = {0, CONC_SAMPLE_NS};
-	int rc = abb_sim_advance(dev, CONC_SAMPLE_NS);
-
-	if (rc == -ENOTSUP) /* the board: device time is the wall clock */
-		rc = nanosleep(&ts, NULL) ? -errno : 0;
-	return rc;
-}
 
 /* MB/s of module k over the samples inside [t0, t1] (0 if its count grew at
  * fewer than two of them). */
@@ -363,8 +355,7 @@ static int conc_sample(abb_daq_module *r, abb_daq_module *w, struct sample **out
 		s[(*n)++] = (struct sample){t, {sr.bytes, sw.bytes}};
 		if (sr.finished || sw.finished || sr.error || sw.error)
 			break;
-		if ((rc = conc_advance()) != 0)
-			break;
+		usleep(CONC_SAMPLE_US);
 	}
 	*out = s;
 	return rc;
