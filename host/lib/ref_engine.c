@@ -1093,7 +1093,6 @@ void rt_engine_edge(struct rt_engine *e, uint64_t n)
 	e->tx_cand_ok = false;
 	if (sample)
 		e->irq_due = RT_NEVER;
-
 	if (e->pio_due == n) {
 		pio_capture(e, n);
 		fresh = false;
