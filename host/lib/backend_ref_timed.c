@@ -612,6 +612,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static int timed_reg_read(abb_dev *dev, uint32_t off, uint32_t *val);
 static int timed_advance(abb_dev *dev, int64_t ns);
+static int timed_link_tlps(abb_dev *dev, uint64_t *n);
 
 static void ht_setup(abb_dev *dev, struct timed *m)
 {
@@ -842,9 +843,19 @@ static int timed_poll_reg(abb_dev *dev, const struct abb_poll *q, uint32_t *val,
 	*val = 0xffffffffu;
 	*reads = 0;
 	if (q->first_ns) {
+		uint64_t before = 0, after = 0;
+
+		(void)timed_link_tlps(dev, &before);
 		rc = timed_advance(dev, (int64_t)q->first_ns);
 		if (rc)
 			return rc;
+		(void)timed_link_tlps(dev, &after);
+		if (dev->watchdog_s && after != before) { /* as around do_wait's first pause */
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			w.last_move = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+		}
 	}
 	for (;;) {
 		uint8_t b[4] = {0xff, 0xff, 0xff, 0xff};

@@ -827,9 +827,28 @@ static uint64_t src_ready(struct rt_engine *e, int s, uint64_t x)
 	}
 }
 
+/* src_ready's first tests: false when it would say RT_NEVER at once */
+static bool src_may(struct rt_engine *e, int s)
+{
+	switch (s) {
+	case SRC_PIO:
+		return e->pst == P_GO;
+	case SRC_C2H_FETCH:
+		return C2H(e)->fst == F_HDR;
+	case SRC_H2C_FETCH:
+		return H2C(e)->fst == F_HDR;
+	case SRC_C2H_MV:
+		return C2H(e)->mst == M_GO && C2H(e)->rem;
+	case SRC_H2C_MV:
+		return H2C(e)->mst == M_GO && H2C(e)->rem;
+	default:
+		return false;
+	}
+}
+
 static bool src_valid(struct rt_engine *e, int s, uint64_t x)
 {
-	return src_ready(e, s, x) == x;
+	return src_may(e, s) && src_ready(e, s, x) == x;
 }
 
 /* The source's TLP, started at edge x. */
@@ -1030,7 +1049,7 @@ static uint64_t tx_candidate(struct rt_engine *e, uint64_t from)
 		return RT_NEVER;
 	if (e->tx_due != RT_NEVER)
 		best = umax(e->tx_due, from);
-	/* only the sources src_ready could find ready (its first tests) */
+	/* only the sources src_ready could find ready (src_may, unrolled) */
 	if (e->pst == P_GO)
 		best = umin(best, src_ready(e, SRC_PIO, from));
 	if (C2H(e)->fst == F_HDR)
@@ -1093,7 +1112,6 @@ void rt_engine_edge(struct rt_engine *e, uint64_t n)
 	e->tx_cand_ok = false;
 	if (sample)
 		e->irq_due = RT_NEVER;
-
 	if (e->pio_due == n) {
 		pio_capture(e, n);
 		fresh = false;
