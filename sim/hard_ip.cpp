@@ -70,6 +70,7 @@ bool HardIp::select_model(unsigned clk_mhz, bool traced)
 	top_.reset();
 	top_ = make_rtl_model(ctx_.get(), ns, "board", traced);
 	inputs_ = ModelInputs(); // the new model has sampled nothing yet
+	stale_ = false;
 	top_->zero_inputs();
 	top_->eval();
 	return true;
@@ -102,6 +103,8 @@ void HardIp::set_record(const std::string &stim_path, const std::string &coverag
 
 void HardIp::reset()
 {
+	if (stale_)
+		refresh(); /* the outputs as without the deferred pass */
 	rx_.clear();
 	rx_beat_ = 0;
 	tx_beats_.clear();
@@ -233,6 +236,12 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 {
 	RtlModel &m = *top_;
 	const Tlp *rx = rx_.empty() ? nullptr : &rx_.front();
+	/* the deferred pass (below): the last edge's outputs are needed now
+	 * only under back-pressure (ready then follows tx_valid_o) */
+	if (stale_ && !tx_in_tlp_ && !tx_accept()) {
+		refresh();
+		tx_valid_ = m.tx_valid_o;
+	}
 	if (rx) {
 		m.rx_valid_i = 1;
 		m.rx_sop_i = rx_beat_ == 0;
@@ -242,12 +251,16 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 	} else {
 		m.rx_valid_i = 0;
 	}
-	tx_valid_ = m.tx_valid_o;
+	/* the model's outputs are the last edge's, but while stale_ (they are
+	 * older then, and not needed: ready is 1) */
+	if (!stale_)
+		tx_valid_ = m.tx_valid_o;
 	bool ready = tx_in_tlp_ || !tx_valid_ || tx_accept();
 	m.tx_ready_i = ready;
 	m.tx_buf_av_i = tx_buf_av();
 	m.skip_cycles_i = skip;
-	model_sample(m, inputs_); // sim/model_inputs.h
+	model_sample(m, inputs_, stale_); // sim/model_inputs.h
+	stale_ = false;
 	if (rec_)
 		stim_in();
 #ifndef ABBSIM_NO_TRACE
@@ -255,25 +268,58 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 		tr->edge_pre(t, skip);
 #endif
 	m.clk_i = 0;
-	m.eval();
+	/* (nothing to evaluate in the clock-low eval without a sample, no
+	 * waveform: a deferrable model skips it) */
+	if (!(m.deferrable && !m.smp_i && !rec_
+#ifndef ABBSIM_NO_TRACE
+	      && !tr
+#endif
+	      && m.clock_low_idle()))
+		m.run();
 	model_sample_done(m);
 #ifndef ABBSIM_NO_TRACE
 	if (tr)
 		tr->dump(t - half_ps);
 #endif
+	/* Deferred combinational pass (sim/defer_comb.py): a model edited for
+	 * it (untraced, no assertions), with nothing recorded and no waveform,
+	 * may leave out the pass after the clock edge; the next clock-low
+	 * eval evaluates the logic (forced sample). The stream's valid is
+	 * then the one abb_top's arbiter has at the edge (the same as after
+	 * the last edge unless it followed an input). */
+	const bool defer = m.deferrable && !rec_
+#ifndef ABBSIM_NO_TRACE
+			   && !tr
+#endif
+		;
+	if (defer)
+		tx_valid_ = m.tx_valid_o;
+	bool quiet_pre = defer && m.quiet_o;
 	bool rx_fire = rx && m.rx_ready_o;
 	bool tx_fire = tx_valid_ && ready;
 	uint64_t tx_data = m.tx_data_o;
 	bool tx_sop = m.tx_sop_o, tx_eop = m.tx_eop_o;
 	bool irq = m.irq_o;
 	m.clk_i = 1;
-	m.eval();
+	m.defer_i = defer;
+	m.run();
+	m.defer_i = 0;
 #ifndef ABBSIM_NO_TRACE
 	if (tr)
 		tr->dump(t);
 #endif
-	idle_o_ = m.idle_o;
-	tx_valid_ = m.tx_valid_o;
+	if (defer && !quiet_pre) {
+		/* idle_o = quiet && quiet_q, and quiet_q now holds quiet_pre:
+		 * idle_o is 0 without evaluating */
+		stale_ = true;
+		idle_o_ = false;
+	} else {
+		/* idle_o may have risen: its value needs the pass */
+		if (defer)
+			refresh();
+		idle_o_ = m.idle_o;
+		tx_valid_ = m.tx_valid_o;
+	}
 	if (rec_) {
 		if (tx_fire)
 			rec_->tx(tx_sop, tx_eop, tx_data);
@@ -286,6 +332,20 @@ void HardIp::edge(uint64_t t, uint32_t skip)
 		tx_beat(tx_data, tx_sop, tx_eop, t);
 	if (irq != irq_lvl_ && !in_reset_)
 		irq_update(irq, t);
+}
+
+/* The combinational pass left out after the last clock edge, now: the
+ * inputs reloaded (unchanged) by a strobe of smp_i, which evaluates the
+ * logic, then smp_i low again (seen by an eval, so that the next strobe is
+ * an edge; that eval triggers nothing). */
+void HardIp::refresh()
+{
+	RtlModel &m = *top_;
+	m.smp_i = 1;
+	m.run();
+	m.smp_i = 0;
+	m.run();
+	stale_ = false;
 }
 
 void HardIp::rx_done(uint64_t now)

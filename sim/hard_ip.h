@@ -134,6 +134,10 @@ private:
 	size_t rx_beat_ = 0;
 	std::vector<uint64_t> tx_beats_;
 	bool tx_in_tlp_ = false, tx_valid_ = false, idle_o_ = false;
+	/* the combinational pass after the last clock edge was left out: the
+	 * model's outputs are not the new state's (edge, refresh) */
+	bool stale_ = false;
+	void refresh();
 	std::vector<IrqMsg> irq_after_tlp_; /* wait for the TLP being received from the RTL */
 	bool irq_lvl_ = false; /* irq_o at the last edge */
 	bool in_reset_ = false; /* rst_ni low: irq_o is not looked at (old state until the first edge) */

@@ -29,7 +29,7 @@ struct ModelInputs {
 	bool valid = false;
 };
 
-template <class M> auto sample_impl(M &m, ModelInputs &last, int) -> decltype(m.smp_i = 1, void())
+template <class M> auto sample_impl(M &m, ModelInputs &last, bool force, int) -> decltype(m.smp_i = 1, void())
 {
 	const uint64_t now[ModelInputs::N] = {
 		m.cfg_bus_master_en_i, m.cfg_max_payload_i, m.cfg_max_read_req_i, m.cfg_req_id_i,
@@ -43,16 +43,21 @@ template <class M> auto sample_impl(M &m, ModelInputs &last, int) -> decltype(m.
 		std::memcpy(last.v, now, sizeof now);
 		last.valid = true;
 	}
-	m.smp_i = !same;
+	m.smp_i = !same || force;
 }
 
 template <class M> auto done_impl(M &m, int) -> decltype(m.smp_i = 0, void()) { m.smp_i = 0; }
 
 // models without the strobe
-template <class M> void sample_impl(M &, ModelInputs &, long) {}
+template <class M> void sample_impl(M &, ModelInputs &, bool, long) {}
 template <class M> void done_impl(M &, long) {}
 
-template <class M> void model_sample(M &m, ModelInputs &last) { sample_impl(m, last, 0); }
+/* force: raise smp_i even with the inputs unchanged (the combinational
+ * logic is to be evaluated: the deferred pass, sim/hard_ip.cpp) */
+template <class M> void model_sample(M &m, ModelInputs &last, bool force = false)
+{
+	sample_impl(m, last, force, 0);
+}
 template <class M> void model_sample_done(M &m) { done_impl(m, 0); }
 
 } // namespace abbsim

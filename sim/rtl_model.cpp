@@ -6,6 +6,21 @@
 
 #include "Vabb_top.h"
 #include "Vabb_top250.h"
+#include "Vabb_top250___024root.h"
+#include "Vabb_top___024root.h"
+
+/* models edited by sim/defer_comb.py (the default ones; not those of
+ * make coverage or mutants) */
+#ifndef Vabb_top_DEFER_COMB
+#define Vabb_top_DEFER_COMB 0
+#endif
+#ifndef Vabb_top250_DEFER_COMB
+#define Vabb_top250_DEFER_COMB 0
+#endif
+
+/* the generated models' evaluation (their __DepSet units; RtlModel::run) */
+void Vabb_top___024root___eval(Vabb_top___024root *vlSelf);
+void Vabb_top250___024root___eval(Vabb_top250___024root *vlSelf);
 
 namespace abbsim {
 
@@ -18,9 +33,23 @@ std::unique_ptr<RtlModel> make_rtl_model(VerilatedContext *ctx, unsigned clk_ns,
 {
 	if (traced)
 		return rtl_traced_available() ? make_traced_rtl_model(ctx, clk_ns, name) : nullptr;
-	if (clk_ns == 4)
-		return std::unique_ptr<RtlModel>(new RtlModelT<Vabb_top250, false>(ctx, 4, name));
-	return std::unique_ptr<RtlModel>(new RtlModelT<Vabb_top, false>(ctx, 8, name));
+	std::unique_ptr<RtlModel> m;
+	if (clk_ns == 4) {
+		auto *t = new RtlModelT<Vabb_top250, false>(ctx, 4, name);
+		m.reset(t);
+		m->deferrable = Vabb_top250_DEFER_COMB;
+		m->root = t->top().rootp;
+		m->root_eval = [](void *r) { Vabb_top250___024root___eval((Vabb_top250___024root *)r); };
+	} else {
+		auto *t = new RtlModelT<Vabb_top, false>(ctx, 8, name);
+		m.reset(t);
+		m->deferrable = Vabb_top_DEFER_COMB;
+		m->root = t->top().rootp;
+		m->root_eval = [](void *r) { Vabb_top___024root___eval((Vabb_top___024root *)r); };
+	}
+	if (!m->deferrable)
+		m->root_eval = nullptr;
+	return m;
 }
 
 } // namespace abbsim

@@ -56,12 +56,34 @@ class RtlModel {
 public:
 	virtual ~RtlModel() {}
 	virtual void eval() = 0;
+	/* Instead of a clock-low eval that would trigger nothing (smp_i low):
+	 * clk_i = 0 as that eval leaves it; false: not possible, eval (only
+	 * for a deferrable model, sim/hard_ip.cpp) */
+	virtual bool clock_low_idle() = 0;
 	virtual void final() = 0;
 	/* only on a traced model (traced == true); a no-op on the others */
 	virtual void trace(VerilatedFstC *tfp, int levels) = 0;
 
 	const unsigned clk_ns; /* the ClkNs the RTL model was verilated with */
 	const bool traced;     /* verilated with --trace-fst: trace() writes FST */
+	/* edited by sim/defer_comb.py: defer_i = 1 leaves out the
+	 * combinational pass of a clock-high eval (sim/hard_ip.cpp) */
+	bool deferrable = false;
+	/* The cycle loop's eval of a deferrable model: the generated root's
+	 * evaluation itself, without eval_step's per-call runtime work (its
+	 * initialisation is done by the first eval(); thread-local MTask id
+	 * and the message queue of other threads' $display: the model is run
+	 * by one thread and has no $display after its initial blocks); else
+	 * eval(). */
+	void (*root_eval)(void *) = nullptr;
+	void *root = nullptr;
+	void run()
+	{
+		if (root_eval)
+			root_eval(root);
+		else
+			eval();
+	}
 #define ABBSIM_PORT_REF(t, n) t &n;
 	ABBSIM_RTL_PORTS(ABBSIM_PORT_REF)
 #undef ABBSIM_PORT_REF
@@ -71,6 +93,8 @@ public:
 	uint32_t *const up_credits_i, *const down_credits_i;
 	/* the wrapper's input strobe (sim/abb_sim_top.sv, sim/model_inputs.h) */
 	CData &smp_i;
+	/* the deferred combinational pass (sim/defer_comb.py, HardIp::edge) */
+	CData &defer_i, &quiet_o;
 
 	/* Every input 0, the trace-only ones included: a new model's ports are
 	 * not initialised (Verilator leaves them; the heap of a model deleted
@@ -81,7 +105,7 @@ public:
 		cfg_req_id_i = 0;
 		cfg_msi_en_i = cfg_mem_bits_i = strict_i = rx_valid_i = rx_sop_i = rx_eop_i = 0;
 		rx_data_i = 0;
-		rx_bar_i = tx_ready_i = tx_buf_av_i = smp_i = 0;
+		rx_bar_i = tx_ready_i = tx_buf_av_i = smp_i = defer_i = 0;
 		skip_cycles_i = 0;
 		board_cfg_i = 0;
 		cycle_i = 0;
@@ -99,7 +123,8 @@ protected:
 	RtlModel(unsigned ns, bool tr, M &m)
 		: clk_ns(ns), traced(tr) ABBSIM_RTL_PORTS(ABBSIM_PORT_INIT), cycle_i(m.cycle_i),
 		  lane_i{ABBSIM_TRACE_LANES(ABBSIM_LANE_INIT)}, up_credits_i(m.up_credits_i.data()),
-		  down_credits_i(m.down_credits_i.data()), smp_i(m.smp_i)
+		  down_credits_i(m.down_credits_i.data()), smp_i(m.smp_i),
+		  defer_i(m.defer_i), quiet_o(m.quiet_o)
 	{
 	}
 #undef ABBSIM_LANE_INIT

@@ -17,6 +17,19 @@ template <class M> struct RtlOwner {
 
 /* Owner first: the RTL model exists before RtlModel binds its ports.
  * Traced: M was verilated with --trace-fst (it has trace()). */
+/* The clock-low eval of a cycle that triggers nothing (clk_i falls, smp_i
+ * stays low; the wrapper has no negedge logic and no input-combinational
+ * region): all it does is remember clk_i = 0 for the next edge test, which
+ * this does without the eval (Verilator 5's trigger memory; a model
+ * without it, another Verilator, gets the eval). */
+template <class M> auto low_idle(M &m, int) -> decltype(m.rootp->__Vtrigrprev__TOP__clk_i = 0, true)
+{
+	m.clk_i = 0;
+	m.rootp->__Vtrigrprev__TOP__clk_i = 0;
+	return true;
+}
+template <class M> bool low_idle(M &, long) { return false; }
+
 template <class M, bool Traced> class RtlModelT : private RtlOwner<M>, public RtlModel {
 public:
 	RtlModelT(VerilatedContext *ctx, unsigned ns, const char *name)
@@ -24,6 +37,8 @@ public:
 	{
 	}
 	void eval() override { this->m->eval(); }
+	M &top() { return *this->m; }
+	bool clock_low_idle() override { return low_idle(*this->m, 0); }
 	void final() override { this->m->final(); }
 	void trace(VerilatedFstC *tfp, int levels) override
 	{

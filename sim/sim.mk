@@ -126,13 +126,16 @@ SIM_VRT := $(SIM_VRT_DIR)/libverilated_pic.a
 all: sim
 sim: $(SIM_LIB)
 
-# One model: $(call sim_model,DIR,CLASS,VERILATOR FLAGS,EXTRA SOURCES).
+# One model: $(call sim_model,DIR,CLASS,VERILATOR FLAGS,EXTRA SOURCES[,defer]).
 # Each step is one target (`make -j` never races); the generated makefile
-# compiles the RTL model's C++ into DIR/CLASS__ALL.a.
+# compiles the RTL model's C++ into DIR/CLASS__ALL.a. defer: the generated
+# C++ edited so that the loop may leave out the combinational pass of the
+# clock edge (sim/defer_comb.py; the untraced models without extras).
 define sim_model
-$(1)/.verilated: $$(RTL_SRCS) $$(SIM_VWRAP) $$(RTL_HDRS) $(4) sim/sim.mk
+$(1)/.verilated: $$(RTL_SRCS) $$(SIM_VWRAP) $$(RTL_HDRS) $(4) sim/sim.mk sim/defer_comb.py
 	@mkdir -p $(1)
 	$$(VERILATOR) $$(SIM_VFLAGS) $(3) --prefix $(2) --Mdir $(1) $$(RTL_SRCS) $(4)
+	$(if $(5),python3 sim/defer_comb.py $(1) $(2))
 	@touch $$@
 
 $(1)/.compiled: $(1)/.verilated
@@ -142,8 +145,8 @@ endef
 # 125 MHz (with make coverage's extras) and 250 MHz, each untraced (no
 # assertions) and traced (assertions on); the traced speed build (no
 # assertions) of `make trace-cost`
-$(eval $(call sim_model,$(SIM_VDIR),Vabb_top,$(SIM_VEXTRA),$(SIM_VEXTRA_SRCS)))
-$(eval $(call sim_model,$(SIM_VDIR250),Vabb_top250,-GClkNs=4,))
+$(eval $(call sim_model,$(SIM_VDIR),Vabb_top,$(SIM_VEXTRA),$(SIM_VEXTRA_SRCS),$(if $(SIM_VEXTRA)$(SIM_VEXTRA_SRCS),,defer)))
+$(eval $(call sim_model,$(SIM_VDIR250),Vabb_top250,-GClkNs=4,,defer))
 $(eval $(call sim_model,$(SIM_VDIR_TR),Vabb_top_tr,$(SIM_VTRACE) $(SIM_VASSERT) $(SIM_VEXTRA),$(SIM_VEXTRA_SRCS)))
 $(eval $(call sim_model,$(SIM_VDIR250_TR),Vabb_top250_tr,$(SIM_VTRACE) $(SIM_VASSERT) -GClkNs=4,))
 $(eval $(call sim_model,$(SIM_VDIRFAST_TR),Vabb_top_tr,$(SIM_VTRACE),))
@@ -246,4 +249,4 @@ sim-install: $(SIM_LIB)
 
 install: sim-install
 
--include $(SIM_OBJS:.o=.d)
+-include $(SIM_OBJS:.o=.d) $(SIM_TR_OBJS:.o=.d)

@@ -126,3 +126,20 @@ sim-speed: $(SIM_B)/fast/bare_bench $(SIM_B)/fast/speed_abbsim $(SIM_BASE_BENCH)
 MODEL_SPEED_RUNS ?= 3
 model-speed: $(SIM_SPEED_CUR)/speed_program $(SIM_LIB)
 	@sim/model_speed.sh $(MODEL_SPEED_RUNS) $(abspath $(SIM_SPEED_CUR)) $(abspath $(SIM_LIB))
+
+# make model-tlp-same BASELINE=<rev>: the timed model's TLP logs (every TLP
+# and its device time) of this tree's libabb and <rev>'s for the same
+# abb_bench runs must be identical (sim/model_tlp_same.sh): the check for
+# speed work on the timed model. Builds only <rev>'s libabb (no RTL).
+.PHONY: model-tlp-same
+ifneq ($(BASELINE),)
+$(SIM_BASE_D)/.libabb: $(SIM_BASE_SRC)/.archived
+	cd $(SIM_BASE_SRC) && $(MAKE) B=build BASELINE= build/libabb.so
+	@touch $@
+
+model-tlp-same: $(B)/abb_bench $(SIM_BASE_D)/.libabb
+	@sim/model_tlp_same.sh $(B)/abb_bench $(abspath $(SIM_BASE_B))
+else
+model-tlp-same:
+	@echo "model-tlp-same: BASELINE=<rev> needed (the libabb to compare with)" >&2; exit 2
+endif

@@ -579,12 +579,23 @@ static void test_blocking_two_threads_share_time(void)
 	uint64_t rd, wr, both;
 
 	TB_REQUIRE_DEV();
+	if (!tb_is_sim() && !tb_is_timed_model()) {
+		/* on the board device time is the wall clock: host scheduling */
+		tb_skip("lockstep device time only (sim, model:timed=1), backend is \"%s\"",
+			abb_backend(tb_dev));
+		return;
+	}
 	rd = tt2_time(0);
 	wr = tt2_time(1);
 	both = tt2_time(-1);
 	printf("\n    device time: read alone %llu ns, write alone %llu ns, both at once %llu ns\n",
 	       (unsigned long long)rd, (unsigned long long)wr, (unsigned long long)both);
-	CU_ASSERT(both >= (rd > wr ? rd : wr));
+	/* not shorter than the longer alone, except where the host adds
+	 * latency after every wake-up (profile abb2008: irq_ns + driver_ns):
+	 * a thread woken by the other's interrupt may find its own transfer
+	 * done when it looks, and skip the wake-up its own would have cost */
+	if (!tb_is_abb2008())
+		CU_ASSERT(both >= (rd > wr ? rd : wr));
 	CU_ASSERT(both * 4 <= (rd + wr) * 3);
 }
 
@@ -602,7 +613,7 @@ static CU_TestInfo blocking_tests[] = {
 	TB_TIMED_TEST(test_blocking_wait_timeout_then_success),
 	{ "test_blocking_second_start_busy", test_blocking_second_start_busy },
 	{ "test_blocking_one_thread_per_channel", test_blocking_one_thread_per_channel },
-	TB_SIM_TEST(test_blocking_two_threads_share_time),
+	TB_TIMED_TEST(test_blocking_two_threads_share_time),
 	CU_TEST_INFO_NULL,
 };
 

@@ -490,6 +490,8 @@ static void test_sb_reset_clears_isr(void)
  * error. */
 static void test_sb_profile(void)
 {
+	/* profile=default explicitly: ABB_SIM_PROFILE=abb2008 (CI's profile
+	 * run) must not turn the baseline into the profile */
 	static const char *const cfg[3] = {
 		"mem_size=64K,profile=default", "mem_size=64K,profile=abb2008",
 		"mem_size=64K,profile=abb2008,mps=1024,mrrs=1024,rcb=128,cpl=mps"};

@@ -170,6 +170,14 @@ static void test_vectors_timed_model(void)
 	char golden[4096], name[300], fresh[4096], err[1024];
 	unsigned bad = 0, same = 0;
 
+	/* the golden cycle counts are the default board's (as in
+	 * test_vectors_match_golden): on a profile there is nothing here to
+	 * compare the timed model with; the scoreboard compares it with the
+	 * simulator on the profile */
+	if (tb_is_abb2008()) {
+		tb_skip_part("profile abb2008: the golden cycle counts are the default board's");
+		return;
+	}
 	if ((mkdir(TB_BUILD_DIR, 0777) && errno != EEXIST) || (mkdir(NEW_DIR, 0777) && errno != EEXIST))
 		CU_FAIL_FATAL("cannot create " NEW_DIR);
 	tb_close(); /* the runs open their own device */

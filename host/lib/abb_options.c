@@ -655,7 +655,7 @@ int abb_opt_apply_profile(struct abb_optvals *v, unsigned backend, char *msg, si
 		for (size_t k = 0; k < NOPT && !o; k++)
 			if (!strcmp(table[k].name, abb2008[i].name))
 				o = &table[k];
-		/* a parameter the backend does not take is not set (abb_opt_profile_missing) */
+		/* a parameter the backend does not take is not set */
 		if (!o || !(o->backends & backend) || abb_opt_given(v, abb2008[i].name))
 			continue;
 		int rc = abb_opt_set(v, backend, "profile abb2008:", abb2008[i].name,
@@ -664,25 +664,6 @@ int abb_opt_apply_profile(struct abb_optvals *v, unsigned backend, char *msg, si
 			return rc;
 	}
 	return 0;
-}
-
-size_t abb_opt_profile_missing(const struct abb_optvals *v, unsigned backend, char *buf, size_t n)
-{
-	size_t w = 0, k = 0;
-
-	if (n)
-		buf[0] = 0;
-	if (v->profile != ABB_PROFILE_ABB2008)
-		return 0;
-	for (size_t i = 0; i < sizeof abb2008 / sizeof abb2008[0]; i++)
-		for (size_t j = 0; j < NOPT; j++)
-			if (!strcmp(table[j].name, abb2008[i].name) && !(table[j].backends & backend)) {
-				k++;
-				if (w < n)
-					w += (size_t)snprintf(buf + w, n - w, "%s%s", w ? ", " : "",
-							      abb2008[i].name);
-			}
-	return k;
 }
 
 int64_t abb_opt_irq_host_ns(const struct abb_optvals *v)

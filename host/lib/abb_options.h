@@ -129,14 +129,9 @@ ABB_OPT_HIDDEN int abb_opt_given(const struct abb_optvals *v, const char *name);
 /* Board profile (option profile): sets the options the profile gives that
  * were not given explicitly and that backend takes (the table's ranges
  * apply: -EINVAL with msg). The simulator and the timed model apply it the
- * same way at open. abb_opt_profile_missing: how many of the profile's
- * parameters backend does not take, their names in buf (the timed model
- * has no board side yet: its device time then differs from the
- * simulator's). */
+ * same way at open. */
 ABB_OPT_HIDDEN int abb_opt_apply_profile(struct abb_optvals *v, unsigned backend, char *msg,
 					 size_t n);
-ABB_OPT_HIDDEN size_t abb_opt_profile_missing(const struct abb_optvals *v, unsigned backend,
-					      char *buf, size_t n);
 /* Device time a host interrupt wait takes after the interrupt arrived
  * (interrupt delivery and driver: irq_ns + driver_ns, after the profile). */
 ABB_OPT_HIDDEN int64_t abb_opt_irq_host_ns(const struct abb_optvals *v);

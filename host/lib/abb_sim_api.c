@@ -172,7 +172,7 @@ void abb_sim_note(abb_dev *dev, unsigned kind, const char *text)
 {
 	if (!dev)
 		abb_sim_note_any(kind, text);
-	else if (abb_dev_check("abb_sim_note", dev) == 0 && dev->sim &&
+	else if (abb_dev_check("abb_sim_note", dev) == 0 && dev->sim && dev->sim->note &&
 		 abb_pio_enter("abb_sim_note", dev) == 0) {
 		dev->sim->note(dev, kind, ABB_SIM_NOTE_NO_CHANNEL, text);
 		abb_pio_leave(dev);
@@ -184,8 +184,8 @@ void abb_note(abb_dev *dev, unsigned kind, unsigned channel, const char *fmt, ..
 	char buf[256];
 	va_list ap;
 
-	if (!dev->sim)
-		return;
+	if (!dev->sim || !dev->sim->note)
+		return; /* nothing takes notes: not even formatted */
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);

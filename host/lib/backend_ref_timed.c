@@ -65,7 +65,10 @@ struct released {
 	clockid_t clk;
 	uint64_t cpu, wall_moved, wall_start;
 	bool used;
+	bool in_call;             /* inside a device call now (not computing) */
 };
+
+struct until;
 
 struct timed {
 	pthread_mutex_t lock;
@@ -73,6 +76,8 @@ struct timed {
 	struct abb_reftime *rt;
 	struct abb_refiova *iova;
 	bool running;             /* a thread runs the model */
+	unsigned entering;        /* threads blocked on lock to make a call (atomic) */
+	struct until *waiters;    /* what every thread inside a wait waits for */
 	uint64_t pace_wall;       /* wall clock of the last paced step */
 	unsigned waiting;         /* threads inside a wait */
 	struct released rel[RELEASE_SLOTS];
@@ -92,7 +97,7 @@ struct timed {
 	unsigned ht_n;
 };
 
-static struct abb_backend timed_backend;
+static struct abb_backend timed_backend, timed_backend_ht;
 static const struct abb_sim_ops timed_ops, timed_ops_hosttime;
 
 static struct timed *T(abb_dev *dev)
@@ -159,59 +164,124 @@ static bool others_recent(struct timed *m, uint64_t now)
 	return false;
 }
 
-/* The calling thread is at a device call: time no longer waits for it. */
-static void back(struct timed *m)
+/* The device lock, taken by a thread that counts as entering (at a device
+ * call) while it is blocked on it: time does not move on without it. */
+static void lock_dev(struct timed *m)
+{
+	__atomic_add_fetch(&m->entering, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&m->lock);
+	__atomic_sub_fetch(&m->entering, 1, __ATOMIC_SEQ_CST);
+}
+
+static struct released *rel_self(struct timed *m)
 {
 	pthread_t self = pthread_self();
 
 	for (unsigned i = 0; i < RELEASE_SLOTS; i++)
-		if (m->rel[i].used && pthread_equal(m->rel[i].th, self)) {
-			m->rel[i].used = false;
-			pthread_cond_broadcast(&m->cond);
-		}
+		if (m->rel[i].used && pthread_equal(m->rel[i].th, self))
+			return &m->rel[i];
+	return NULL;
 }
 
-/* The calling thread's wait ended while others wait: time waits for it. */
-static void release(struct timed *m)
+/* The calling thread is at a device call: not computing while in it. */
+static void back(struct timed *m)
 {
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	struct released *r = rel_self(m);
 
-	for (unsigned i = 0; i < RELEASE_SLOTS; i++) {
-		struct released *r = &m->rel[i];
-
-		if (r->used)
-			continue;
-		r->th = pthread_self();
-		r->tid = (pid_t)syscall(SYS_gettid);
-		if (pthread_getcpuclockid(r->th, &r->clk))
-			return;
-		r->cpu = clock_ns(r->clk);
-		r->wall_moved = r->wall_start = now;
-		r->used = true;
-		return;
+	if (r && !r->in_call) {
+		r->in_call = true;
+		pthread_cond_broadcast(&m->cond);
 	}
 }
 
-/* A thread whose CPU time stands still: 1 if it sleeps (nanosleep,
- * clock_nanosleep: it comes back), 0 if it is blocked on anything else. */
-static bool sleeping(pid_t tid)
+/* The calling thread returns from a device call: if its last wait ended
+ * lately (RELEASE_MAX_NS), time waits for its next call again. */
+static void away(struct timed *m)
 {
-	char path[64], buf[64];
-	long nr;
+	struct released *r = rel_self(m);
+	uint64_t now;
+
+	if (!r)
+		return;
+	now = clock_ns(CLOCK_MONOTONIC);
+	if (now - r->wall_start > RELEASE_MAX_NS) {
+		r->used = false;
+		return;
+	}
+	r->in_call = false;
+	r->cpu = clock_ns(r->clk);
+	r->wall_moved = now;
+}
+
+/* The calling thread waits on the device now: time moves for it. */
+static void unrelease(struct timed *m)
+{
+	struct released *r = rel_self(m);
+
+	if (r)
+		r->used = false;
+}
+
+/* The calling thread's wait ended while other threads use the device:
+ * time waits for it until its next call, and keeps waiting for it between
+ * the calls after that (its start of the next transfer, its reaction to
+ * the event) until RELEASE_MAX_NS after this wait. */
+static void release(struct timed *m)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	struct released *r = rel_self(m);
+
+	for (unsigned i = 0; !r && i < RELEASE_SLOTS; i++)
+		if (!m->rel[i].used)
+			r = &m->rel[i];
+	if (!r)
+		return;
+	r->th = pthread_self();
+	r->tid = (pid_t)syscall(SYS_gettid);
+	if (pthread_getcpuclockid(r->th, &r->clk)) {
+		r->used = false;
+		return;
+	}
+	r->cpu = clock_ns(r->clk);
+	r->wall_moved = r->wall_start = now;
+	r->in_call = true;
+	r->used = true;
+}
+
+static ssize_t read_proc(pid_t tid, const char *what, char *buf, size_t len)
+{
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", (long)tid);
+	snprintf(path, sizeof path, "/proc/self/task/%ld/%s", (long)tid, what);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof buf - 1);
+		return -1;
+	n = read(fd, buf, len - 1);
 	close(fd);
-	if (n <= 0)
+	if (n > 0)
+		buf[n] = 0;
+	return n;
+}
+
+/* A thread whose CPU time stands still: 1 if it is on its way all the same
+ * (runnable but waiting for a core, or woken and not yet running: state R;
+ * asleep in nanosleep or clock_nanosleep: it comes back by itself), 0 if
+ * it is blocked on something else (a lock, a queue, a join: it may wait for
+ * the very thread that waits on the device). */
+static bool on_its_way(pid_t tid)
+{
+	char buf[512];
+	const char *st;
+	long nr;
+
+	if (read_proc(tid, "stat", buf, sizeof buf) <= 0 || !(st = strrchr(buf, ')')))
 		return false;
-	buf[n] = 0;
-	if (!strncmp(buf, "running", 7))
+	if (st[1] == ' ' && st[2] == 'R')
 		return true;
+	if (read_proc(tid, "syscall", buf, sizeof buf) <= 0)
+		return false;
 	nr = strtol(buf, NULL, 10);
 #ifdef SYS_nanosleep
 	if (nr == SYS_nanosleep)
@@ -224,7 +294,10 @@ static bool sleeping(pid_t tid)
 	return false;
 }
 
-/* 1 while a released thread is on its way to its next call. */
+/* 1 while a released thread is on its way to its next call. One that is
+ * blocked elsewhere is not waited for while it is, but again once it runs
+ * (a host lock another thread held across a device call: dev->irq_lock);
+ * after RELEASE_MAX_NS of wall clock since its wait it is not waited for. */
 static bool others_computing(struct timed *m)
 {
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
@@ -234,17 +307,18 @@ static bool others_computing(struct timed *m)
 		struct released *r = &m->rel[i];
 		uint64_t cpu;
 
-		if (!r->used)
+		if (!r->used || r->in_call)
 			continue;
+		if (now - r->wall_start > RELEASE_MAX_NS) {
+			r->used = false; /* long host work: time goes on */
+			continue;
+		}
 		cpu = clock_ns(r->clk);
 		if (cpu != r->cpu) {
 			r->cpu = cpu;
 			r->wall_moved = now;
 		}
-		if (now - r->wall_start > RELEASE_MAX_NS ||
-		    (now - r->wall_moved > RELEASE_IDLE_NS && !sleeping(r->tid)))
-			r->used = false; /* blocked elsewhere, or long host work: time goes on */
-		else
+		if (now - r->wall_moved <= RELEASE_IDLE_NS || on_its_way(r->tid))
 			any = true;
 	}
 	return any;
@@ -256,6 +330,7 @@ struct until {
 	struct abb_reftime_read *read; /* a PIO read to complete */
 	uint64_t irq_seen;             /* an interrupt count to exceed (with irq) */
 	bool irq;
+	struct until *next;            /* m->waiters (set by wait_until) */
 };
 
 static bool reached(struct timed *m, const struct until *u)
@@ -267,32 +342,70 @@ static bool reached(struct timed *m, const struct until *u)
 	return u->d.ps != UINT64_MAX && abb_reftime_now(m->rt) >= u->d.ps;
 }
 
+/* Another thread's wait is reached: it ends at this device time, and
+ * time waits until its thread has taken it. */
+static bool other_reached(struct timed *m, const struct until *u)
+{
+	for (const struct until *w = m->waiters; w; w = w->next)
+		if (w != u && reached(m, w))
+			return true;
+	return false;
+}
+
+/* The earliest deadline of all the waits (as the simulator's waiters:
+ * time runs to the first thing any waiting thread waits for). */
+static struct abb_reftime_deadline earliest(struct timed *m)
+{
+	struct abb_reftime_deadline d = {UINT64_MAX, 0};
+
+	for (const struct until *w = m->waiters; w; w = w->next)
+		if (w->d.ps < d.ps || (w->d.ps == d.ps && w->d.seq < d.seq))
+			d = w->d;
+	return d;
+}
+
+static void nap(struct timed *m, uint64_t ns)
+{
+	struct timespec ts;
+	uint64_t t = clock_ns(CLOCK_MONOTONIC) + ns;
+
+	ts.tv_sec = (time_t)(t / 1000000000u);
+	ts.tv_nsec = (long)(t % 1000000000u);
+	pthread_cond_timedwait(&m->cond, &m->lock, &ts);
+}
+
 /* Runs the model (or lets another thread run it) until u is reached.
- * -EIO if nothing can ever reach it (the model has no event left). */
-static int wait_until(struct timed *m, const struct until *u)
+ * Lockstep among threads as the simulator's waiters (sim/platform_
+ * lockstep.cpp settle_waiters): whichever thread runs the model runs it
+ * for all of them, up to the earliest deadline of any wait and no further
+ * than the first event (a PIO read done, an interrupt) that ends any of
+ * them; then time stands until that thread has its answer. It stands too
+ * while a thread is on its way into a call (entering) or computing after
+ * a wait (released). -EIO if nothing can ever reach u (the model has no
+ * event left). */
+static int wait_until(struct timed *m, struct until *u)
 {
 	int rc = 0;
 
+	unrelease(m);
+	u->next = m->waiters;
+	m->waiters = u;
 	m->waiting++;
 	while (!reached(m, u)) {
-		if (m->running || others_computing(m)) {
-			struct timespec ts;
-			uint64_t t = clock_ns(CLOCK_MONOTONIC) + 50000;
-
-			ts.tv_sec = (time_t)(t / 1000000000u);
-			ts.tv_nsec = (long)(t % 1000000000u);
-			pthread_cond_timedwait(&m->cond, &m->lock, &ts);
+		if (m->running || __atomic_load_n(&m->entering, __ATOMIC_SEQ_CST) ||
+		    other_reached(m, u) || others_computing(m)) {
+			nap(m, 50000);
 			continue;
-		}
-		if (u->d.ps == UINT64_MAX && abb_reftime_next(m->rt) == UINT64_MAX) {
-			rc = -EIO;
-			break;
 		}
 		{
 			uint64_t now = abb_reftime_now(m->rt), next = abb_reftime_next(m->rt);
 			uint64_t wall = clock_ns(CLOCK_MONOTONIC);
-			struct abb_reftime_deadline d = u->d;
+			struct abb_reftime_deadline d = earliest(m);
 
+			if (d.ps == UINT64_MAX && next == UINT64_MAX) {
+				rc = -EIO;
+				break;
+			}
 			/* an idle stretch while another thread may act: paced */
 			if (next > now + PACE_STEP_PS && d.ps > now + PACE_STEP_PS &&
 			    others_recent(m, wall)) {
@@ -302,12 +415,7 @@ static int wait_until(struct timed *m, const struct until *u)
 					allowed = PACE_STEP_PS; /* a new stretch */
 				m->pace_wall = wall;
 				if (allowed < PACE_STEP_PS) {
-					struct timespec ts;
-					uint64_t t = wall + 10000;
-
-					ts.tv_sec = (time_t)(t / 1000000000u);
-					ts.tv_nsec = (long)(t % 1000000000u);
-					pthread_cond_timedwait(&m->cond, &m->lock, &ts);
+					nap(m, 10000);
 					continue;
 				}
 				d = abb_reftime_deadline(m->rt, now + allowed);
@@ -318,9 +426,15 @@ static int wait_until(struct timed *m, const struct until *u)
 		}
 		pthread_cond_broadcast(&m->cond);
 	}
+	for (struct until **p = &m->waiters; *p; p = &(*p)->next)
+		if (*p == u) {
+			*p = u->next;
+			break;
+		}
 	m->waiting--;
-	if (m->waiting)
+	if (m->waiting || others_recent(m, clock_ns(CLOCK_MONOTONIC)))
 		release(m);
+	pthread_cond_broadcast(&m->cond);
 	return rc;
 }
 
@@ -379,6 +493,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 static int timed_reg_read(abb_dev *dev, uint32_t off, uint32_t *val);
+static int timed_advance(abb_dev *dev, int64_t ns);
 
 static void ht_setup(abb_dev *dev, struct timed *m)
 {
@@ -396,7 +511,7 @@ static void ht_setup(abb_dev *dev, struct timed *m)
 
 static void enter(struct timed *m)
 {
-	pthread_mutex_lock(&m->lock);
+	lock_dev(m);
 	seen(m, clock_ns(CLOCK_MONOTONIC));
 	back(m);
 	ht_enter(m);
@@ -405,6 +520,7 @@ static void enter(struct timed *m)
 static void leave(struct timed *m)
 {
 	ht_leave(m);
+	away(m);
 	pthread_mutex_unlock(&m->lock);
 }
 
@@ -413,7 +529,7 @@ static void leave(struct timed *m)
 static int timed_read(struct timed *m, unsigned bar, uint32_t off, void *buf, size_t len)
 {
 	struct abb_reftime_read r = {buf, (uint32_t)len, 0, false};
-	struct until u = {{UINT64_MAX, 0}, &r, 0, false};
+	struct until u = {{UINT64_MAX, 0}, &r, 0, false, NULL};
 	int rc;
 
 	abb_reftime_pio_read(m->rt, bar, off, &r);
@@ -518,7 +634,7 @@ static int timed_map(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs,
 	size_t n = 0;
 	int rc;
 
-	pthread_mutex_lock(&m->lock);
+	lock_dev(m);
 	rc = abb_refiova_map(m->iova, ptr, len, &s, &n);
 	pthread_mutex_unlock(&m->lock);
 	if (rc == -EEXIST)
@@ -527,7 +643,7 @@ static int timed_map(abb_dev *dev, void *ptr, size_t len, struct abb_seg **segs,
 		return abb_err(rc, "model: IOVA space or memory exhausted mapping %zu bytes", len);
 	out = calloc(n, sizeof *out);
 	if (!out) {
-		pthread_mutex_lock(&m->lock);
+		lock_dev(m);
 		abb_refiova_unmap(m->iova, ptr);
 		pthread_mutex_unlock(&m->lock);
 		free(s);
@@ -549,7 +665,7 @@ static int timed_unmap(abb_dev *dev, void *ptr, size_t len)
 	int rc;
 
 	(void)len;
-	pthread_mutex_lock(&m->lock);
+	lock_dev(m);
 	rc = abb_refiova_unmap(m->iova, ptr);
 	pthread_mutex_unlock(&m->lock);
 	return rc ? abb_err(rc, "model: %p is not mapped", ptr) : 0;
@@ -558,7 +674,7 @@ static int timed_unmap(abb_dev *dev, void *ptr, size_t len)
 static int timed_irq_wait(abb_dev *dev, uint64_t *seen, int64_t timeout_ns)
 {
 	struct timed *m = T(dev);
-	struct until u = {{UINT64_MAX, 0}, NULL, *seen, true};
+	struct until u = {{UINT64_MAX, 0}, NULL, *seen, true, NULL};
 	uint64_t now;
 	int rc;
 
@@ -588,12 +704,89 @@ static int timed_irq_wait(abb_dev *dev, uint64_t *seen, int64_t timeout_ns)
 	return 0;
 }
 
+/* libabb's polled wait (backend.h struct abb_poll) run here: the same STA
+ * reads at the same device times as do_wait's host loop (abb_dma.c) makes
+ * them, without the trip through libabb per read; the lock is given up
+ * between the steps as between the host loop's calls. The watchdog as
+ * abb_watchdog.c's: TLPs but the poll's own reads during a pause are
+ * progress. Not with hosttime=1 (the host loop's CPU time is device time
+ * there: timed_backend_ht has no poll_reg). */
+static int timed_poll_reg(abb_dev *dev, const struct abb_poll *q, uint32_t *val, uint64_t *reads)
+{
+	struct timed *m = T(dev);
+	struct abb_watch w;
+	uint64_t nap = q->nap_min_ns, n = 0, own = 0;
+	int rc = 0;
+
+	abb_watch_init(&w);
+	*val = 0xffffffffu;
+	*reads = 0;
+	if (q->first_ns) {
+		rc = timed_advance(dev, (int64_t)q->first_ns);
+		if (rc)
+			return rc;
+	}
+	for (;;) {
+		uint8_t b[4] = {0xff, 0xff, 0xff, 0xff};
+		uint64_t now, ns, before;
+
+		enter(m);
+		rc = timed_read(m, 0, q->off, b, 4);
+		if (rc) {
+			leave(m);
+			return rc;
+		}
+		n++;
+		own += 2; /* the read's request and completion */
+		*val = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+		       (uint32_t)b[3] << 24;
+		*reads = n;
+		if ((*val & q->mask) != q->busy) {
+			leave(m);
+			return 0;
+		}
+		if ((rc = abb_watch_check(dev, &w, "polled wait")) != 0) {
+			leave(m);
+			return rc;
+		}
+		now = abb_reftime_now(m->rt) / 1000u;
+		if (now >= q->stop_ns) {
+			leave(m);
+			return abb_err(-ETIMEDOUT, "register 0x%x did not change by %llu ns (device "
+				       "time)", q->off, (unsigned long long)q->stop_ns);
+		}
+		if (n <= q->spin || !nap) {
+			leave(m);
+			continue;
+		}
+		ns = q->stop_ns - now < nap ? q->stop_ns - now : nap;
+		if (q->nap_div)
+			nap += nap / q->nap_div;
+		if (nap > q->nap_max_ns)
+			nap = q->nap_max_ns;
+		before = abb_reftime_link_tlps(m->rt) - own;
+		{
+			struct until u = {0};
+
+			u.d = abb_reftime_deadline(m->rt, abb_reftime_now(m->rt) + ns * 1000u);
+			(void)wait_until(m, &u);
+		}
+		if (dev->watchdog_s && abb_reftime_link_tlps(m->rt) - own != before) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			w.last_move = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+		}
+		leave(m);
+	}
+}
+
 static uint64_t timed_irq_count(abb_dev *dev)
 {
 	struct timed *m = T(dev);
 	uint64_t n;
 
-	pthread_mutex_lock(&m->lock);
+	lock_dev(m);
 	n = abb_reftime_irq_count(m->rt);
 	pthread_mutex_unlock(&m->lock);
 	return n;
@@ -646,7 +839,7 @@ static int timed_link_tlps(abb_dev *dev, uint64_t *n)
 {
 	struct timed *m = T(dev);
 
-	pthread_mutex_lock(&m->lock);
+	lock_dev(m);
 	*n = abb_reftime_link_tlps(m->rt);
 	pthread_mutex_unlock(&m->lock);
 	return 0;
@@ -701,7 +894,7 @@ static int timed_tlp_log(abb_dev *dev, const char *path)
 	struct timed *m = T(dev);
 	int rc;
 
-	pthread_mutex_lock(&m->lock);
+	lock_dev(m);
 	rc = abb_reftime_tlp_log(m->rt, path);
 	pthread_mutex_unlock(&m->lock);
 	return rc ? abb_err(rc, "TLP log %s: %s", path, strerror(-rc)) : 0;
@@ -752,14 +945,6 @@ static int timed_pio_stats(abb_dev *dev, struct abb_sim_pio_stats *out, int clea
 	return nosup("CPU store model");
 }
 
-static void timed_note(abb_dev *dev, unsigned kind, unsigned channel, const char *text)
-{
-	(void)dev;
-	(void)kind;
-	(void)channel;
-	(void)text;
-}
-
 #define TIMED_OPS(ht)                                  \
 	{                                              \
 		.hosttime = ht,                        \
@@ -778,7 +963,7 @@ static void timed_note(abb_dev *dev, unsigned kind, unsigned channel, const char
 		.inject_clear = timed_inject_clear,    \
 		.inject_hits = timed_inject_hits,      \
 		.pio_stats = timed_pio_stats,          \
-		.note = timed_note,                    \
+		.note = NULL, /* no waveform */        \
 	}
 static const struct abb_sim_ops timed_ops = TIMED_OPS(0);
 static const struct abb_sim_ops timed_ops_hosttime = TIMED_OPS(1);
@@ -820,6 +1005,8 @@ static void table_fill(void)
 	t->irq_count = timed_irq_count;
 	t->now_ns = timed_now_ns;
 	t->delay_ns = timed_advance;
+	timed_backend_ht = *t;
+	t->poll_reg = timed_poll_reg;
 }
 
 int abb_reftimed_open(abb_dev *dev, const struct abb_optvals *o)
@@ -836,8 +1023,7 @@ int abb_reftimed_open(abb_dev *dev, const struct abb_optvals *o)
 	char msg[512];
 	int rc;
 
-	/* the profile as the simulator applies it (the parameters the timed
-	 * model takes; abb_opt_profile_missing names the others) */
+	/* the profile as the simulator applies it */
 	if ((rc = abb_opt_apply_profile(&prof, ABB_OPT_TIMED, msg, sizeof msg)))
 		return abb_err(rc, "model (timed): %s", msg);
 	o = &prof;
@@ -872,7 +1058,7 @@ int abb_reftimed_open(abb_dev *dev, const struct abb_optvals *o)
 	m->pio_wc = o->p.pio_wc;
 	m->epoch = __atomic_add_fetch(&ht_epoch_next, 1, __ATOMIC_RELAXED);
 	pthread_once(&table_once, table_fill);
-	dev->be = &timed_backend;
+	dev->be = o->hosttime ? &timed_backend_ht : &timed_backend;
 	dev->sim = o->hosttime ? &timed_ops_hosttime : &timed_ops;
 	dev->be_priv = m;
 	dev->bar0_size = ABB_REFMODEL_BAR0;

@@ -160,6 +160,11 @@ struct rt_engine {
 	bool tx_full;    /* no room at the last try: the link must take bytes first */
 	bool c2h_held;   /* the C2H mover waits for the posted-write backlog to shrink */
 	uint64_t tx_due; /* a try of the held C2H mover */
+	/* tx_candidate as schedule() found it (valid while tx_cand_ok: the
+	 * engine's state unchanged since; a later edge up to it finds the same:
+	 * each source's readiness is its first ready edge from then on) */
+	uint64_t tx_cand;
+	bool tx_cand_ok;
 
 	struct eng_chan ch[2];
 
@@ -1025,9 +1030,17 @@ static uint64_t tx_candidate(struct rt_engine *e, uint64_t from)
 		return RT_NEVER;
 	if (e->tx_due != RT_NEVER)
 		best = umax(e->tx_due, from);
-	for (int s = 0; s < NSRC; s++)
-		if (s != SRC_C2H_MV || !e->c2h_held)
-			best = umin(best, src_ready(e, s, from));
+	/* only the sources src_ready could find ready (its first tests) */
+	if (e->pst == P_GO)
+		best = umin(best, src_ready(e, SRC_PIO, from));
+	if (C2H(e)->fst == F_HDR)
+		best = umin(best, src_ready(e, SRC_C2H_FETCH, from));
+	if (H2C(e)->fst == F_HDR)
+		best = umin(best, src_ready(e, SRC_H2C_FETCH, from));
+	if (!e->c2h_held && C2H(e)->mst == M_GO && C2H(e)->rem)
+		best = umin(best, src_ready(e, SRC_C2H_MV, from));
+	if (H2C(e)->mst == M_GO && H2C(e)->rem)
+		best = umin(best, src_ready(e, SRC_H2C_MV, from));
 	return best;
 }
 
@@ -1040,7 +1053,9 @@ static void schedule(struct rt_engine *e, uint64_t from)
 	if (e->rx_cur)
 		n = umin(n, e->rx_end);
 	n = umin(n, e->pio_due);
-	n = umin(n, tx_candidate(e, from));
+	e->tx_cand = tx_candidate(e, from);
+	e->tx_cand_ok = true;
+	n = umin(n, e->tx_cand);
 	for (int i = 0; i < 2; i++) {
 		n = umin(n, e->ch[i].due);
 		n = umin(n, e->ch[i].mv_due);
@@ -1070,19 +1085,26 @@ void rt_engine_edge(struct rt_engine *e, uint64_t n)
 	bool shared = abb_refmodel_shared_engine(e->core);
 	bool c2h_hold = shared && ch_active(h2c);
 	bool h2c_hold = shared && (ch_active(c2h) || (c2h->st != CH_IDLE && !c2h_hold));
+	bool fresh = e->tx_cand_ok; /* nothing changed since schedule() */
 
 	rt_board_edge(e->board, n);
 	e->last = n;
 	e->started = true;
+	e->tx_cand_ok = false;
 	if (sample)
 		e->irq_due = RT_NEVER;
-	if (e->pio_due == n)
+
+	if (e->pio_due == n) {
 		pio_capture(e, n);
-	if (e->rx_cur && e->rx_end == n)
+		fresh = false;
+	}
+	if (e->rx_cur && e->rx_end == n) {
 		rx_end(e, n);
+		fresh = false;
+	}
 	if (e->tx_busy && e->tx_end == n)
 		tx_finish(e, n);
-	else if (!e->tx_busy && tx_candidate(e, n) == n)
+	else if (!e->tx_busy && (fresh ? e->tx_cand == n : tx_candidate(e, n) == n))
 		tx_decide(e, n);
 	if (h2c->mv_due == n)
 		h2c_mover_eval(e, h2c, n);
@@ -1137,9 +1159,13 @@ bool rt_engine_idle(const struct rt_engine *e)
 
 /* --- the core's hooks (ref_model.h abb_refmodel_timed) -------------------- */
 
+/* every hook: the engine's state may change (schedule() looks again) */
 static struct rt_engine *E(void *ctx)
 {
-	return ctx;
+	struct rt_engine *e = ctx;
+
+	e->tx_cand_ok = false;
+	return e;
 }
 
 /* the edge being evaluated (every hook comes from a register write at an

@@ -277,6 +277,18 @@ int abb_refiova_dma(struct abb_refiova *m, int to_host, uint64_t iova, void *buf
 {
 	uint8_t *b = buf;
 
+	if (len && PAGE - iova % PAGE >= len) {
+		/* inside one page (a TLP's payload, mostly): one translation */
+		uint8_t *p = xlate(m, iova, len);
+
+		if (!p)
+			return -EFAULT;
+		if (to_host)
+			memcpy(p, b, len);
+		else
+			memcpy(b, p, len);
+		return 0;
+	}
 	if (!abb_refiova_mapped(m, iova, len))
 		return -EFAULT;
 	while (len) {

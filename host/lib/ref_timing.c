@@ -195,6 +195,9 @@ static void link_reset(struct rt_link *l, const struct abbsim_params *p, const s
 	l->skp_interval = p->gen == 3 ? 5920 : 1180;
 	l->skp_len = p->gen == 3 ? 16 : 4;
 	l->lanes = p->lanes;
+	l->skp_next = l->skp_interval * l->lanes;
+	/* the same product without the division when the lanes divide it */
+	l->fs_per_byte = l->fs_per_lane_byte % l->lanes ? 0 : l->fs_per_lane_byte / l->lanes;
 	l->latency_ps = (uint64_t)p->link_latency_ns * 1000;
 	l->wake = RT_NEVER;
 }
@@ -215,7 +218,7 @@ static void link_returns(struct rt_link *l, uint64_t now)
 
 		l->used_h[c->fc] -= 1;
 		l->used_d[c->fc] -= c->data;
-		l->ret_head = (l->ret_head + 1) % l->ret_cap;
+		l->ret_head = (l->ret_head + 1) & (l->ret_cap - 1);
 		l->ret_n--;
 	}
 }
@@ -270,12 +273,14 @@ static void link_try_start(struct abb_reftime *t, struct rt_link *l)
 		if (++l->tlp_count % RT_DLLP_EVERY == 0)
 			bytes += RT_DLLP_BYTES;
 		l->bytes_total += bytes;
-		skp_due = l->bytes_total / (l->skp_interval * l->lanes);
-		if (skp_due > l->skp_done) {
+		if (l->bytes_total >= l->skp_next) { /* skp_due > skp_done, no division before */
+			skp_due = l->bytes_total / (l->skp_interval * l->lanes);
 			bytes += (skp_due - l->skp_done) * l->skp_len * l->lanes;
 			l->skp_done = skp_due;
+			l->skp_next = (skp_due + 1) * l->skp_interval * l->lanes;
 		}
-		dur = bytes * l->fs_per_lane_byte / l->lanes; /* below 2^50: 64-bit */
+		/* below 2^50: 64-bit */
+		dur = l->fs_per_byte ? bytes * l->fs_per_byte : bytes * l->fs_per_lane_byte / l->lanes;
 		l->free_fs = start + dur;
 		l->tlps++;
 		l->payload_bytes += 4u * h->ndw;
@@ -322,13 +327,13 @@ static void link_consumed(struct abb_reftime *t, struct rt_link *l, const struct
 		if (!v)
 			return;
 		for (size_t i = 0; i < l->ret_n; i++)
-			v[i] = l->ret[(l->ret_head + i) % l->ret_cap];
+			v[i] = l->ret[(l->ret_head + i) & (l->ret_cap - 1)];
 		free(l->ret);
 		l->ret = v;
 		l->ret_cap = cap;
 		l->ret_head = 0;
 	}
-	l->ret[(l->ret_head + l->ret_n) % l->ret_cap] =
+	l->ret[(l->ret_head + l->ret_n) & (l->ret_cap - 1)] =
 		(struct rt_credit_ret){t->now + l->latency_ps, t->seq++, (uint8_t)c,
 				       (uint16_t)rt_data_credits(tlp)};
 	l->ret_n++;
@@ -484,13 +489,13 @@ static void rc_dma_read(struct abb_reftime *t, const struct rt_tlp *tlp)
 		if (!v)
 			return;
 		for (size_t i = 0; i < t->reads_n; i++)
-			v[i] = t->reads[(t->reads_head + i) % t->reads_cap];
+			v[i] = t->reads[(t->reads_head + i) & (t->reads_cap - 1)];
 		free(t->reads);
 		t->reads = v;
 		t->reads_cap = cap;
 		t->reads_head = 0;
 	}
-	t->reads[(t->reads_head + t->reads_n) % t->reads_cap] = r;
+	t->reads[(t->reads_head + t->reads_n) & (t->reads_cap - 1)] = r;
 	t->reads_n++;
 }
 
@@ -500,11 +505,12 @@ static void rc_read_ready(struct abb_reftime *t)
 {
 	struct rt_dread r = t->reads[t->reads_head];
 
-	t->reads_head = (t->reads_head + 1) % t->reads_cap;
+	t->reads_head = (t->reads_head + 1) & (t->reads_cap - 1);
 	t->reads_n--;
 	if (t->p.rc_reads && t->reads_n >= t->p.rc_reads) {
 		/* a read waited for this slot: its latency starts now */
-		struct rt_dread *w = &t->reads[(t->reads_head + t->p.rc_reads - 1) % t->reads_cap];
+		struct rt_dread *w =
+			&t->reads[(t->reads_head + t->p.rc_reads - 1) & (t->reads_cap - 1)];
 
 		w->t = t->now + (uint64_t)t->p.mem_latency_ns * 1000;
 		w->seq = t->seq++;
@@ -581,7 +587,7 @@ static void pio_issue(struct abb_reftime *t)
 		unsigned tag = t->pio_next;
 		struct rt_tlp m;
 
-		t->pw_head = (t->pw_head + 1) % t->pw_cap;
+		t->pw_head = (t->pw_head + 1) & (t->pw_cap - 1);
 		t->pw_n--;
 		while (t->pio[tag].busy)
 			tag = (tag + 1) % 256;
@@ -660,13 +666,13 @@ void abb_reftime_pio_read(struct abb_reftime *t, unsigned bar, uint32_t off,
 			if (!v)
 				return;
 			for (size_t i = 0; i < t->pw_n; i++)
-				v[i] = t->pio_wait[(t->pw_head + i) % t->pw_cap];
+				v[i] = t->pio_wait[(t->pw_head + i) & (t->pw_cap - 1)];
 			free(t->pio_wait);
 			t->pio_wait = v;
 			t->pw_cap = cap;
 			t->pw_head = 0;
 		}
-		t->pio_wait[(t->pw_head + t->pw_n) % t->pw_cap] =
+		t->pio_wait[(t->pw_head + t->pw_n) & (t->pw_cap - 1)] =
 			(struct rt_pio_piece){r, o, chunk, off + o, (uint8_t)(bar & 1)};
 		t->pw_n++;
 		o += chunk;
@@ -787,12 +793,17 @@ static uint64_t next_event(const struct abb_reftime *t, int *which, uint64_t *ed
 	bool arr;
 
 	*which = EV_NONE;
-	n = link_next(&t->up, &s, &arr);
-	if (n != RT_NEVER && ev_before(n, s, best, bs))
-		best = n, bs = s, *which = arr ? EV_UP_ARRIVE : EV_UP;
-	n = link_next(&t->down, &s, &arr);
-	if (n != RT_NEVER && ev_before(n, s, best, bs))
-		best = n, bs = s, *which = arr ? EV_DOWN_ARRIVE : EV_DOWN;
+	/* a link with nothing on the wire, no wake and no blocked head has no event */
+	if (t->up.started || t->up.wake != RT_NEVER || t->up.blocked) {
+		n = link_next(&t->up, &s, &arr);
+		if (n != RT_NEVER && ev_before(n, s, best, bs))
+			best = n, bs = s, *which = arr ? EV_UP_ARRIVE : EV_UP;
+	}
+	if (t->down.started || t->down.wake != RT_NEVER || t->down.blocked) {
+		n = link_next(&t->down, &s, &arr);
+		if (n != RT_NEVER && ev_before(n, s, best, bs))
+			best = n, bs = s, *which = arr ? EV_DOWN_ARRIVE : EV_DOWN;
+	}
 	if (t->reads_n && ev_before(t->reads[t->reads_head].t, t->reads[t->reads_head].seq, best, bs))
 		best = t->reads[t->reads_head].t, bs = t->reads[t->reads_head].seq, *which = EV_RC;
 	*seq = bs;

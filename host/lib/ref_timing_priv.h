@@ -109,6 +109,8 @@ struct rt_link {
 	bool blocked;         /* the head waits for credits */
 	uint64_t fs_per_lane_byte, lanes, latency_ps, skp_interval, skp_len;
 	uint64_t bytes_total, skp_done, tlp_count;
+	uint64_t skp_next;    /* bytes_total at which the next SKP is due */
+	uint64_t fs_per_byte; /* fs_per_lane_byte / lanes when whole, else 0 */
 	uint64_t tlps, payload_bytes, wire_bytes;
 	/* credits on their way back (one latency after the receiver freed them) */
 	struct rt_credit_ret *ret;

@@ -58,7 +58,8 @@ struct abb_sim_ops {
 	int (*pio_stats)(abb_dev *dev, struct abb_sim_pio_stats *out, int clear);
 	/* A note for the simulator's waveform (abbsim_trace_note:
 	 * ABBSIM_NOTE_* kinds; the libabb call being served, DMA boundaries,
-	 * abb_note). Does nothing when nothing is traced. */
+	 * abb_note). Does nothing when nothing is traced; NULL: a backend
+	 * with no waveform (the note is not even formatted). */
 	void (*note)(abb_dev *dev, unsigned kind, unsigned channel, const char *text);
 };
 

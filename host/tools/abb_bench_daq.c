@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <abb/abb.h>
@@ -291,6 +292,84 @@ struct conc {
 	double rd, wr; /* MB/s */
 };
 
+/* Both at once are measured in device time, the same way on every backend:
+ * the main thread samples the two modules' byte counts every CONC_SAMPLE_NS
+ * of device time (abb_sim_advance; a sleep where device time is the wall
+ * clock) until one has ended. A module's rate is taken between the first
+ * and the last sample at which its count had grown, inside the span both
+ * ran (from the later start to the earlier end), so that neither the time
+ * one ran alone (the other's thread started later, the other ended first)
+ * nor when the main thread noticed an end (wall clock: on a fast backend
+ * more device time has passed by then) counts. Error: one sample step at
+ * each end (20 us in about 8 ms at the default 8 MiB). */
+#define CONC_SAMPLE_NS 20000
+
+struct sample {
+	uint64_t t, bytes[2];
+};
+
+static int conc_advance(void)
+{
+	struct timespec ts = {0, CONC_SAMPLE_NS};
+	int rc = abb_sim_advance(dev, CONC_SAMPLE_NS);
+
+	if (rc == -ENOTSUP) /* the board: device time is the wall clock */
+		rc = nanosleep(&ts, NULL) ? -errno : 0;
+	return rc;
+}
+
+/* MB/s of module k over the samples inside [t0, t1] (0 if its count grew at
+ * fewer than two of them). */
+static double conc_rate(const struct sample *s, size_t n, int k, uint64_t t0, uint64_t t1)
+{
+	size_t a = n, b = n;
+
+	for (size_t i = 1; i < n; i++) {
+		if (s[i - 1].t < t0 || s[i].t > t1 || s[i].bytes[k] == s[i - 1].bytes[k])
+			continue;
+		if (a == n)
+			a = i;
+		b = i;
+	}
+	if (a == n || b == a || s[b].t <= s[a].t)
+		return 0;
+	return (double)(s[b].bytes[k] - s[a].bytes[k]) / (double)(s[b].t - s[a].t) * 1e3;
+}
+
+/* Samples r and w until one has ended: the samples in *out (malloc'd). */
+static int conc_sample(abb_daq_module *r, abb_daq_module *w, struct sample **out, size_t *n)
+{
+	struct abb_daq_stats sr, sw;
+	struct sample *s = NULL;
+	size_t cap = 0;
+	int rc = 0;
+
+	*n = 0;
+	for (;;) {
+		uint64_t t = now_ns();
+
+		abb_daq_module_stats(r, &sr);
+		abb_daq_module_stats(w, &sw);
+		if (*n == cap) {
+			struct sample *g = realloc(s, (cap ? 2 * cap : 1024) * sizeof *s);
+
+			if (!g) {
+				rc = -ENOMEM;
+				break;
+			}
+			s = g;
+			cap = cap ? 2 * cap : 1024;
+		}
+		s[(*n)++] = (struct sample){t, {sr.bytes, sw.bytes}};
+		if (sr.finished || sw.finished || sr.error || sw.error)
+			break;
+		if ((rc = conc_advance()) != 0)
+			break;
+	}
+	*out = s;
+	return rc;
+}
+
 /* One direction alone, or both at once (which < 0), MB/s per channel over
  * the time both ran; threads per module. */
 static int conc_run(size_t size, unsigned n, int threads, int which, int shared_pool,
@@ -300,7 +379,9 @@ static int conc_run(size_t size, unsigned n, int threads, int which, int shared_
 	struct abb_daq_stats sr, sw;
 	abb_daq_module *r = NULL, *w = NULL;
 	abb_daq_pool *pool = NULL;
-	uint64_t t_end, t_start, rbytes, wbytes;
+	struct sample *smp = NULL;
+	size_t nsmp = 0;
+	uint64_t t0, t1;
 	int rc;
 
 	/* the writer's board region is apart from the readout's */
@@ -323,37 +404,35 @@ static int conc_run(size_t size, unsigned n, int threads, int which, int shared_
 		rc = abb_daq_module_start(w);
 	if (rc)
 		goto out;
-	/* measure until the first one finishes: both ran over that time */
-	for (;;) {
-		if (r && abb_daq_module_wait(r, 1) == 0)
-			break;
-		if (w && abb_daq_module_wait(w, 1) == 0)
-			break;
-	}
-	t_end = now_ns();
-	if (r)
+	if (r && w) {
+		rc = conc_sample(r, w, &smp, &nsmp);
 		abb_daq_module_stats(r, &sr);
-	if (w)
 		abb_daq_module_stats(w, &sw);
-	rbytes = r ? sr.bytes : 0;
-	wbytes = w ? sw.bytes : 0;
-	t_start = r && w ? (sr.t_start > sw.t_start ? sr.t_start : sw.t_start)
-			 : r ? sr.t_start : sw.t_start;
-	if (r && sr.finished)
-		t_end = sr.t_end;
-	else if (w && sw.finished)
-		t_end = sw.t_end;
-	out->rd = t_end > t_start ? (double)rbytes / (double)(t_end - t_start) * 1e3 : 0;
-	out->wr = t_end > t_start ? (double)wbytes / (double)(t_end - t_start) * 1e3 : 0;
-	if ((r && sr.error) || (w && sw.error))
-		rc = -EIO;
-	else if (r && w && t_end <= t_start) { /* one ended before the other started */
-		fprintf(stderr, "abb_bench_daq concurrent: the %s ended before the %s started: "
-			"no time both ran; give each more data (--bytes)\n",
-			sr.finished ? "readout" : "writer", sr.finished ? "writer" : "readout");
-		rc = -EAGAIN;
+		t0 = sr.t_start > sw.t_start ? sr.t_start : sw.t_start;
+		t1 = sr.finished && (!sw.finished || sr.t_end < sw.t_end) ? sr.t_end : sw.t_end;
+		out->rd = conc_rate(smp, nsmp, 0, t0, t1);
+		out->wr = conc_rate(smp, nsmp, 1, t0, t1);
+		if (!rc && !sr.error && !sw.error && (out->rd == 0 || out->wr == 0)) {
+			fprintf(stderr, "abb_bench_daq concurrent: the readout and the writer ran at "
+				"once for too short a time to be measured; give each more data "
+				"(--bytes)\n");
+			rc = -EAGAIN;
+		}
+	} else {
+		abb_daq_module *m = r ? r : w;
+		struct abb_daq_stats *st = r ? &sr : &sw;
+
+		rc = abb_daq_module_wait(m, -1);
+		abb_daq_module_stats(m, st);
+		t0 = st->t_start;
+		t1 = st->t_end;
+		out->rd = r && t1 > t0 ? (double)st->bytes / (double)(t1 - t0) * 1e3 : 0;
+		out->wr = w && t1 > t0 ? (double)st->bytes / (double)(t1 - t0) * 1e3 : 0;
 	}
+	if (!rc && ((r && sr.error) || (w && sw.error)))
+		rc = -EIO;
 out:
+	free(smp);
 	abb_daq_module_destroy(r);
 	abb_daq_module_destroy(w);
 	if (pool) {

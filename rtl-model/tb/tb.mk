@@ -6,7 +6,7 @@
 #   make -j2 rtl-benches          two runs at a time
 #
 # Each bench is a self-checking SystemVerilog program (rtl-model/tb/tb_*.sv)
-# around one module of the RTL (tb_top: all of abb_top), with the protocol
+# around one module of the RTL (tb_top, tb_pio: all of abb_top), with the protocol
 # assertions on (ABB_ASSERT); parameters are set per configuration with
 # iverilog -P (Verilator's -G). Each configuration is built once, in its own
 # directory build/rtl-tb/<bench>__<param>_<value>.../ (sim.vvp, build.log;
@@ -26,6 +26,7 @@ RTLTB_MODS_tb_h2c_mover := abb_h2c_mover
 RTLTB_MODS_tb_rx        := abb_rx
 RTLTB_MODS_tb_dma_ctl   := abb_dma_ctl
 RTLTB_MODS_tb_top       := $(filter-out abb_reg_pkg abb_tlp_pkg,$(basename $(notdir $(RTL_SRCS))))
+RTLTB_MODS_tb_pio       := $(RTLTB_MODS_tb_top)
 
 # abb_top as a whole: ClkNs 8/4 x SharedEngine 0/1, with NumTags 2..32,
 # TxPostedMinAv 0..40, MemBitsMax 16..28 and run-time sizes (0 = default,
@@ -52,6 +53,8 @@ RTLTB_RUNS := \
   tb_h2c_mover:NumTags=2 tb_h2c_mover:NumTags=4,Seed=2 tb_h2c_mover:NumTags=16,Seed=3 \
   tb_h2c_mover:NumTags=32,AddrBits=22,Seed=4 tb_h2c_mover:NumTags=8,AddrBits=14,Seed=5 \
   tb_h2c_mover:NumTags=16,AddrBits=22,MemBits=17,Seed=6 \
+  tb_pio:MemBits=20 tb_pio:MemBitsMax=16,MemBits=16,ClkNs=4,Hdr4Pct=60,GapPct=40,Seed=2 \
+  tb_pio:MemBitsMax=24,MemBits=24,Hdr4Pct=0,GapPct=0,Seed=3 \
   tb_rx:AddrBits=14,MemBits=16 tb_rx:AddrBits=22,MemBits=20,Seed=2 \
   tb_rx:AddrBits=22,MemBits=24,Seed=3 tb_rx:AddrBits=26,MemBits=17,Seed=4 \
   tb_dma_ctl:MemBits=20 tb_dma_ctl:MemBits=16,FetchTag=129,Strict=1,Seed=2 \

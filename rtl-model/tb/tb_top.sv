@@ -56,7 +56,7 @@ module tb_top;
     .cfg_mem_bits_i(5'(MemBits)), .strict_i(1'b0),
     .rx_valid_i(rv), .rx_ready_o(rdy), .rx_sop_i(rs), .rx_eop_i(re), .rx_data_i(rd), .rx_bar_i(rbar),
     .tx_valid_o(tv), .tx_ready_i(tr), .tx_buf_av_i(av), .tx_sop_o(ts), .tx_eop_o(te), .tx_data_o(td),
-    .irq_o(irq), .idle_o(idle), .skip_cycles_i(32'h0));
+    .irq_o(irq), .idle_o(idle), .skip_cycles_i(32'h0), .board_cfg_i(64'h0));  // the default board
 
   always #2 clk = ~clk;
 
