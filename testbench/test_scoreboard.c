@@ -483,7 +483,9 @@ static void test_sb_reset_clears_isr(void)
  * the DDR2 buffer), a polled 32 KiB write (the endpoint's tag limit; its
  * completion data written into the DDR2 buffer) and right after it a
  * polled 16 KiB read (the arbiter's state the write left), four 4 KiB
- * writes and an 8 KiB read;
+ * writes and an 8 KiB read, a 32 KiB read and write at once (the write's
+ * data and the link input beyond the read latency's gaps: writes forced
+ * at 4096 DWs waiting);
  * once more with completions of up to 1 KiB (cpl=mps, MPS and MRRS 1024:
  * long completions, whose beats the arbiter's lazy stepping must not skip
  * over, and a read-ahead of 1 KiB per TLP). sb_end binds each operation's
@@ -526,6 +528,11 @@ static void test_sb_profile(void)
 		}
 		sb_step(&s, "DMA read 8192 B host+0 <- board 0 polled, link input on");
 		CU_ASSERT_EQUAL(sb_dma(&s, 0, 0, 0, 8192, 0), 0);
+		sb_step(&s, "DMA read 32768 B host+0 <- board 0 || write 32768 B host+0x8000 -> "
+			    "board 0x8000, by interrupt, link input on");
+		CU_ASSERT_EQUAL(sb_dma_pair(&s, 0, 0, 32768, ABB_DMA_IRQ, 0x8000, 0x8000, 32768,
+					    ABB_DMA_IRQ), 0);
+		sb_check(&s, 0x8000, 0x10000);
 		for (int d = 0; d < SB_NDEV; d++)
 			CU_ASSERT_EQUAL(abb_reg_write(s.dev[d], ABB_REG_EVS_CTRL, 0), 0);
 		sb_check(&s, 0, 0);
