@@ -478,18 +478,29 @@ static void test_sb_reset_clears_isr(void)
  * buffer's read-ahead behind BAR1, the endpoint's ep_reads 8 / ep_rx 4K):
  * a 32 KiB read by interrupt takes the same device time on the simulator
  * and the timed model, and the profile's latency is in it (the same read
- * without the profile is at least irq_ns + driver_ns, 37 us, faster). A
- * 32 KiB write (the endpoint's tag limit) and a read with the link input
- * (EVS_CTRL.ENABLE: the link stream writes the DDR2 buffer) are timed too;
- * sb_end binds each operation's error. */
+ * without the profile is at least irq_ns + driver_ns, 37 us, faster).
+ * Then, with the link input on (EVS_CTRL.ENABLE: the link stream writes
+ * the DDR2 buffer), a polled 32 KiB write (the endpoint's tag limit; its
+ * completion data written into the DDR2 buffer) and right after it a
+ * polled 16 KiB read (the arbiter's state the write left), four 4 KiB
+ * writes and an 8 KiB read, a 32 KiB read and write at once (the write's
+ * data and the link input beyond the read latency's gaps: writes forced
+ * at 4096 DWs waiting);
+ * once more with completions of up to 1 KiB (cpl=mps, MPS and MRRS 1024:
+ * long completions, whose beats the arbiter's lazy stepping must not skip
+ * over, and a read-ahead of 1 KiB per TLP). sb_end binds each operation's
+ * error. */
 static void test_sb_profile(void)
 {
-	uint64_t ns[2] = {0, 0};
+	/* profile=default explicitly: ABB_SIM_PROFILE=abb2008 (CI's profile
+	 * run) must not turn the baseline into the profile */
+	static const char *const cfg[3] = {
+		"mem_size=64K,profile=default", "mem_size=64K,profile=abb2008",
+		"mem_size=64K,profile=abb2008,mps=1024,mrrs=1024,rcb=128,cpl=mps"};
+	uint64_t ns[3] = {0, 0, 0};
 
-	for (int prof = 0; prof < 2; prof++) {
-		/* profile=default explicitly: ABB_SIM_PROFILE=abb2008 (CI's
-		 * profile run) must not turn the baseline into the profile */
-		const char *opts = prof ? "mem_size=64K,profile=abb2008" : "mem_size=64K,profile=default";
+	for (int k = 0; k < 3; k++) {
+		const char *opts = cfg[k];
 		struct sb s;
 
 		if (sb_begin(&s, opts, opts, sb_seed0()))
@@ -502,16 +513,26 @@ static void test_sb_profile(void)
 		       (unsigned long long)s.times[0].ns[SB_SIM],
 		       (unsigned long long)s.times[0].ns[SB_MODEL]);
 		CU_ASSERT_EQUAL(s.times[0].ns[SB_SIM], s.times[0].ns[SB_MODEL]);
-		ns[prof] = s.times[0].ns[SB_MODEL];
-		sb_step(&s, "DMA write 32768 B host+0 -> board 0x8000 by interrupt (%s)", opts);
-		CU_ASSERT_EQUAL(sb_dma(&s, 1, 0, 0x8000, 32768, ABB_DMA_IRQ), 0);
-		sb_check(&s, 0x8000, 0x10000);
+		ns[k] = s.times[0].ns[SB_MODEL];
 		for (int d = 0; d < SB_NDEV; d++)
 			CU_ASSERT_EQUAL(abb_reg_write(s.dev[d], ABB_REG_EVS_CTRL, ABB_EVS_CTRL_ENABLE),
 					0);
-		sb_step(&s, "DMA read 16384 B host+0 <- board 0x4000 by interrupt, link input on (%s)",
-			opts);
-		CU_ASSERT_EQUAL(sb_dma(&s, 0, 0, 0x4000, 16384, ABB_DMA_IRQ), 0);
+		sb_step(&s, "DMA write 32768 B host+0 -> board 0x8000 polled, link input on");
+		CU_ASSERT_EQUAL(sb_dma(&s, 1, 0, 0x8000, 32768, 0), 0);
+		sb_check(&s, 0x8000, 0x10000);
+		sb_step(&s, "DMA read 16384 B host+0 <- board 0x4000 polled, link input on");
+		CU_ASSERT_EQUAL(sb_dma(&s, 0, 0, 0x4000, 16384, 0), 0);
+		for (int i = 0; i < 4; i++) {
+			sb_step(&s, "DMA write 4096 B host+0 -> board 0x8000 polled, link input on");
+			CU_ASSERT_EQUAL(sb_dma(&s, 1, 0, 0x8000, 4096, 0), 0);
+		}
+		sb_step(&s, "DMA read 8192 B host+0 <- board 0 polled, link input on");
+		CU_ASSERT_EQUAL(sb_dma(&s, 0, 0, 0, 8192, 0), 0);
+		sb_step(&s, "DMA read 32768 B host+0 <- board 0 || write 32768 B host+0x8000 -> "
+			    "board 0x8000, by interrupt, link input on");
+		CU_ASSERT_EQUAL(sb_dma_pair(&s, 0, 0, 32768, ABB_DMA_IRQ, 0x8000, 0x8000, 32768,
+					    ABB_DMA_IRQ), 0);
+		sb_check(&s, 0x8000, 0x10000);
 		for (int d = 0; d < SB_NDEV; d++)
 			CU_ASSERT_EQUAL(abb_reg_write(s.dev[d], ABB_REG_EVS_CTRL, 0), 0);
 		sb_check(&s, 0, 0);

@@ -247,7 +247,8 @@ static bool same(const struct ddr_state *a, const struct ddr_state *b)
 	       a->row == b->row && a->link == b->link && a->act == b->act;
 }
 
-/* the edge the inputs change next from k on (RT_NEVER: they stay) */
+/* the edge the inputs change next from k on (k: at k, or a completion's
+ * beats run at k; RT_NEVER: they stay) */
 static uint64_t next_change(const struct rt_board *b, const struct cursor *c, uint64_t k)
 {
 	uint64_t n = RT_NEVER;
@@ -260,7 +261,7 @@ static uint64_t next_change(const struct rt_board *b, const struct cursor *c, ui
 		n = b->seg[c->si].from;
 	if (b->take_at != RT_NEVER && b->take_at >= k && b->take_at < n)
 		n = b->take_at;
-	return n;
+	return n < k ? k : n;
 }
 
 /* one edge k with the inputs at it */
@@ -294,6 +295,7 @@ static void run(const struct rt_board *b, struct ddr_state *s, struct cursor *c,
 			struct ddr_state mark;
 			uint64_t p = 0;
 
+			/* (lim - *k > 8192: the settling and the search stay before lim) */
 			for (unsigned i = 0; i < 64; i++, (*k)++)
 				step_edge(b, s, c, *k);
 			mark = *s;

@@ -509,7 +509,8 @@ static void rc_read_ready(struct abb_reftime *t)
 	t->reads_n--;
 	if (t->p.rc_reads && t->reads_n >= t->p.rc_reads) {
 		/* a read waited for this slot: its latency starts now */
-		struct rt_dread *w = &t->reads[(t->reads_head + t->p.rc_reads - 1) % t->reads_cap];
+		struct rt_dread *w =
+			&t->reads[(t->reads_head + t->p.rc_reads - 1) & (t->reads_cap - 1)];
 
 		w->t = t->now + (uint64_t)t->p.mem_latency_ns * 1000;
 		w->seq = t->seq++;
