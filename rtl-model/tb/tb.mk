@@ -73,9 +73,9 @@ RTLTB_IDS := $(foreach r,$(RTLTB_SEL),$(call rtltb_id,$r))
 define RTLTB_RULE
 $(RTLTB_B)/$(call rtltb_id,$1)/sim.vvp: $(ICARUS_B)/rtl/abb_reg_pkg.sv $(ICARUS_B)/rtl/abb_tlp_pkg.sv \
     $(addprefix $(ICARUS_B)/rtl/,$(addsuffix .sv,$(RTLTB_MODS_$(call rtltb_tb,$1)))) \
-    rtl-model/tb/$(call rtltb_tb,$1).sv $(RTL_HDRS) rtl-model/tb/tb.mk
+    rtl-model/tb/$(call rtltb_tb,$1).sv rtl-model/tb/tb_rand.svh $(RTL_HDRS) rtl-model/tb/tb.mk
 	@mkdir -p $$(@D)
-	@iverilog -g2012 -I $(RTL_DIR) -DABB_ASSERT $(addprefix -P$(call rtltb_tb,$1).,$(call rtltb_ps,$1)) \
+	@iverilog -g2012 -I $(RTL_DIR) -I rtl-model/tb -DABB_ASSERT $(addprefix -P$(call rtltb_tb,$1).,$(call rtltb_ps,$1)) \
 	  -s $(call rtltb_tb,$1) -o $$@ $$(filter %.sv,$$^) > $$(@D)/build.log 2>&1 || \
 	  { echo "rtl-benches: $(call rtltb_tb,$1) $(call rtltb_ps,$1): build failed"; \
 	    grep -v 'sorry\|warning\|cannot be synth' $$(@D)/build.log | head -20; exit 1; }

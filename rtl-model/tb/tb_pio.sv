@@ -56,14 +56,8 @@ module tb_pio;
 
   always #2 clk = ~clk;
 
-  int unsigned rstate = 32'(Seed) * 32'd2654435761 ^ 32'h3c6ef372;
-  function automatic int unsigned rnd();
-    rstate ^= rstate << 13; rstate ^= rstate >> 17; rstate ^= rstate << 5;
-    return rstate;
-  endfunction
-  function automatic int unsigned rn(input int unsigned n);
-    return rnd() % n;
-  endfunction
+  localparam logic [31:0] RandSalt = 32'h3c6ef372;
+  `include "tb_rand.svh"
 
   int errors = 0, cyc = 0;
   task automatic chk(input bit ok, input string what);

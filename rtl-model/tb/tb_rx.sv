@@ -57,15 +57,9 @@ module tb_rx;
 
   always #2 clk = ~clk;
 
-  // ---- deterministic random numbers (xorshift32, the same under any simulator)
-  int unsigned rstate = 32'(Seed) * 32'd2654435761 ^ 32'h6d2b79f5;
-  function automatic int unsigned rnd();
-    rstate ^= rstate << 13; rstate ^= rstate >> 17; rstate ^= rstate << 5;
-    return rstate;
-  endfunction
-  function automatic int unsigned rn(input int unsigned n);
-    return rnd() % n;
-  endfunction
+  // ---- deterministic random numbers (tb_rand.svh)
+  localparam logic [31:0] RandSalt = 32'h6d2b79f5;
+  `include "tb_rand.svh"
 
   int errors = 0, cycles = 0;
   int n_wr = 0, n_reg = 0, n_rd = 0, n_cpld = 0, n_cpl = 0, n_bad = 0, n_beats = 0;
