@@ -57,8 +57,8 @@ int tb_is_timed(void);
  * abb_sim_advance, abb_sim_link_params, abb_sim_tlp_log). */
 int tb_is_timed_model(void);
 
-/* the simulator runs board profile abb2008 (ABB_SIM_PROFILE or profile= in
- * ABB_DEVICE; doc/board-profile.md) */
+/* the simulator or the timed model runs board profile abb2008
+ * (ABB_SIM_PROFILE or profile= in ABB_DEVICE; doc/board-profile.md) */
 int tb_is_abb2008(void);
 /* 1 if the device runs in strict mode: ABB_SIM_STRICT=1 or strict=1 among
  * the options of $ABB_DEVICE (the later wins, as the backends read them).

@@ -116,8 +116,11 @@ int tb_is_abb2008(void)
 	const char *env = getenv("ABB_SIM_PROFILE"), *dev = getenv("ABB_DEVICE"), *p;
 	int on = env && strcmp(env, "abb2008") == 0;
 
-	if (dev && strncmp(dev, "sim", 3) != 0)
-		return 0; /* a sim option: the other backends have no profile */
+	/* the simulator's option and the timed model's (it takes every
+	 * parameter of the profile); the other backends have no profile */
+	if (dev && strncmp(dev, "sim", 3) != 0 &&
+	    (strncmp(dev, "model", 5) != 0 || !tb_is_timed_model()))
+		return 0;
 	p = dev ? strchr(dev, ':') : NULL;
 	while (p && *p) {
 		size_t n;

@@ -248,8 +248,9 @@ static bool same(const struct ddr_state *a, const struct ddr_state *b)
 }
 
 /* the edge the inputs change next from k on (k: at k, or a completion's
- * beats run at k; RT_NEVER: they stay) */
-static uint64_t next_change(const struct rt_board *b, const struct cursor *c, uint64_t k)
+ * beats run at k; RT_NEVER: they stay); segs 0: completion beats left out */
+static uint64_t next_change_of(const struct rt_board *b, const struct cursor *c, uint64_t k,
+			       bool segs)
 {
 	uint64_t n = RT_NEVER;
 
@@ -257,11 +258,40 @@ static uint64_t next_change(const struct rt_board *b, const struct cursor *c, ui
 		n = b->act[c->ai].from;
 	if (c->li < b->nlink && b->link[c->li].from < n)
 		n = b->link[c->li].from;
-	if (c->si < b->nseg && b->seg[c->si].from < n)
+	if (segs && c->si < b->nseg && b->seg[c->si].from < n)
 		n = b->seg[c->si].from;
 	if (b->take_at != RT_NEVER && b->take_at >= k && b->take_at < n)
 		n = b->take_at;
 	return n < k ? k : n;
+}
+
+static uint64_t next_change(const struct rt_board *b, const struct cursor *c, uint64_t k)
+{
+	return next_change_of(b, c, k, true);
+}
+
+/* wr_dw_i at edge k and the edge it may change next */
+static unsigned seg_dw(const struct rt_board *b, struct cursor *c, uint64_t k, uint64_t *until)
+{
+	unsigned i;
+
+	while (c->si < b->nseg && b->seg[c->si].to < k)
+		c->si++; /* (passed) */
+	i = c->si;
+	if (i == b->nseg) {
+		*until = RT_NEVER;
+		return 0;
+	}
+	if (b->seg[i].from > k) {
+		*until = b->seg[i].from;
+		return 0;
+	}
+	if (k == b->seg[i].to) {
+		*until = k + 1;
+		return b->seg[i].last_dw;
+	}
+	*until = b->seg[i].to;
+	return b->seg[i].dw;
 }
 
 /* one edge k with the inputs at it */
@@ -280,17 +310,102 @@ static void step_edge(const struct rt_board *b, struct ddr_state *s, struct curs
 	ddr_step(b, s, c->act, b->take_at == k, wr, c->link);
 }
 
-/* Steps s from edge *k up to (not including) edge to. A stretch without
- * reads and input changes is periodic: after a settling run the state
- * repeats, and whole periods are skipped. */
-static void run(const struct rt_board *b, struct ddr_state *s, struct cursor *c, uint64_t *k,
-		uint64_t to)
+/* Edges [*k, lim) with constant inputs (no take, no completion beats, no
+ * change) and nothing to write (wr_q 0, no link input): only the counters
+ * run down and reads start, so the edges between are jumped over; stops
+ * early once a read burst brought lvl to until_lvl. Exact: every edge
+ * skipped is one where abb_ddr2_arb.sv only decrements bus_q and lat_q. */
+static void run_quiet(const struct rt_board *b, struct ddr_state *s, struct cursor *c, uint64_t *k,
+		      uint64_t lim, uint32_t until_lvl)
+{
+	while (*k < lim && s->lvl < until_lvl) {
+		uint64_t m;
+
+		if (c->act != s->act || (c->act && s->bus == 0 && s->lat == 0 &&
+					 s->lvl + b->burst_dw <= DDR_DEPTH)) {
+			step_edge(b, s, c, *k); /* the first edge of a change, or a read */
+			(*k)++;
+			continue;
+		}
+		/* bus_q and lat_q count down; with both 0 (no read: the mover
+		 * idle or the FIFO full) nothing changes until lim */
+		m = s->bus > s->lat ? s->bus : s->lat;
+		if (m == 0 || m > lim - *k)
+			m = lim - *k;
+		s->bus = s->bus > m ? s->bus - (uint32_t)m : 0;
+		s->lat = s->lat > m ? s->lat - (uint32_t)m : 0;
+		if (!c->act)
+			s->lvl = 0;
+		*k += m;
+	}
+}
+
+/* Edges [*k, to) without reads (the mover idle, act_q low) and without
+ * the link input: only the downstream mover's completion beats write.
+ * While bus_q runs down the beats only add to wr_q: jumped over; an edge
+ * with bus_q 0 and something to write starts a (partial) write burst
+ * (stepped); with nothing to write the counters run down. Returns at the
+ * first input change other than the beats. */
+static void run_writes(const struct rt_board *b, struct ddr_state *s, struct cursor *c,
+		       uint64_t *k, uint64_t to)
 {
 	while (*k < to) {
+		uint64_t lim = next_change_of(b, c, *k, false), until, end, m;
+		unsigned dw;
+
+		if (lim == *k)
+			return;
+		dw = seg_dw(b, c, *k, &until);
+		end = lim < until ? lim : until;
+		if (end > to)
+			end = to;
+		if (s->bus == 0 && (s->wr != 0 || dw != 0)) {
+			step_edge(b, s, c, *k); /* a write burst starts */
+			(*k)++;
+			continue;
+		}
+		m = s->bus ? s->bus : end - *k;
+		if (m > end - *k)
+			m = end - *k;
+		{
+			uint64_t w = s->wr + (uint64_t)dw * m;
+
+			s->wr = w > 0xffffu ? 0xffffu : (uint32_t)w;
+		}
+		s->bus -= s->bus ? (uint32_t)m : 0;
+		s->lat = s->lat > m ? s->lat - (uint32_t)m : 0;
+		*k += m;
+	}
+}
+
+/* Steps s from edge *k up to (not including) edge to, or (until_lvl) to
+ * the first edge whose lvl_q is at least until_lvl. A stretch without
+ * writes is jumped over (run_quiet); one without reads and input changes
+ * whose state repeats (the link input's writes) is skipped by whole
+ * periods after a settling run. */
+static void run(const struct rt_board *b, struct ddr_state *s, struct cursor *c, uint64_t *k,
+		uint64_t to, uint32_t until_lvl)
+{
+	while (*k < to && s->lvl < until_lvl) {
 		uint64_t lim = next_change(b, c, *k);
 
 		if (lim > to)
 			lim = to;
+		if (lim == *k && (c->act || s->act || (c->link && b->link_dw16) ||
+				  next_change_of(b, c, *k, false) == *k)) {
+			step_edge(b, s, c, *k); /* an input changes at *k */
+			(*k)++;
+			continue;
+		}
+		if (s->wr == 0 && (!c->link || b->link_dw16 == 0) && lim > *k) {
+			run_quiet(b, s, c, k, lim, until_lvl);
+			continue;
+		}
+		if (!c->act && !s->act && (!c->link || b->link_dw16 == 0) &&
+		    next_change_of(b, c, *k, false) > *k) {
+			run_writes(b, s, c, k, to);
+			continue;
+		}
 		if (!c->act && !s->act && lim - *k > 8192) {
 			struct ddr_state mark;
 			uint64_t p = 0;
@@ -310,8 +425,10 @@ static void run(const struct rt_board *b, struct ddr_state *s, struct cursor *c,
 				*k += (lim - *k) / p * p;
 			continue;
 		}
-		step_edge(b, s, c, *k);
-		(*k)++;
+		while (*k < lim && s->lvl < until_lvl) {
+			step_edge(b, s, c, *k);
+			(*k)++;
+		}
 	}
 }
 
@@ -320,7 +437,9 @@ static void sync(struct rt_board *b, uint64_t n)
 {
 	if (!b->en || b->next >= n)
 		return;
-	run(b, &b->s, &b->c, &b->next, n);
+	run(b, &b->s, &b->c, &b->next, n, UINT32_MAX);
+	while (b->c.si < b->nseg && b->seg[b->c.si].to < b->next)
+		b->c.si++;
 	memmove(b->act, b->act + b->c.ai, (b->nact - b->c.ai) * sizeof b->act[0]);
 	b->nact -= b->c.ai;
 	memmove(b->link, b->link + b->c.li, (b->nlink - b->c.li) * sizeof b->link[0]);
@@ -398,20 +517,12 @@ uint64_t rt_board_rd_ready(struct rt_board *b, uint64_t x)
 	c = b->c;
 	k = b->next;
 	if (k < x)
-		run(b, &s, &c, &k, x);
-	r = RT_NEVER;
+		run(b, &s, &c, &k, x, UINT32_MAX);
 	/* rd_wait_o at edge k: lvl_q < take_dw_i; reads only while the mover
-	 * is busy (at most a FIFO's worth of bursts: bounded) */
-	for (unsigned i = 0; i < 1u << 20; i++) {
-		if (s.lvl >= b->take_dw) {
-			r = k;
-			break;
-		}
-		if (!c.act && next_change(b, &c, k) == RT_NEVER && !s.act)
-			break; /* no reads to come */
-		step_edge(b, &s, &c, k);
-		k++;
-	}
+	 * is busy (within a FIFO's worth of bursts of reads, at most 2^20
+	 * edges with writes forced between: bounded) */
+	run(b, &s, &c, &k, k + (1u << 20), b->take_dw);
+	r = s.lvl >= b->take_dw ? k : RT_NEVER;
 	b->c_gen = b->gen;
 	b->c_from = x;
 	b->c_ready = r;
