@@ -532,7 +532,11 @@ static int wait_until(struct timed *m, struct until *u)
 					nap(m, 10000);
 					continue;
 				}
-				d = abb_reftime_deadline(m->rt, now + allowed);
+				/* never past the earliest wait's end: a nap longer
+				 * than asked (timer slack, a busy core) would run
+				 * the board on past the time a wait ends at */
+				if (allowed < d.ps - now)
+					d = abb_reftime_deadline(m->rt, now + allowed);
 			}
 			m->running = true;
 			(void)abb_reftime_run(m->rt, d, shared ? RUN_BATCH_SHARED : RUN_BATCH);
