@@ -27,8 +27,9 @@
  * And when nothing at all happens on the board before a wait's end
  * (an idle stretch) while another thread used the device in the last
  * PACE_RECENT_NS, that stretch passes no faster than the wall clock, in
- * steps of PACE_STEP_PS: a thread that acts after a sleep of its own gets
- * in, as it does on the simulator. With hosttime=1 every device
+ * steps of PACE_STEP_PS or more (the wall clock since the last step) and
+ * never past the earliest wait's end: a thread that acts after a sleep of
+ * its own gets in, as it does on the simulator. With hosttime=1 every device
  * call first lets device time pass by the CPU time the thread spent since
  * its previous call (backend_sim_hosttime.c does the same for the
  * simulator).
