@@ -848,12 +848,88 @@ struct abb_reftime_deadline abb_reftime_deadline(struct abb_reftime *t, uint64_t
 	return d;
 }
 
+/* --- the C2H stream (doc/time.md, "Speed work, second round") ----------
+ *
+ * While one DMA read runs alone (rt_engine_stream_ok) and the rest of the
+ * platform has nothing to do (the down link empty with no wake, no read
+ * at the root complex, no PIO piece waiting), the only events are the up
+ * link's (its serialiser's wake, credits back to a blocked head, an
+ * arrival) and the engine's edges, which rt_engine_stream_edge runs
+ * without the general evaluation. The events are chosen as next_event
+ * chooses them (the up link's by time and scheduling number, an edge only
+ * before every link event at its time) and each leaves the state exactly
+ * as the general loop would, so the loop may stop at any event: it hands
+ * back (-1) the first one it does not run (an arrival that is not a C2H
+ * write, an edge rt_engine_stream_edge refuses) to the general loop. */
+static bool stream_ok(const struct abb_reftime *t)
+{
+	return t->down.q.n == 0 && t->down.wake == RT_NEVER && !t->down.blocked &&
+	       t->reads_n == 0 && t->nready == 0 && t->pw_n == 0 && rt_engine_stream_ok(t->eng);
+}
+
+static int stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
+		      unsigned max_events)
+{
+	struct rt_link *up = &t->up;
+
+	for (; *k < max_events; (*k)++) {
+		uint64_t nt = RT_NEVER, seq = UINT64_MAX, e;
+		bool arr = false, edge = false;
+
+		if (up->started || up->wake != RT_NEVER || up->blocked)
+			nt = link_next(up, &seq, &arr);
+		e = rt_engine_next_edge(t->eng);
+		if (e != RT_NEVER && rt_edge_time(t, e) < nt) {
+			nt = rt_edge_time(t, e);
+			edge = true;
+		}
+		if (nt == RT_NEVER || !ev_before(nt, edge ? UINT64_MAX : seq, d.ps, d.seq)) {
+			if (d.ps != RT_NEVER && d.ps > t->now)
+				t->now = d.ps;
+			return 0;
+		}
+		if (edge) {
+			uint64_t was = t->now;
+
+			if (nt > t->now)
+				t->now = nt;
+			t->in_edge = true;
+			if (!rt_engine_stream_edge(t->eng, e)) {
+				t->in_edge = false;
+				t->now = was;
+				return -1;
+			}
+			t->in_edge = false;
+		} else {
+			if (arr && up->q.v[up->q.head].origin != RT_O_C2H_DATA)
+				return -1;
+			if (nt > t->now)
+				t->now = nt;
+			link_event(t, up, arr);
+		}
+		if (t->wake) {
+			t->wake = false;
+			(*k)++;
+			return 1;
+		}
+	}
+	return 2;
+}
+
 int abb_reftime_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned max_events)
 {
 	for (unsigned k = 0; k < max_events; k++) {
 		uint64_t edge = 0, seq = 0;
 		int which;
-		uint64_t nt = next_event(t, &which, &edge, &seq);
+		uint64_t nt;
+
+		if (stream_ok(t)) {
+			int r = stream_run(t, d, &k, max_events);
+
+			if (r >= 0)
+				return r;
+		}
+		nt = next_event(t, &which, &edge, &seq);
 
 		/* an edge runs after every event at its time */
 		if (which == EV_NONE || !ev_before(nt, which == EV_EDGE ? UINT64_MAX : seq, d.ps, d.seq)) {

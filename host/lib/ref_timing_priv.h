@@ -211,6 +211,10 @@ void rt_engine_edge(struct rt_engine *e, uint64_t n);
 /* the upstream link started a TLP (its buffer count fell) */
 void rt_engine_tx_space(struct rt_engine *e);
 bool rt_engine_idle(const struct rt_engine *e);
+/* the C2H stream (ref_engine.c): the engine's state lets it run, and one
+ * edge of it (1, or 0: nothing done, rt_engine_edge must run it) */
+bool rt_engine_stream_ok(const struct rt_engine *e);
+int rt_engine_stream_edge(struct rt_engine *e, uint64_t n);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop
