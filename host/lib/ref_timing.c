@@ -873,15 +873,25 @@ static int stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsi
 	struct rt_link *up = &t->up;
 
 	for (; *k < max_events; (*k)++) {
-		uint64_t nt = RT_NEVER, seq = UINT64_MAX, e;
+		uint64_t nt = up->wake, seq = up->wake_seq, e;
 		bool arr = false, edge = false;
 
-		if (up->started || up->wake != RT_NEVER || up->blocked)
-			nt = link_next(up, &seq, &arr);
+		/* link_next of the up link, in place (RT_NEVER: none) */
+		if (up->blocked && up->ret_n &&
+		    ev_before(up->ret[up->ret_head].t, up->ret[up->ret_head].seq, nt, seq))
+			nt = up->ret[up->ret_head].t, seq = up->ret[up->ret_head].seq;
+		if (up->started && ev_before(up->q.v[up->q.head].t, up->q.v[up->q.head].seq, nt, seq)) {
+			nt = up->q.v[up->q.head].t, seq = up->q.v[up->q.head].seq;
+			arr = true;
+		}
 		e = rt_engine_next_edge(t->eng);
-		if (e != RT_NEVER && rt_edge_time(t, e) < nt) {
-			nt = rt_edge_time(t, e);
-			edge = true;
+		if (e != RT_NEVER) {
+			uint64_t et = rt_edge_time(t, e);
+
+			if (et < nt) {
+				nt = et;
+				edge = true;
+			}
 		}
 		if (nt == RT_NEVER || !ev_before(nt, edge ? UINT64_MAX : seq, d.ps, d.seq)) {
 			if (d.ps != RT_NEVER && d.ps > t->now)
