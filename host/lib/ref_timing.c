@@ -915,7 +915,16 @@ static int stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsi
 				return -1;
 			if (nt > t->now)
 				t->now = nt;
-			link_event(t, up, arr);
+			/* link_event of the up link */
+			if (arr) {
+				rc_upstream(t, &up->q.v[up->q.head]);
+				ring_pop(&up->q);
+				up->started--;
+			} else {
+				if (up->wake <= t->now)
+					up->wake = RT_NEVER;
+				link_try_start(t, up);
+			}
 		}
 		if (t->wake) {
 			t->wake = false;
