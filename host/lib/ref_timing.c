@@ -249,9 +249,9 @@ static void link_try_start(struct abb_reftime *t, struct rt_link *l)
 		uint64_t bytes, skp_due;
 		unsigned c;
 
-		if (l->free_fs > (unsigned __int128)now * 1000) {
+		if (l->free_ps > now) {
 			if (l->wake == RT_NEVER) {
-				l->wake = fs_to_ps_up(l->free_fs);
+				l->wake = l->free_ps;
 				l->wake_seq = t->seq++;
 			}
 			break;
@@ -282,11 +282,12 @@ static void link_try_start(struct abb_reftime *t, struct rt_link *l)
 		/* below 2^50: 64-bit */
 		dur = l->fs_per_byte ? bytes * l->fs_per_byte : bytes * l->fs_per_lane_byte / l->lanes;
 		l->free_fs = start + dur;
+		l->free_ps = fs_to_ps_up(l->free_fs);
 		l->tlps++;
 		l->payload_bytes += 4u * h->ndw;
 		l->wire_bytes += bytes;
 		l->unsent -= rt_wire_bytes(h);
-		h->t = fs_to_ps_up(l->free_fs) + l->latency_ps;
+		h->t = l->free_ps + l->latency_ps;
 		h->seq = t->seq++;
 		l->started++;
 		started_any = true;

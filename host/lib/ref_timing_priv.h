@@ -104,6 +104,7 @@ struct rt_link {
 	uint64_t unsent;      /* wire bytes waiting (sim: Link::unsent_bytes) */
 	int32_t lim_h[3], lim_d[3], used_h[3], used_d[3];
 	unsigned __int128 free_fs; /* serialiser busy until */
+	uint64_t free_ps;     /* free_fs in ps rounded up: free_fs > t * 1000 iff free_ps > t */
 	uint64_t wake;        /* the serialiser frees then (RT_NEVER: no wake due) */
 	uint64_t wake_seq;
 	bool blocked;         /* the head waits for credits */
