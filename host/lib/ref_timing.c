@@ -152,7 +152,15 @@ int rt_ring_push(struct rt_ring *r, const struct rt_tlp *tlp)
 		r->cap = cap;
 		r->head = 0;
 	}
-	memcpy(&r->v[(r->head + r->n) & (r->cap - 1)], tlp, tlp_size(tlp));
+	{
+		struct rt_tlp *d = &r->v[(r->head + r->n) & (r->cap - 1)];
+		size_t n = tlp_size(tlp);
+
+		/* the header at a constant size (moves, no call), the payload after */
+		memcpy(d, tlp, offsetof(struct rt_tlp, data));
+		if (n > offsetof(struct rt_tlp, data))
+			memcpy(d->data, tlp->data, n - offsetof(struct rt_tlp, data));
+	}
 	r->n++;
 	return 0;
 }
