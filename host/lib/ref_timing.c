@@ -357,7 +357,7 @@ static bool ev_before(uint64_t ta, uint64_t sa, uint64_t tb, uint64_t sb)
 /* The link's next event: the serialiser frees, credits come back to a
  * blocked head, the oldest TLP on the wire arrives; *arrival 1 for the
  * last. */
-static uint64_t link_next(const struct rt_link *l, uint64_t *seq, bool *arrival)
+static inline uint64_t link_next(const struct rt_link *l, uint64_t *seq, bool *arrival)
 {
 	uint64_t n = l->wake, s = l->wake_seq;
 
