@@ -451,6 +451,11 @@ static void sync(struct rt_board *b, uint64_t n)
 		b->take_at = RT_NEVER;
 }
 
+bool rt_board_on(const struct rt_board *b)
+{
+	return b->en;
+}
+
 void rt_board_edge(struct rt_board *b, uint64_t n)
 {
 	sync(b, n);

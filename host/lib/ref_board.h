@@ -50,6 +50,8 @@ unsigned rt_board_tag_limit(const struct rt_board *b, unsigned lim);
 
 /* The engine's edge n begins: the arbiter runs through edge n-1. */
 void rt_board_edge(struct rt_board *b, uint64_t n);
+/* the arbiter is on (ddr != 0): off, every call returns at once */
+bool rt_board_on(const struct rt_board *b);
 /* rd_active_i from edge n+1 on (the mover started or finished at edge n) */
 void rt_board_rd_active(struct rt_board *b, uint64_t n, bool on);
 /* link_en_i from edge n+1 on (EVS_CTRL written at edge n) */

@@ -1155,8 +1155,11 @@ void rt_engine_deliver(struct rt_engine *e, const struct rt_tlp *tlp)
 
 void rt_engine_tx_space(struct rt_engine *e)
 {
-	uint64_t at = e->t->in_edge ? e->last + 1 : lower_bound(e);
+	uint64_t at;
 
+	if (!e->tx_full && !e->c2h_held)
+		return; /* nothing waits for room (the edge's time not worked out) */
+	at = e->t->in_edge ? e->last + 1 : lower_bound(e);
 	if (e->tx_full) {
 		e->tx_full = false;
 		e->tx_due = umin(e->tx_due, at);
@@ -1168,6 +1171,83 @@ void rt_engine_tx_space(struct rt_engine *e)
 	}
 	if (!e->t->in_edge)
 		schedule(e, lower_bound(e));
+}
+
+/* --- the C2H stream (ref_timing.c stream_run) ------------------------------
+ *
+ * One DMA read in its steady state: the C2H channel runs (StRun, its mover
+ * in M_GO or M_TX, not from the event source, its prefetch idle or done,
+ * nothing of its own due), everything else of the engine is idle (H2C
+ * channel, RX, the PIO completer, interrupts, the generator, the DDR2
+ * arbiter off) and schedule()'s candidate is current. Then an edge of the
+ * engine is one of two, and rt_engine_stream_edge does exactly what
+ * rt_engine_edge would (the same state after it, field by field) without
+ * the general unit-by-unit evaluation:
+ *  - the decide (tx_decide with only the C2H mover valid: the posted hold
+ *    and the buffer test, then src_start), or
+ *  - the finish (tx_finish of a C2H TLP that is not the mover's last);
+ * schedule() after either has only the TX candidate to look at: the TLP's
+ * last beat, or the next edge (no idle beats between the mover's TLPs).
+ * Anything else (the hold, a full buffer, the last TLP) it leaves to
+ * rt_engine_edge, before changing anything. */
+bool rt_engine_stream_ok(const struct rt_engine *e)
+{
+	const struct eng_chan *c = &e->ch[ABB_CH_C2H], *h = &e->ch[ABB_CH_H2C];
+
+	return c->st == CH_RUN && (c->mst == M_GO || c->mst == M_TX) && !c->evs &&
+	       (c->fst == F_IDLE || c->fst == F_DONE) && c->due == RT_NEVER &&
+	       c->mv_due == RT_NEVER && h->st == CH_IDLE && h->mst == M_IDLE && !h->out &&
+	       h->fst == F_IDLE && h->due == RT_NEVER && h->mv_due == RT_NEVER && !e->rx_cur &&
+	       !e->rxq.n && !e->rdreq && e->pst == P_IDLE && e->pio_due == RT_NEVER &&
+	       e->irq_due == RT_NEVER && e->ig_due == RT_NEVER && !e->nafter &&
+	       e->tx_due == RT_NEVER && !e->tx_full && !e->c2h_held && e->started &&
+	       e->tx_cand_ok && (!e->tx_busy || e->tx_src == SRC_C2H_MV) && !rt_board_on(e->board);
+}
+
+/* Edge n (= e->next) in the stream: 1 done as rt_engine_edge would, 0
+ * nothing changed (rt_engine_edge must run it). */
+int rt_engine_stream_edge(struct rt_engine *e, uint64_t n)
+{
+	struct eng_chan *c = C2H(e);
+
+	if (e->tx_busy) {
+		if (e->tx_end != n || c->rem == 0)
+			return 0; /* the last TLP: the mover's done */
+		e->last = n;
+		e->tx_cand_ok = false;
+		/* tx_finish, SRC_C2H_MV, not the last; no messages behind it */
+		e->tx_busy = false;
+		rt_log(e->t, "up", &e->tx);
+		rt_up_submit(e->t, &e->tx);
+		c->mst = M_GO;
+		c->m_at = n + 1;
+		/* schedule(n + 1): the mover's next TLP (src_ready: m_at, no
+		 * event source, the arbiter off) */
+		e->tx_cand = n + 1;
+	} else {
+		uint64_t sampled;
+		unsigned av;
+
+		if (e->tx_cand != n || c->mst != M_GO)
+			return 0;
+		/* tx_decide: the units the hard IP reported at the edge before */
+		sampled = n ? rt_up_unsent_at_edge(e->t, rt_edge_time(e->t, n - 1)) : 0;
+		av = (unsigned)((TX_BUFFER_BYTES - umin(sampled, TX_BUFFER_BYTES)) / 128u);
+		if (umin(av, 63) < TX_POSTED_MIN_AV || rt_up_unsent(e->t) >= TX_BUFFER_BYTES)
+			return 0; /* the posted hold or a full buffer */
+		e->last = n;
+		e->tx_cand_ok = false;
+		e->tx_last = SRC_C2H_MV;
+		e->tx_src = SRC_C2H_MV;
+		src_start(e, SRC_C2H_MV, n);
+		e->tx_busy = true;
+		e->tx_end = n + rt_beats(&e->tx) - 1;
+		/* schedule(n + 1): the TLP's last beat */
+		e->tx_cand = e->tx_end;
+	}
+	e->tx_cand_ok = true;
+	e->next = e->tx_cand;
+	return 1;
 }
 
 bool rt_engine_idle(const struct rt_engine *e)

@@ -152,7 +152,15 @@ int rt_ring_push(struct rt_ring *r, const struct rt_tlp *tlp)
 		r->cap = cap;
 		r->head = 0;
 	}
-	memcpy(&r->v[(r->head + r->n) & (r->cap - 1)], tlp, tlp_size(tlp));
+	{
+		struct rt_tlp *d = &r->v[(r->head + r->n) & (r->cap - 1)];
+		size_t n = tlp_size(tlp);
+
+		/* the header at a constant size (moves, no call), the payload after */
+		memcpy(d, tlp, offsetof(struct rt_tlp, data));
+		if (n > offsetof(struct rt_tlp, data))
+			memcpy(d->data, tlp->data, n - offsetof(struct rt_tlp, data));
+	}
 	r->n++;
 	return 0;
 }
@@ -249,9 +257,9 @@ static void link_try_start(struct abb_reftime *t, struct rt_link *l)
 		uint64_t bytes, skp_due;
 		unsigned c;
 
-		if (l->free_fs > (unsigned __int128)now * 1000) {
+		if (l->free_ps > now) {
 			if (l->wake == RT_NEVER) {
-				l->wake = fs_to_ps_up(l->free_fs);
+				l->wake = l->free_ps;
 				l->wake_seq = t->seq++;
 			}
 			break;
@@ -282,11 +290,12 @@ static void link_try_start(struct abb_reftime *t, struct rt_link *l)
 		/* below 2^50: 64-bit */
 		dur = l->fs_per_byte ? bytes * l->fs_per_byte : bytes * l->fs_per_lane_byte / l->lanes;
 		l->free_fs = start + dur;
+		l->free_ps = fs_to_ps_up(l->free_fs);
 		l->tlps++;
 		l->payload_bytes += 4u * h->ndw;
 		l->wire_bytes += bytes;
 		l->unsent -= rt_wire_bytes(h);
-		h->t = fs_to_ps_up(l->free_fs) + l->latency_ps;
+		h->t = l->free_ps + l->latency_ps;
 		h->seq = t->seq++;
 		l->started++;
 		started_any = true;
@@ -348,7 +357,7 @@ static bool ev_before(uint64_t ta, uint64_t sa, uint64_t tb, uint64_t sb)
 /* The link's next event: the serialiser frees, credits come back to a
  * blocked head, the oldest TLP on the wire arrives; *arrival 1 for the
  * last. */
-static uint64_t link_next(const struct rt_link *l, uint64_t *seq, bool *arrival)
+static inline uint64_t link_next(const struct rt_link *l, uint64_t *seq, bool *arrival)
 {
 	uint64_t n = l->wake, s = l->wake_seq;
 
@@ -848,12 +857,107 @@ struct abb_reftime_deadline abb_reftime_deadline(struct abb_reftime *t, uint64_t
 	return d;
 }
 
+/* --- the C2H stream (doc/time.md, "Speed work, second round") ----------
+ *
+ * While one DMA read runs alone (rt_engine_stream_ok) and the rest of the
+ * platform has nothing to do (the down link empty with no wake, no read
+ * at the root complex, no PIO piece waiting), the only events are the up
+ * link's (its serialiser's wake, credits back to a blocked head, an
+ * arrival) and the engine's edges, which rt_engine_stream_edge runs
+ * without the general evaluation. The events are chosen as next_event
+ * chooses them (the up link's by time and scheduling number, an edge only
+ * before every link event at its time) and each leaves the state exactly
+ * as the general loop would, so the loop may stop at any event: it hands
+ * back (-1) the first one it does not run (an arrival that is not a C2H
+ * write, an edge rt_engine_stream_edge refuses) to the general loop. */
+static bool stream_ok(const struct abb_reftime *t)
+{
+	return t->down.q.n == 0 && t->down.wake == RT_NEVER && !t->down.blocked &&
+	       t->reads_n == 0 && t->nready == 0 && t->pw_n == 0 && rt_engine_stream_ok(t->eng);
+}
+
+static int stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
+		      unsigned max_events)
+{
+	struct rt_link *up = &t->up;
+
+	for (; *k < max_events; (*k)++) {
+		uint64_t nt = up->wake, seq = up->wake_seq, e;
+		bool arr = false, edge = false;
+
+		/* link_next of the up link, in place (RT_NEVER: none) */
+		if (up->blocked && up->ret_n &&
+		    ev_before(up->ret[up->ret_head].t, up->ret[up->ret_head].seq, nt, seq))
+			nt = up->ret[up->ret_head].t, seq = up->ret[up->ret_head].seq;
+		if (up->started && ev_before(up->q.v[up->q.head].t, up->q.v[up->q.head].seq, nt, seq)) {
+			nt = up->q.v[up->q.head].t, seq = up->q.v[up->q.head].seq;
+			arr = true;
+		}
+		e = rt_engine_next_edge(t->eng);
+		if (e != RT_NEVER) {
+			uint64_t et = rt_edge_time(t, e);
+
+			if (et < nt) {
+				nt = et;
+				edge = true;
+			}
+		}
+		if (nt == RT_NEVER || !ev_before(nt, edge ? UINT64_MAX : seq, d.ps, d.seq)) {
+			if (d.ps != RT_NEVER && d.ps > t->now)
+				t->now = d.ps;
+			return 0;
+		}
+		if (edge) {
+			uint64_t was = t->now;
+
+			if (nt > t->now)
+				t->now = nt;
+			t->in_edge = true;
+			if (!rt_engine_stream_edge(t->eng, e)) {
+				t->in_edge = false;
+				t->now = was;
+				return -1;
+			}
+			t->in_edge = false;
+		} else {
+			if (arr && up->q.v[up->q.head].origin != RT_O_C2H_DATA)
+				return -1;
+			if (nt > t->now)
+				t->now = nt;
+			/* link_event of the up link */
+			if (arr) {
+				rc_upstream(t, &up->q.v[up->q.head]);
+				ring_pop(&up->q);
+				up->started--;
+			} else {
+				if (up->wake <= t->now)
+					up->wake = RT_NEVER;
+				link_try_start(t, up);
+			}
+		}
+		if (t->wake) {
+			t->wake = false;
+			(*k)++;
+			return 1;
+		}
+	}
+	return 2;
+}
+
 int abb_reftime_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned max_events)
 {
 	for (unsigned k = 0; k < max_events; k++) {
 		uint64_t edge = 0, seq = 0;
 		int which;
-		uint64_t nt = next_event(t, &which, &edge, &seq);
+		uint64_t nt;
+
+		if (stream_ok(t)) {
+			int r = stream_run(t, d, &k, max_events);
+
+			if (r >= 0)
+				return r;
+		}
+		nt = next_event(t, &which, &edge, &seq);
 
 		/* an edge runs after every event at its time */
 		if (which == EV_NONE || !ev_before(nt, which == EV_EDGE ? UINT64_MAX : seq, d.ps, d.seq)) {

@@ -104,6 +104,7 @@ struct rt_link {
 	uint64_t unsent;      /* wire bytes waiting (sim: Link::unsent_bytes) */
 	int32_t lim_h[3], lim_d[3], used_h[3], used_d[3];
 	unsigned __int128 free_fs; /* serialiser busy until */
+	uint64_t free_ps;     /* free_fs in ps rounded up: free_fs > t * 1000 iff free_ps > t */
 	uint64_t wake;        /* the serialiser frees then (RT_NEVER: no wake due) */
 	uint64_t wake_seq;
 	bool blocked;         /* the head waits for credits */
@@ -211,6 +212,10 @@ void rt_engine_edge(struct rt_engine *e, uint64_t n);
 /* the upstream link started a TLP (its buffer count fell) */
 void rt_engine_tx_space(struct rt_engine *e);
 bool rt_engine_idle(const struct rt_engine *e);
+/* the C2H stream (ref_engine.c): the engine's state lets it run, and one
+ * edge of it (1, or 0: nothing done, rt_engine_edge must run it) */
+bool rt_engine_stream_ok(const struct rt_engine *e);
+int rt_engine_stream_edge(struct rt_engine *e, uint64_t n);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop
