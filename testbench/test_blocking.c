@@ -544,12 +544,15 @@ static void test_blocking_one_thread_per_channel(void)
 
 struct tt2 {
 	int write, rc;
+	pthread_barrier_t *start; /* both at once: neither starts before the other exists */
 };
 
 static void *tt2_run(void *arg)
 {
 	struct tt2 *t = arg;
 
+	if (t->start)
+		pthread_barrier_wait(t->start);
 	for (int k = 0; k < TT2_N && !t->rc; k++)
 		t->rc = t->write ? abb_dma_write(tb_dev, hm[1], 0, 0x80000, TT2_LEN, ABB_DMA_IRQ)
 				 : abb_dma_read(tb_dev, hm[0], 0, 0, TT2_LEN, ABB_DMA_IRQ);
@@ -558,10 +561,15 @@ static void *tt2_run(void *arg)
 
 static uint64_t tt2_time(int which)
 {
-	struct tt2 t[2] = {{0, 0}, {1, 0}};
+	struct tt2 t[2] = {{0, 0, NULL}, {1, 0, NULL}};
+	pthread_barrier_t start;
 	pthread_t th[2];
 	uint64_t t0 = 0, t1 = 0;
 
+	if (which < 0) {
+		CU_ASSERT_EQUAL_FATAL(pthread_barrier_init(&start, NULL, 2), 0);
+		t[0].start = t[1].start = &start;
+	}
 	CU_ASSERT_EQUAL(abb_time_ns(tb_dev, &t0), 0);
 	for (int i = 0; i < 2; i++)
 		if (which < 0 || which == i)
@@ -572,6 +580,8 @@ static uint64_t tt2_time(int which)
 			CU_ASSERT_EQUAL(t[i].rc, 0);
 		}
 	CU_ASSERT_EQUAL(abb_time_ns(tb_dev, &t1), 0);
+	if (which < 0)
+		pthread_barrier_destroy(&start);
 	return t1 - t0;
 }
 
