@@ -420,13 +420,8 @@ int main(int argc, char **argv)
 			       100 * cc[0] / a[0], 100 * cc[1] / b[1]);
 		fflush(stdout);
 	}
-	if (png && !err && n) {
-		int perr = plot(png, rows, n);
-		if (perr)
-			fprintf(stderr, "abb_bench: gnuplot failed (apt-get install gnuplot-nox)\n");
-		else if (!csv)
-			printf("plot: %s\n", png);
-	}
+	if (png && !err && n)
+		tool_plot_done(plot(png, rows, n) != 0, png, csv);
 	abb_dmabuf_unmap(rbuf);
 	abb_dmabuf_unmap(wbuf);
 	abb_close(dev);

@@ -207,10 +207,7 @@ static void plot_sweep(const char *prefix, const char *what, const struct row *r
 			" %g w l dt 2 t 'DABC 2008, 1 thread', %g w l dt 2 t 'DABC 2008, 2 threads'\n"
 			"unset multiplot\n",
 			png, what, abb_backend(dev), dat, dat, SEED_TAU1_US, SEED_TAU2_US);
-		if (pclose(gp) == 0)
-			printf("plot: %s\n", png);
-		else
-			fprintf(stderr, "abb_bench_daq: gnuplot failed (apt-get install gnuplot-nox)\n");
+		tool_plot_done(pclose(gp) != 0, png, 0);
 	}
 	unlink(dat);
 }

@@ -24,6 +24,7 @@
 #include <abb/abb_sim.h>
 
 #include "bench_pio.h"
+#include "tool_args.h"
 
 static const unsigned widths[] = {1, 2, 4, 8, 16, 32, 64};
 #define NW (sizeof widths / sizeof widths[0])
@@ -221,14 +222,8 @@ int bench_pio(const char *uri, int csv, const char *png)
 		}
 		abb_close(dev);
 	}
-	if (!rc && png) {
-		int perr = plot(png, rows, nrows);
-
-		if (perr)
-			fprintf(stderr, "abb_bench: gnuplot failed (apt-get install gnuplot-nox)\n");
-		else if (!csv)
-			printf("plot: %s\n", png);
-	}
+	if (!rc && png)
+		tool_plot_done(plot(png, rows, nrows) != 0, png, csv);
 	free(fill);
 	free(src);
 	return rc ? 1 : 0;

@@ -85,3 +85,11 @@ int tool_num(const char *what, const char *s, unsigned long long lo, unsigned lo
 	*v = x;
 	return 0;
 }
+
+void tool_plot_done(int failed, const char *png, int quiet)
+{
+	if (failed)
+		tool_error("gnuplot failed (apt-get install gnuplot-nox)");
+	else if (!quiet)
+		printf("plot: %s\n", png);
+}

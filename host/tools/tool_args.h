@@ -32,6 +32,10 @@ int tool_num(const char *what, const char *s, unsigned long long lo, unsigned lo
 /* "PROG: " and the formatted message on stderr; returns -1. */
 int tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* After a gnuplot run: its failure on stderr (with the package to
+ * install), or "plot: PNG" on stdout unless quiet (CSV output). */
+void tool_plot_done(int failed, const char *png, int quiet);
+
 #ifdef __cplusplus
 }
 #endif
