@@ -11,6 +11,8 @@
 #                         testABB's DMA MiB/s from that log next to abb_bench
 #                         with testABB's transfer shape (MPRACE_VS_ARGS:
 #                         e.g. --max 4M, --device)
+#   build/abb_testabb_compare LOG_A LOG_B   two testABB logs side by side
+#                         (e.g. the simulator's and the timed model's), MiB/s and difference
 #   make install          also headers (include/mprace/), library, abb-mprace.pc
 #   make mprace-cxx98-check  every public header alone as C++98, GNU C++98, C++11,
 #                         C++17 (-pedantic-errors -Werror; part of make lint)
@@ -32,8 +34,11 @@ MPR_TEST     := $(B)/mprace_tests
 MPR_BENCH    := $(B)/abb_bench_mprace
 # the bench's parts of their own (tau statistics, testABB log reader), with
 # tests of their own (no board needed)
-MPR_BENCH_PARTS := $(B)/mprace/bench/tau_fit.o $(B)/mprace/bench/testabb_log.o
+MPR_BENCH_PARTS := $(B)/mprace/bench/tau_fit.o $(B)/mprace/bench/testabb_log.o \
+                   $(B)/mprace/bench/testabb_compare.o
 MPR_BENCH_TEST  := $(B)/mprace_bench_tests
+# Two testABB logs side by side (e.g. simulator and timed model)
+MPR_COMPARE     := $(B)/abb_testabb_compare
 # A C++98 program against the public headers and the C++17 library (the
 # board's programs and DABC's 2009 abb plugin are C++98)
 MPR_CXX98_TEST  := $(B)/mprace_cxx98_test
@@ -52,7 +57,7 @@ MPRACE_LOG ?= $(B)/mprace-check/testABB.sim.log
 
 all: mprace
 mprace: $(MPR_SO) $(B)/libabb-mprace.so $(MPR_PC) $(MPR_PC_INST) $(MPR_TEST) $(MPR_BENCH) \
-        $(MPR_BENCH_TEST) $(MPR_CXX98_TEST)
+        $(MPR_BENCH_TEST) $(MPR_CXX98_TEST) $(MPR_COMPARE)
 
 $(B)/mprace/%.o: $(MPR_DIR)/src/%.cpp
 	@mkdir -p $(@D)
@@ -113,6 +118,10 @@ $(MPR_BENCH): $(B)/mprace/bench/abb_bench_mprace.o $(MPR_BENCH_PARTS) $(B)/host/
               $(B)/host/tools/tool_args.o $(B)/libabb-mprace.so
 	$(CXX) $(CXXFLAGS) -o $@ $(filter %.o,$^) -L$(B) -Wl,-rpath,'$$ORIGIN' -labb-mprace -labb -pthread
 
+$(B)/mprace/bench/testabb_compare_tool.o: MPR_CPPFLAGS += -Ihost/tools
+$(MPR_COMPARE): $(B)/mprace/bench/testabb_compare_tool.o $(MPR_BENCH_PARTS) $(B)/host/tools/tool_args.o
+	$(CXX) $(CXXFLAGS) -o $@ $^
+
 # C++98 on purpose: only the public headers, as an installed program sees them
 $(MPR_CXX98_TEST): $(MPR_DIR)/test/test_cxx98.cpp $(MPR_DIR)/test/check.h $(MPR_PUB_HDRS) $(B)/libabb-mprace.so
 	$(CXX) -std=c++98 $(MPR_CXX98_FLAGS) $(CXXFLAGS) -I$(MPR_DIR)/include -Ihost/include -Irtl-model/include \
@@ -167,4 +176,5 @@ install-mprace: mprace install-host
 	install -m 644 $(MPR_PC_INST) $(DESTDIR)$(PREFIX)/lib/pkgconfig/abb-mprace.pc
 
 -include $(MPR_OBJS:.o=.d) $(B)/mprace/test/test_mprace.d $(B)/mprace/bench/abb_bench_mprace.d \
+         $(B)/mprace/bench/testabb_compare_tool.d \
          $(MPR_BENCH_PARTS:.o=.d) $(B)/mprace/test/test_bench_parts.d

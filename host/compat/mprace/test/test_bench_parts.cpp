@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tau_fit.h"
+#include "testabb_compare.h"
 #include "testabb_log.h"
 
 #include "check.h"
@@ -192,6 +193,37 @@ static void test_log_reader()
 	CHECK(parse_testabb_log(none).empty());
 }
 
+/* Two logs: one figure equal, one 10 % off, one in each only; a heading
+ * twice matches by occurrence. */
+static void test_log_compare()
+{
+	std::vector<testabb_section> a(3), b(2);
+
+	a[0].name = b[0].name = "KernelMemory DMA Tests";
+	a[0].read_mibs[4096] = 500;
+	b[0].read_mibs[4096] = 500;
+	a[0].write_mibs[4096] = 200;
+	b[0].write_mibs[4096] = 220;
+	b[0].write_mibs[8192] = 250; /* only in b */
+	a[1].name = b[1].name = "UserMemory DMA Tests";
+	a[1].read_mibs[1 << 20] = 800;
+	b[1].read_mibs[1 << 20] = 792;
+	a[2].name = "UserMemory DMA Tests"; /* its second occurrence: only in a */
+	a[2].read_mibs[1 << 20] = 700;
+
+	std::vector<testabb_pair> r = compare_testabb_logs(a, b);
+	CHECK(r.size() == 5);
+	if (r.size() != 5)
+		return;
+	/* section 0: writes first (4K both, 8K b only), then the read */
+	CHECK(!r[0].read && r[0].bytes == 4096 && r[0].in_a && r[0].in_b && near(r[0].rel, 0.1, 1e-12));
+	CHECK(!r[1].read && r[1].bytes == 8192 && !r[1].in_a && r[1].in_b && near(r[1].b, 250));
+	CHECK(r[2].read && near(r[2].rel, 0));
+	CHECK(r[3].section == "UserMemory DMA Tests" && near(r[3].rel, -0.01, 1e-12));
+	CHECK(r[4].in_a && !r[4].in_b && near(r[4].a, 700));
+	CHECK(compare_testabb_logs({}, {}).empty());
+}
+
 int main()
 {
 	struct {
@@ -201,6 +233,7 @@ int main()
 		{"median_mad", test_median_mad},       {"per_size_paired", test_per_size_paired},
 		{"per_size_error", test_per_size_error}, {"fit", test_fit},
 		{"agree", test_agree},                 {"noise_floor", test_noise_floor},                 {"log_reader", test_log_reader},
+		{"log_compare", test_log_compare},
 	};
 	int failed = 0, n = 0;
 
