@@ -141,6 +141,15 @@ static uint64_t clock_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The wall clock of the users' calls (seen, others_recent): it only has
+ * to tell calls within PACE_RECENT_NS (100 ms) apart from older ones, and
+ * every call reads it, so the coarse clock (a few ms of resolution, a few
+ * ns per read against about 25 for CLOCK_MONOTONIC). */
+static uint64_t coarse_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC_COARSE);
+}
+
 /* --- host memory ------------------------------------------------------- */
 
 static int host_dma(void *ctx, int to_host, uint64_t iova, void *buf, size_t len)
@@ -414,7 +423,7 @@ static bool on_its_way(pid_t tid)
  * after RELEASE_MAX_NS of wall clock since its wait it is not waited for. */
 static bool others_computing(struct timed *m)
 {
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	uint64_t now = 0;
 	bool any = false;
 
 	for (unsigned i = 0; i < RELEASE_SLOTS; i++) {
@@ -423,6 +432,8 @@ static bool others_computing(struct timed *m)
 
 		if (!r->used || r->in_call)
 			continue;
+		if (!now) /* read only when a thread is released (never alone) */
+			now = clock_ns(CLOCK_MONOTONIC);
 		if (now - r->wall_start > RELEASE_MAX_NS) {
 			r->used = false; /* long host work: time goes on */
 			continue;
@@ -513,15 +524,17 @@ static int wait_until(struct timed *m, struct until *u)
 		}
 		{
 			uint64_t now = abb_reftime_now(m->rt), next = abb_reftime_next(m->rt);
-			uint64_t wall = clock_ns(CLOCK_MONOTONIC);
 			struct abb_reftime_deadline d = earliest(m);
+			uint64_t wall = 0;
 			bool shared;
 
 			if (d.ps == UINT64_MAX && next == UINT64_MAX) {
 				rc = -EIO;
 				break;
 			}
-			shared = others_recent(m, wall);
+			shared = others_recent(m, coarse_ns());
+			if (shared) /* the pacing's and the newcomers' clock */
+				wall = clock_ns(CLOCK_MONOTONIC);
 			/* an idle stretch while another thread may act: paced */
 			if (next > now + PACE_STEP_PS && d.ps > now + PACE_STEP_PS && shared) {
 				uint64_t allowed = (wall - m->pace_wall) * 1000u;
@@ -555,7 +568,7 @@ static int wait_until(struct timed *m, struct until *u)
 			break;
 		}
 	m->waiting--;
-	if (m->waiting || others_recent(m, clock_ns(CLOCK_MONOTONIC)))
+	if (m->waiting || others_recent(m, coarse_ns()))
 		release(m);
 	pthread_cond_broadcast(&m->cond);
 	return rc;
@@ -636,7 +649,7 @@ static void ht_setup(abb_dev *dev, struct timed *m)
 static void enter(struct timed *m)
 {
 	lock_dev(m);
-	seen(m, clock_ns(CLOCK_MONOTONIC));
+	seen(m, coarse_ns());
 	back(m);
 	ht_enter(m);
 }
