@@ -13,6 +13,9 @@
 #                         e.g. --max 4M, --device)
 #   build/abb_testabb_compare LOG_A LOG_B   two testABB logs side by side
 #                         (e.g. the simulator's and the timed model's), MiB/s and difference
+#   build/libmprace-pin.so  LD_PRELOAD library: USER buffers at a fixed page
+#                         offset (MPRACE_PIN_OFFSET), the same on every backend
+#                         (bench/pin_placement.c; doc/mprace.md)
 #   make install          also headers (include/mprace/), library, abb-mprace.pc
 #   make mprace-cxx98-check  every public header alone as C++98, GNU C++98, C++11,
 #                         C++17 (-pedantic-errors -Werror; part of make lint)
@@ -39,6 +42,9 @@ MPR_BENCH_PARTS := $(B)/mprace/bench/tau_fit.o $(B)/mprace/bench/testabb_log.o \
 MPR_BENCH_TEST  := $(B)/mprace_bench_tests
 # Two testABB logs side by side (e.g. simulator and timed model)
 MPR_COMPARE     := $(B)/abb_testabb_compare
+# LD_PRELOAD: page-multiple mallocs at one page offset on every backend
+MPR_PIN         := $(B)/libmprace-pin.so
+MPR_PIN_TEST    := $(B)/mprace_pin_test
 # A C++98 program against the public headers and the C++17 library (the
 # board's programs and DABC's 2009 abb plugin are C++98)
 MPR_CXX98_TEST  := $(B)/mprace_cxx98_test
@@ -57,7 +63,13 @@ MPRACE_LOG ?= $(B)/mprace-check/testABB.sim.log
 
 all: mprace
 mprace: $(MPR_SO) $(B)/libabb-mprace.so $(MPR_PC) $(MPR_PC_INST) $(MPR_TEST) $(MPR_BENCH) \
-        $(MPR_BENCH_TEST) $(MPR_CXX98_TEST) $(MPR_COMPARE)
+        $(MPR_BENCH_TEST) $(MPR_CXX98_TEST) $(MPR_COMPARE) $(MPR_PIN) $(MPR_PIN_TEST)
+
+$(MPR_PIN): $(MPR_DIR)/bench/pin_placement.c
+	$(CC) $(CFLAGS) $(WARN) -fPIC -shared -o $@ $< -lpthread
+
+$(MPR_PIN_TEST): $(MPR_DIR)/test/test_pin_placement.c
+	$(CC) $(CFLAGS) $(WARN) -o $@ $<
 
 $(B)/mprace/%.o: $(MPR_DIR)/src/%.cpp
 	@mkdir -p $(@D)
@@ -146,6 +158,9 @@ $(B)/mprace/test/test_bench_parts.o: MPR_CPPFLAGS += -I$(MPR_DIR)/bench
 # (libabb dlopen()s it; nothing links it, so nothing else pulls it in).
 mprace-test: mprace $(SIM_LIB) $(B)/abb_bench
 	$(MPR_BENCH_TEST)
+	$(MPR_PIN_TEST) none
+	LD_PRELOAD=$(abspath $(MPR_PIN)) MPRACE_PIN_OFFSET=0x470 $(MPR_PIN_TEST) 0x470
+	LD_PRELOAD=$(abspath $(MPR_PIN)) $(MPR_PIN_TEST) 0x10
 	$(MPR_DIR)/test/vs_bench_test.sh $(B)
 	@for d in $(MPRACE_TEST_DEVICES); do \
 	  echo "mprace-test: ABB_DEVICE=$$d $(MPR_TEST)"; \
