@@ -100,6 +100,7 @@ struct timed {
 	uint64_t pace_wall;       /* wall clock of the last paced step */
 	unsigned waiting;         /* threads inside a wait */
 	struct released rel[RELEASE_SLOTS];
+	unsigned nrel;            /* rel slots used (0: the loops over them are skipped) */
 	pid_t known[KNOWN_TIDS];  /* the process's threads when last listed */
 	unsigned nknown;
 	unsigned batches;         /* model runs since then */
@@ -114,6 +115,7 @@ struct timed {
 		uint64_t wall;
 		bool used;
 	} user[USER_SLOTS];
+	unsigned nuser;           /* user[] slots in use */
 	int64_t irq_host_ns;      /* device time after every interrupt wait (abb_opt_irq_host_ns) */
 	unsigned hosttime;
 	unsigned pio_wc;          /* pio=wc: BAR1 stores leave as 64-byte lines */
@@ -169,20 +171,24 @@ static bool host_mapped(void *ctx, int to_host, uint64_t iova, size_t len)
 
 /* --- lockstep among threads (called with m->lock held) ---------------- */
 
-/* The calling thread makes a device call (for the pacing of idle time). */
+/* The calling thread makes a device call (for the pacing of idle time).
+ * The slots in use are m->user[0 .. nuser-1] (never given back while the
+ * device is open); when all are taken, the least recently seen is reused. */
 static void seen(struct timed *m, uint64_t now)
 {
 	pthread_t self = pthread_self();
 	unsigned k = 0;
 
-	for (unsigned i = 0; i < USER_SLOTS; i++) {
-		if (m->user[i].used && pthread_equal(m->user[i].th, self)) {
+	for (unsigned i = 0; i < m->nuser; i++) {
+		if (pthread_equal(m->user[i].th, self)) {
 			m->user[i].wall = now;
 			return;
 		}
-		if (!m->user[i].used || m->user[i].wall < m->user[k].wall)
+		if (m->user[i].wall < m->user[k].wall)
 			k = i;
 	}
+	if (m->nuser < USER_SLOTS)
+		k = m->nuser++;
 	m->user[k].th = self;
 	m->user[k].tid = (pid_t)syscall(SYS_gettid);
 	m->user[k].wall = now;
@@ -195,11 +201,13 @@ static void seen(struct timed *m, uint64_t now)
 /* Another thread made a device call lately. */
 static bool others_recent(struct timed *m, uint64_t now)
 {
-	pthread_t self = pthread_self();
+	pthread_t self;
 
-	for (unsigned i = 0; i < USER_SLOTS; i++)
-		if (m->user[i].used && !pthread_equal(m->user[i].th, self) &&
-		    now - m->user[i].wall < PACE_RECENT_NS)
+	if (m->nuser < 2 && (!m->nuser || pthread_equal(m->user[0].th, pthread_self())))
+		return false; /* no other thread ever called */
+	self = pthread_self();
+	for (unsigned i = 0; i < m->nuser; i++)
+		if (!pthread_equal(m->user[i].th, self) && now - m->user[i].wall < PACE_RECENT_NS)
 			return true;
 	return false;
 }
@@ -213,10 +221,21 @@ static void lock_dev(struct timed *m)
 	__atomic_sub_fetch(&m->entering, 1, __ATOMIC_SEQ_CST);
 }
 
+/* A released slot taken or given back (m->nrel counts them). */
+static void rel_use(struct timed *m, struct released *r, bool used)
+{
+	if (r->used != used)
+		m->nrel += used ? 1u : -1u;
+	r->used = used;
+}
+
 static struct released *rel_self(struct timed *m)
 {
-	pthread_t self = pthread_self();
+	pthread_t self;
 
+	if (!m->nrel)
+		return NULL;
+	self = pthread_self();
 	for (unsigned i = 0; i < RELEASE_SLOTS; i++)
 		if (m->rel[i].used && pthread_equal(m->rel[i].th, self))
 			return &m->rel[i];
@@ -245,7 +264,7 @@ static void away(struct timed *m)
 		return;
 	now = clock_ns(CLOCK_MONOTONIC);
 	if (now - r->wall_start > RELEASE_MAX_NS) {
-		r->used = false;
+		rel_use(m, r, false);
 		return;
 	}
 	r->in_call = false;
@@ -259,7 +278,7 @@ static void unrelease(struct timed *m)
 	struct released *r = rel_self(m);
 
 	if (r)
-		r->used = false;
+		rel_use(m, r, false);
 }
 
 /* The calling thread's wait ended while other threads use the device:
@@ -279,13 +298,13 @@ static void release(struct timed *m)
 	r->th = pthread_self();
 	r->tid = (pid_t)syscall(SYS_gettid);
 	if (pthread_getcpuclockid(r->th, &r->clk)) {
-		r->used = false;
+		rel_use(m, r, false);
 		return;
 	}
 	r->cpu = clock_ns(r->clk);
 	r->wall_moved = r->wall_start = now;
 	r->in_call = true;
-	r->used = true;
+	rel_use(m, r, true);
 }
 
 static ssize_t read_proc(pid_t tid, const char *what, char *buf, size_t len)
@@ -426,7 +445,7 @@ static bool others_computing(struct timed *m)
 	uint64_t now = 0;
 	bool any = false;
 
-	for (unsigned i = 0; i < RELEASE_SLOTS; i++) {
+	for (unsigned i = 0; m->nrel && i < RELEASE_SLOTS; i++) {
 		struct released *r = &m->rel[i];
 		uint64_t cpu;
 
@@ -435,7 +454,7 @@ static bool others_computing(struct timed *m)
 		if (!now) /* read only when a thread is released (never alone) */
 			now = clock_ns(CLOCK_MONOTONIC);
 		if (now - r->wall_start > RELEASE_MAX_NS) {
-			r->used = false; /* long host work: time goes on */
+			rel_use(m, r, false); /* long host work: time goes on */
 			continue;
 		}
 		cpu = clock_ns(r->clk);
