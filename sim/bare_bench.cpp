@@ -120,7 +120,7 @@ int main(int argc, char **argv)
 	b.top.cfg_mem_bits_i = 24;
 	b.top.tx_ready_i = 1;
 	b.top.tx_buf_av_i = 63; // a sink that never backs up
-	b.top.board_cfg_i = 0;  // the default board (no DDR2 timing)
+	abbsim::board_cfg_set(b.top, 0, 0); // the default board (no DDR2 timing)
 	b.top.rst_ni = 0;
 	for (int i = 0; i < 4; i++)
 		b.edge();

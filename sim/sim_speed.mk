@@ -40,6 +40,7 @@ $(SIM_B)/fast/speed_abbsim: sim/speed_abbsim.c sim/abbsim.h rtl-model/include/ab
 # $(call sim_speed_progs,OUT DIR,DIR OF THAT TREE'S abb.pc). The same
 # sources for every tree; only <abb/*.h> and libabb are the tree's.
 SIM_SPEED_PROG_SRCS  := host/tools/speed_program.c host/tools/bench_module.c host/tools/tool_args.c
+# (without --pio: the baseline's libabb may predate the PIO API)
 SIM_SPEED_BENCH_SRCS := host/tools/abb_bench.c host/tools/tool_args.c
 define sim_speed_progs
 # (-Ihost/lib after the tree's headers: tool_args.c's header-only number
@@ -53,7 +54,7 @@ $(1)/speed_program: $$(SIM_SPEED_PROG_SRCS) host/tools/bench_module.h host/tools
 
 $(1)/abb_bench: $$(SIM_SPEED_BENCH_SRCS) host/tools/tool_args.h host/lib/abb_digits.h $(2)/abb.pc $(2)/libabb.so
 	@mkdir -p $$(@D)
-	$$(CC) -std=c11 $$(CFLAGS) $$(WARN) -Ihost/tools -o $$@ $$(SIM_SPEED_BENCH_SRCS) \
+	$$(CC) -std=c11 $$(CFLAGS) $$(WARN) -DABB_BENCH_NO_PIO -Ihost/tools -o $$@ $$(SIM_SPEED_BENCH_SRCS) \
 	  $$$$(PKG_CONFIG_PATH=$$(abspath $(2)) pkg-config --cflags abb) -Ihost/lib \
 	  $$$$(PKG_CONFIG_PATH=$$(abspath $(2)) pkg-config --libs abb) -lm -pthread
 endef

@@ -316,8 +316,17 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (pio)
+	if (pio) {
+#ifdef ABB_BENCH_NO_PIO
+		/* make sim-speed's copy, also linked against a baseline libabb
+		 * older than the PIO API (sim/sim_speed.mk) */
+		fprintf(stderr, "abb_bench: --pio is not in this copy (built without the PIO API "
+			"for make sim-speed); use build/abb_bench\n");
+		return 2;
+#else
 		return bench_pio(uri, csv, png);
+#endif
+	}
 
 	abb_dev *dev;
 	int err = abb_open(&dev, uri);
