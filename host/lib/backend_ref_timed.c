@@ -113,9 +113,8 @@ struct timed {
 		pthread_t th;
 		pid_t tid;
 		uint64_t wall;
-		bool used;
 	} user[USER_SLOTS];
-	unsigned nuser;           /* user[] slots in use */
+	unsigned nuser;           /* user[0 .. nuser-1] in use */
 	int64_t irq_host_ns;      /* device time after every interrupt wait (abb_opt_irq_host_ns) */
 	unsigned hosttime;
 	unsigned pio_wc;          /* pio=wc: BAR1 stores leave as 64-byte lines */
@@ -192,7 +191,6 @@ static void seen(struct timed *m, uint64_t now)
 	m->user[k].th = self;
 	m->user[k].tid = (pid_t)syscall(SYS_gettid);
 	m->user[k].wall = now;
-	m->user[k].used = true;
 	for (unsigned i = 0; i < NEWCOMERS; i++)
 		if (m->newc[i].tid == m->user[k].tid)
 			m->newc[i].tid = 0;
@@ -201,11 +199,8 @@ static void seen(struct timed *m, uint64_t now)
 /* Another thread made a device call lately. */
 static bool others_recent(struct timed *m, uint64_t now)
 {
-	pthread_t self;
+	pthread_t self = pthread_self();
 
-	if (m->nuser < 2 && (!m->nuser || pthread_equal(m->user[0].th, pthread_self())))
-		return false; /* no other thread ever called */
-	self = pthread_self();
 	for (unsigned i = 0; i < m->nuser; i++)
 		if (!pthread_equal(m->user[i].th, self) && now - m->user[i].wall < PACE_RECENT_NS)
 			return true;
@@ -340,8 +335,8 @@ static char task_state(pid_t tid)
 
 static bool is_user(struct timed *m, pid_t tid)
 {
-	for (unsigned i = 0; i < USER_SLOTS; i++)
-		if (m->user[i].used && m->user[i].tid == tid)
+	for (unsigned i = 0; i < m->nuser; i++)
+		if (m->user[i].tid == tid)
 			return true;
 	return false;
 }

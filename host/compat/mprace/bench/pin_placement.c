@@ -74,9 +74,11 @@ static int find(const void *p)
 void *malloc(size_t n)
 {
 	void *p = NULL;
+	size_t off;
 
 	if (n < PAGE || n % PAGE || n > SIZE_MAX - 2 * PAGE)
 		return __libc_malloc(n);
+	off = offset(); /* before the lock: its warning may allocate */
 	pthread_mutex_lock(&slot_lock);
 	for (int i = 0; i < PIN_SLOTS; i++) {
 		if (slot[i].p)
@@ -87,7 +89,7 @@ void *malloc(size_t n)
 		if (m != MAP_FAILED) {
 			slot[i].map = m;
 			slot[i].len = len;
-			slot[i].p = p = m + offset();
+			slot[i].p = p = m + off;
 		}
 		break;
 	}
