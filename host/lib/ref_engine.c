@@ -639,8 +639,10 @@ static uint32_t le32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* A completion for the engine at its last beat (edge n). */
-static void cpl_land(struct rt_engine *e, const struct rt_tlp *tlp, uint64_t n)
+/* A completion for the engine at its last beat (edge n). True when it
+ * changed nothing the TX arbiter looks at (a mover's completion that
+ * frees no tag: only the tag's pointer and count move). */
+static bool cpl_land(struct rt_engine *e, const struct rt_tlp *tlp, uint64_t n)
 {
 	unsigned tag = tlp->tag;
 
@@ -649,7 +651,7 @@ static void cpl_land(struct rt_engine *e, const struct rt_tlp *tlp, uint64_t n)
 		struct eng_chan *c = tag == FETCH_TAG ? C2H(e) : H2C(e);
 
 		if (c->fst != F_WAIT)
-			return;
+			return true;
 		if (tlp->kind == RT_CPL) {
 			c->fst = F_ERR;
 			c->f_at = n + 1;
@@ -671,7 +673,7 @@ static void cpl_land(struct rt_engine *e, const struct rt_tlp *tlp, uint64_t n)
 		}
 		if (c->fst == F_DONE || c->fst == F_ERR)
 			c->due = umin(c->due, c->st == CH_NEXT || c->st == CH_DRAIN ? n + 1 : RT_NEVER);
-		return;
+		return false;
 	}
 	if (tag < NUM_TAGS) {
 		struct eng_chan *c = H2C(e);
@@ -679,7 +681,7 @@ static void cpl_land(struct rt_engine *e, const struct rt_tlp *tlp, uint64_t n)
 		bool err_q = c->err && c->err_from <= n;
 
 		if (!(c->out & bit))
-			return;
+			return true;
 		if (tlp->kind == RT_CPL) {
 			if (!c->err)
 				c->err_from = n + 1;
@@ -704,11 +706,14 @@ static void cpl_land(struct rt_engine *e, const struct rt_tlp *tlp, uint64_t n)
 			c->mv_due = umax(c->m_at, c->err_from);
 		if (c->st == CH_DRAIN)
 			c->due = umax(c->drain_from, n + 1);
+		return (c->out & bit) != 0;
 	}
+	return true;
 }
 
-/* RX: the last beat of the TLP at its head, edge n */
-static void rx_end(struct rt_engine *e, uint64_t n)
+/* RX: the last beat of the TLP at its head, edge n; true when the TX
+ * arbiter's inputs are as before (cpl_land) */
+static bool rx_end(struct rt_engine *e, uint64_t n)
 {
 	struct rt_tlp *h = &e->rxq.v[e->rxq.head];
 
@@ -729,15 +734,17 @@ static void rx_end(struct rt_engine *e, uint64_t n)
 		e->rdreq_at = n;
 		if (e->pst == P_IDLE)
 			e->pio_due = n + 1;
-		return; /* RX waits in StRdReq */
+		return false; /* RX waits in StRdReq */
 	case RT_O_DEV_CPL: {
-		struct rt_tlp c = *h;
+		struct rt_tlp c;
+		bool same;
 
+		memcpy(&c, h, offsetof(struct rt_tlp, data)); /* no payload carried */
 		rx_pop(e);
 		e->rx_free = n + 1;
-		cpl_land(e, &c, n);
+		same = cpl_land(e, &c, n);
 		rx_next(e);
-		return;
+		return same;
 	}
 	default:
 		break;
@@ -745,6 +752,7 @@ static void rx_end(struct rt_engine *e, uint64_t n)
 	rx_pop(e);
 	e->rx_free = n + 1;
 	rx_next(e);
+	return false;
 }
 
 /* --- TX --------------------------------------------------------------------- */
@@ -1065,14 +1073,18 @@ static uint64_t tx_candidate(struct rt_engine *e, uint64_t from)
 
 /* --- the engine's schedule ------------------------------------------------- */
 
-static void schedule(struct rt_engine *e, uint64_t from)
+/* keep: the TX arbiter's inputs are as when the candidate was found, and
+ * it is at or after from: it stands (src_ready's first ready edge from
+ * then on is the same from any edge up to it) */
+static void schedule_keep(struct rt_engine *e, uint64_t from, bool keep)
 {
 	uint64_t n = RT_NEVER;
 
 	if (e->rx_cur)
 		n = umin(n, e->rx_end);
 	n = umin(n, e->pio_due);
-	e->tx_cand = tx_candidate(e, from);
+	if (!keep || e->tx_cand < from)
+		e->tx_cand = tx_candidate(e, from);
 	e->tx_cand_ok = true;
 	n = umin(n, e->tx_cand);
 	for (int i = 0; i < 2; i++) {
@@ -1082,6 +1094,11 @@ static void schedule(struct rt_engine *e, uint64_t from)
 	n = umin(n, e->irq_due);
 	n = umin(n, e->ig_due);
 	e->next = n == RT_NEVER ? RT_NEVER : umax(n, from);
+}
+
+static void schedule(struct rt_engine *e, uint64_t from)
+{
+	schedule_keep(e, from, false);
 }
 
 static uint64_t lower_bound(const struct rt_engine *e)
@@ -1105,6 +1122,7 @@ void rt_engine_edge(struct rt_engine *e, uint64_t n)
 	bool c2h_hold = shared && ch_active(h2c);
 	bool h2c_hold = shared && (ch_active(c2h) || (c2h->st != CH_IDLE && !c2h_hold));
 	bool fresh = e->tx_cand_ok; /* nothing changed since schedule() */
+	bool keep; /* and nothing the TX arbiter looks at changes at this edge */
 
 	rt_board_edge(e->board, n);
 	e->last = n;
@@ -1116,29 +1134,43 @@ void rt_engine_edge(struct rt_engine *e, uint64_t n)
 		pio_capture(e, n);
 		fresh = false;
 	}
-	if (e->rx_cur && e->rx_end == n) {
-		rx_end(e, n);
+	if (e->rx_cur && e->rx_end == n && !rx_end(e, n))
 		fresh = false;
-	}
-	if (e->tx_busy && e->tx_end == n)
+	/* the DDR2 arbiter's read-ahead moves at every edge */
+	keep = fresh && !rt_board_on(e->board);
+	if (e->tx_busy && e->tx_end == n) {
 		tx_finish(e, n);
-	else if (!e->tx_busy && (fresh ? e->tx_cand == n : tx_candidate(e, n) == n))
+		keep = false;
+	} else if (!e->tx_busy && (fresh ? e->tx_cand == n : tx_candidate(e, n) == n)) {
 		tx_decide(e, n);
-	if (h2c->mv_due == n)
+		keep = false;
+	}
+	if (h2c->mv_due == n) {
 		h2c_mover_eval(e, h2c, n);
-	if (c2h->mv_due == n)
+		keep = false;
+	}
+	if (c2h->mv_due == n) {
 		c2h_mover_eval(e, c2h, n);
-	if (c2h->due == n)
+		keep = false;
+	}
+	if (c2h->due == n) {
 		chan_eval(e, c2h, n, c2h_hold);
-	if (h2c->due == n)
+		keep = false;
+	}
+	if (h2c->due == n) {
 		chan_eval(e, h2c, n, h2c_hold);
+		keep = false;
+	}
 	if (e->ig_due == n) {
 		e->ig_due = RT_NEVER;
 		abb_refmodel_igen_fire(e->core);
+		keep = false;
 	}
-	if (sample && level != e->lvl)
+	if (sample && level != e->lvl) {
 		irq_update(e, level, n);
-	schedule(e, n + 1);
+		keep = false;
+	}
+	schedule_keep(e, n + 1, keep);
 }
 
 void rt_engine_deliver(struct rt_engine *e, const struct rt_tlp *tlp)
@@ -1248,6 +1280,15 @@ int rt_engine_stream_edge(struct rt_engine *e, uint64_t n)
 	e->tx_cand_ok = true;
 	e->next = e->tx_cand;
 	return 1;
+}
+
+/* RX starts a TLP at the first edge at or after its arrival that it is
+ * free (rx_next), whenever it was handed over; only the DDR2 arbiter's
+ * write of the payload beats (rt_board_write, at the board's own edges)
+ * needs the hand-over in time order. */
+bool rt_engine_early_rx(const struct rt_engine *e)
+{
+	return !rt_board_on(e->board);
 }
 
 bool rt_engine_idle(const struct rt_engine *e)

@@ -297,10 +297,26 @@ static void link_try_start(struct abb_reftime *t, struct rt_link *l)
 		l->unsent -= rt_wire_bytes(h);
 		h->t = l->free_ps + l->latency_ps;
 		h->seq = t->seq++;
-		l->started++;
 		started_any = true;
-		link_hist(t, l);
-		if (l->started == l->q.n && l == &t->down)
+		if (l == &t->up) {
+			l->started++;
+			link_hist(t, l);
+			continue;
+		}
+		/* the down link: its history is never read (only the hard IP's
+		 * transmit buffer is sampled). With the DDR2 arbiter off the
+		 * TLP goes to the hard IP now, with its arrival time: RX takes
+		 * it from the first edge at or after that either way
+		 * (rt_engine_deliver), and no event of the arrival itself
+		 * changes anything (its scheduling number is taken as before,
+		 * so every other event keeps its number) */
+		if (t->early_rx) {
+			rt_engine_deliver(t->eng, h);
+			ring_pop(&l->q);
+		} else {
+			l->started++;
+		}
+		if (l->started == l->q.n)
 			rc_feed(t); /* Link::on_drain: the root complex's next completion */
 	}
 	if (started_any && l == &t->up)
@@ -313,7 +329,8 @@ static void link_submit(struct abb_reftime *t, struct rt_link *l, const struct r
 		return; /* out of memory: the TLP is lost (as on a link that went down) */
 	ring_at(&l->q, l->q.n - 1)->t = t->now;
 	l->unsent += rt_wire_bytes(tlp);
-	link_hist(t, l);
+	if (l == &t->up)
+		link_hist(t, l);
 	link_try_start(t, l);
 }
 
@@ -1024,6 +1041,7 @@ struct abb_reftime *abb_reftime_create(const struct abbsim_params *p,
 	t->core = abb_refmodel_create(cfg, &ch);
 	if (t->scratch && t->core)
 		t->eng = rt_engine_create(t);
+	t->early_rx = t->eng && rt_engine_early_rx(t->eng);
 	if (!t->eng) {
 		abb_reftime_destroy(t);
 		return NULL;

@@ -158,6 +158,8 @@ struct abb_reftime {
 	unsigned mhz;
 	bool in_edge;            /* the board's edge is being evaluated */
 	bool wake;               /* something a waiter looks for happened */
+	bool early_rx;           /* down-link TLPs go to the hard IP as they start
+				  * (link_try_start), with their arrival time */
 	/* events at the same time run in the order they were scheduled, as
 	 * in the simulator's queue (sim/event_queue.h): every scheduled
 	 * link, credit and memory event gets the next number */
@@ -212,6 +214,9 @@ void rt_engine_edge(struct rt_engine *e, uint64_t n);
 /* the upstream link started a TLP (its buffer count fell) */
 void rt_engine_tx_space(struct rt_engine *e);
 bool rt_engine_idle(const struct rt_engine *e);
+/* the engine may be handed a downstream TLP before its arrival (its
+ * arrival time in tlp->t): nothing it does depends on when it got it */
+bool rt_engine_early_rx(const struct rt_engine *e);
 /* the C2H stream (ref_engine.c): the engine's state lets it run, and one
  * edge of it (1, or 0: nothing done, rt_engine_edge must run it) */
 bool rt_engine_stream_ok(const struct rt_engine *e);
