@@ -8,14 +8,19 @@
 #                                  with one line broken on purpose) must be
 #                                  rejected by the same proof
 #
-# EQUIV_REV defaults to the RTL before issue 19's rewrites. Output in
+# EQUIV_REV defaults to the RTL as the board profile left it (e704f60: the
+# last change of behaviour on purpose; README.md). Output in
 # $(B)/equiv/<name>/ (the two source copies, the Yosys script and log).
 
-EQUIV_REV    ?= 1119c85
+EQUIV_REV    ?= e704f60
 EQUIV_B      := $(B)/equiv
 EQUIV_BROKEN := rtl-model/equiv/broken.txt
 
 .PHONY: equiv equiv-broken
+
+# the sources as rtl.mk lists them (package first), without the directory
+EQUIV_SRCS := $(notdir $(RTL_SRCS))
+export EQUIV_SRCS
 
 equiv:
 	@rtl-model/equiv/equiv.sh $(EQUIV_B)/proof $(EQUIV_REV)

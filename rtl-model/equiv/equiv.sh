@@ -23,8 +23,12 @@
 # is proven on its own. Exit status 0: every configuration proven.
 set -e
 out=$1 rev=$2 bfile=$3 bsed=$4
-srcs="abb_reg_pkg.sv abb_tlp_pkg.sv abb_mem.sv abb_tx_arb.sv abb_rx.sv abb_pio_cpl.sv
-      abb_regs.sv abb_evsrc.sv abb_dma_ctl.sv abb_c2h_mover.sv abb_h2c_mover.sv abb_top.sv"
+# the RTL's sources in rtl.mk's order (EQUIV_SRCS, from equiv.mk: RTL_SRCS);
+# each design reads those its revision has (a revision before a module was
+# added lacks it)
+srcs=${EQUIV_SRCS:-"abb_reg_pkg.sv abb_tlp_pkg.sv abb_mem.sv abb_tx_arb.sv abb_rx.sv abb_pio_cpl.sv
+      abb_regs.sv abb_evsrc.sv abb_dma_ctl.sv abb_c2h_mover.sv abb_h2c_mover.sv abb_ddr2_arb.sv
+      abb_top.sv"}
 # the proofs: name:abb_top parameters (param=value,...; empty: the defaults)
 CONFIGS=${EQUIV_CONFIGS:-"default: shared4:ClkNs=4,SharedEngine=1,NumTags=4,TxPostedMinAv=0,CplTimeoutCycles=16"}
 
@@ -46,9 +50,31 @@ for d in gold gate; do
 done
 
 # read DESIGN PARAMS: one design, flattened, its flip-flops as ports
+# A gold revision from before the board profile (no board_cfg_i port): the
+# gate is proven with the profile off (board_cfg_i tied to 0 inside its
+# abb_top), i.e. that the default board is the machine of that revision.
+if ! grep -q board_cfg_i "$out/gold/abb_top_ports.svh" && grep -q board_cfg_i "$out/gate/abb_top_ports.svh"; then
+	sed -i '/board_cfg_i/d' "$out/gate/abb_top_ports.svh"
+	sed -i "0,/^);\$/s//);\n  logic [63:0] board_cfg_i;  \/\/ equiv.sh: the board profile off\n  assign board_cfg_i = 64'h0;/" \
+		"$out/gate/abb_top.sv"
+	# the DDR2 model (abb_ddr2_arb.sv: rd_wait_o and busy_o are 0 while
+	# cfg_i[0] is 0, its flops feed nothing else) left out, its outputs 0
+	awk '/^  abb_ddr2_arb u_ddr2 \(/ { skip = 1; print "  assign ddr_wait = 1'"'"'b0;  // equiv.sh: the board profile off"; print "  assign ddr_busy = 1'"'"'b0;"; next }
+	     skip && /^  \);/ { skip = 0; next } !skip' "$out/gate/abb_top.sv" > "$out/gate/abb_top.sv.t" &&
+		mv "$out/gate/abb_top.sv.t" "$out/gate/abb_top.sv"
+	# and the endpoint's tag limit, 0 while off, not applied (the effective
+	# limit is MRD_CR's: an alias of that register would rename its flop)
+	sed -i -e 's/\.tag_limit_i(tag_lim_eff)/.tag_limit_i(tag_limit)/' \
+		-e "s/^\( *\)tag_lim_eff = .*/\1tag_lim_eff = '0;/" "$out/gate/abb_top.sv"
+	grep -q "assign board_cfg_i = 64'h0;" "$out/gate/abb_top.sv" && ! grep -q 'u_ddr2' "$out/gate/abb_top.sv" &&
+		grep -q '\.tag_limit_i(tag_limit)' "$out/gate/abb_top.sv" ||
+		{ echo "equiv: could not turn the gate's board profile off" >&2; exit 2; }
+	echo "equiv: $rev has no board profile: the gate is proven with board_cfg_i = 0"
+fi
+
 read_design() {
 	printf 'read_verilog -sv -I%s' "$out/$1"
-	for f in $srcs; do printf ' %s' "$out/$1/$f"; done
+	for f in $srcs; do [ -f "$out/$1/$f" ] && printf ' %s' "$out/$1/$f"; done
 	printf '\nchparam -set DepthBits 3 abb_evsrc\n'
 	printf 'hierarchy -check -top abb_top -chparam MemBitsMax 8 %s\n' "$2"
 	printf 'proc; flatten; hierarchy -top abb_top; memory_map; opt_clean\n'
