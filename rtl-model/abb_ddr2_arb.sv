@@ -37,6 +37,8 @@
 //   [39:32]  wr_gap, cycles    [45:40] link_dw16 (0: no link input)
 //   [55:48]  ep_reads, [63:56] ep_rx: the endpoint's limits (abb_top)
 
+`include "abb_assert.svh"
+
 module abb_ddr2_arb #(
   parameter int Depth = 2048  // read FIFO, DWs (holds a TLP of 4 KiB MPS)
 ) (
@@ -155,5 +157,20 @@ module abb_ddr2_arb #(
       act_q  <= act_d;
     end
   end
+
+  // ---- assertion (test builds: ABB_ASSERT, see abb_assert.svh) --------------
+  // busy_o = 0 lets abb_top report idle and the platform skip cycles, which
+  // this block never steps through: without input (no read running, no write
+  // data, no link stream) its state must then hold, or the skipped cycles
+  // would lose the work (a read latency, a burst, a write backlog) that they
+  // should have done
+`ifdef ABB_ASSERT
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && en && !busy_o && !rd_active_i && wr_dw_i == 2'd0 && !link_en_i)
+      `ABB_CHECK(lvl_d == lvl_q && bus_d == bus_q && lat_d == lat_q && wr_d == wr_q &&
+                 row_d == row_q && link_d == link_q && act_d == act_q,
+                 "abb_ddr2_arb: not busy, but its state changes without input")
+  end
+`endif
 
 endmodule
