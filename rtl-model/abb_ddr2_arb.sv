@@ -83,7 +83,10 @@ module abb_ddr2_arb #(
   assign burst_cyc = 10'd1 << ((burst_log2 > width_log2) ? burst_log2 - width_log2 : 4'd0);
 
   assign rd_wait_o = en && (lvl_q < LvlBits'(take_dw_i));
-  assign busy_o    = en && (bus_q != 10'd0 || wr_q != 16'd0 || lat_q != 9'd0 || act_q);
+  // a running link stream is work too: it adds to the write backlog in
+  // cycles the platform would otherwise skip (the input would be lost)
+  assign busy_o    = en && (bus_q != 10'd0 || wr_q != 16'd0 || lat_q != 9'd0 || act_q ||
+                            (link_en_i && link_dw16 != 6'd0));
 
   logic [16:0] wsum, rsum;   // (wide sums: saturation, row crossing)
   logic [9:0]  link_sum;
