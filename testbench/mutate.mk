@@ -42,6 +42,7 @@ MUT_DEMO_OUT  ?= $(B)/mutate-demo
 MUT_BUILD_ENV = MUT_VFLAGS='$(SIM_VFLAGS) $(SIM_VASSERT) --prefix Vabb_top' MUT_VOPT='$(SIM_VOPT)' \
 	MUT_VFLAGS_TR='$(if $(SIM_TR_OBJS),$(SIM_VFLAGS) $(SIM_VTRACE) $(SIM_VASSERT) --prefix Vabb_top_tr)' \
 	MUT_SIM_OBJS='$(SIM_OBJS) $(SIM_TR_OBJS)' \
+	MUT_DEFER='$(if $(SIM_VEXTRA)$(SIM_VEXTRA_SRCS),,sim/defer_comb.py)' \
 	MUT_SIM_LIBS='$(SIM_VDIR250)/Vabb_top250__ALL.a $(call sim_tr_models_250) $(SIM_SC_LIBS)'
 MUT_TOOLS = --verilator $(VERILATOR) --cxx '$(CXX)' --vlib $(SIM_VRT) \
 	--tests $(TB_BIN) --regress $(B)/abb_regress --timeout '$(MUT_TIMEOUT)'

@@ -327,10 +327,15 @@ def verilate(site, args, log):
     inc = ["-Wno-fatal", "-I" + rtl_dir, "-I" + os.path.dirname(os.path.abspath(args.rtl[0]))]
     if sh([args.verilator] + shlex.split(args.vflags) + ["--Mdir", obj] + inc + files, log) != 0:
         return None
+    # the untraced model edited as the simulator's own (sim/defer_comb.py):
+    # the library's rtl_model.o was compiled against that header, and runs
+    # the model's clock edge accordingly
+    if args.defer and sh([sys.executable, args.defer, obj, "Vabb_top"], log) != 0:
+        return None
     digest = model_digest(obj)
     # the same mutant with tracing compiled in (OUT/obj_tr), so that the
     # library is whole: a check that needs a waveform runs on the mutant
-    if args.vflags_tr and site is not None:
+    if args.vflags_tr:
         obj_tr = obj + "_tr"
         shutil.rmtree(obj_tr, ignore_errors=True)
         if sh([args.verilator] + shlex.split(args.vflags_tr) + ["--Mdir", obj_tr] + inc + files, log) != 0:
@@ -576,6 +581,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", default="", help="comma-separated mutant numbers of this N/SEED draw")
     ap.add_argument("--list", action="store_true", help="print the drawn mutants, run nothing")
+    ap.add_argument("--only-mutants", action="store_true",
+                    help="leave out the reference run (the unmutated RTL through the checks)")
     ap.add_argument("--out", default="build/mutate")
     ap.add_argument("--verilator", default="verilator")
     ap.add_argument("--vflags", default=os.environ.get("MUT_VFLAGS", ""))
@@ -583,6 +590,8 @@ def main():
     # without waveforms (then --sim-objs must not hold rtl_model_traced.o)
     ap.add_argument("--vflags-tr", default=os.environ.get("MUT_VFLAGS_TR", ""))
     ap.add_argument("--vopt", default=os.environ.get("MUT_VOPT", ""))
+    ap.add_argument("--defer", default=os.environ.get("MUT_DEFER", ""),
+                    help="sim/defer_comb.py when the simulator's untraced model is edited by it")
     ap.add_argument("--cxx", default="c++")
     ap.add_argument("--sim-objs", default=os.environ.get("MUT_SIM_OBJS", ""))
     ap.add_argument("--vlib", default="build/sim/obj_dir_tr/libverilated_pic.a")
@@ -647,6 +656,23 @@ def main():
     if ref is None:
         print("mutate: the unmutated RTL does not verilate (%s/reference.log)" % logdir, file=sys.stderr)
         return 2
+    # the unmutated RTL built as a mutant is and through the same checks:
+    # any check failing on it would count as a kill of every mutant
+    if not args.list and not args.only_mutants:
+        log = os.path.join(logdir, "reference.log")
+        t = time.time()
+        if not build_mutant(args, log):
+            print("mutate: the unmutated RTL does not build as a mutant (%s)" % log, file=sys.stderr)
+            return 2
+        by, ev = run_checks(args, log)
+        if by:
+            print("mutate: the unmutated RTL, built as a mutant, fails %s (%s): the run would "
+                  "count that as kills; fix the set-up first" % (by, log), file=sys.stderr)
+            for e in ev[:3]:
+                print("    " + e[:200], file=sys.stderr)
+            return 2
+        print("mutate: the unmutated RTL built as a mutant passes every check (%.0f s)"
+              % (time.time() - t), flush=True)
     killed, survived, stillborn, same = [], [], [], []
     t0 = time.time()
     for idx, s in mutants:
