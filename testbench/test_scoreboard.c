@@ -494,17 +494,20 @@ static void test_sb_profile(void)
 {
 	/* profile=default explicitly: ABB_SIM_PROFILE=abb2008 (CI's profile
 	 * run) must not turn the baseline into the profile */
-	/* the last two: the endpoint's read limits alone, at their edges (one
+	/* the last three: the endpoint's read limits alone, at their edges (one
 	 * 256-byte receive buffer against 512-byte requests: one read in
-	 * flight, not none; a read count with no buffer limit) */
-	static const char *const cfg[5] = {
+	 * flight, not none; a read count with no buffer limit; 512 bytes of
+	 * buffer against 128-byte requests: four reads, the count exact where
+	 * a fifth would still speed the write up) */
+	static const char *const cfg[6] = {
 		"mem_size=64K,profile=default", "mem_size=64K,profile=abb2008",
 		"mem_size=64K,profile=abb2008,mps=1024,mrrs=1024,rcb=128,cpl=mps",
 		"mem_size=64K,profile=default,ep_rx=256,mrrs=512",
-		"mem_size=64K,profile=default,ep_reads=2"};
-	uint64_t ns[5] = {0, 0, 0, 0, 0};
+		"mem_size=64K,profile=default,ep_reads=2",
+		"mem_size=64K,profile=default,ep_rx=512,mrrs=128"};
+	uint64_t ns[6] = {0, 0, 0, 0, 0, 0};
 
-	for (int k = 0; k < 5; k++) {
+	for (int k = 0; k < 6; k++) {
 		const char *opts = cfg[k];
 		struct sb s;
 

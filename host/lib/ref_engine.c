@@ -736,13 +736,14 @@ static bool rx_end(struct rt_engine *e, uint64_t n)
 			e->pio_due = n + 1;
 		return false; /* RX waits in StRdReq */
 	case RT_O_DEV_CPL: {
-		struct rt_tlp c;
 		bool same;
 
-		memcpy(&c, h, offsetof(struct rt_tlp, data)); /* no payload carried */
+		/* popped first (RX is free from n + 1 for cpl_land's evaluation);
+		 * the slot stays as it is until the next hand-over, which
+		 * cpl_land never makes */
 		rx_pop(e);
 		e->rx_free = n + 1;
-		same = cpl_land(e, &c, n);
+		same = cpl_land(e, h, n);
 		rx_next(e);
 		return same;
 	}

@@ -45,7 +45,6 @@
 /* sim/link.h Link::DllpEvery, Link::DllpBytes */
 #define RT_DLLP_EVERY 4u
 #define RT_DLLP_BYTES 8u
-#define RT_INF (-1)
 
 /* --- parameters --------------------------------------------------------- */
 
@@ -803,7 +802,7 @@ void rt_up_submit(struct abb_reftime *t, const struct rt_tlp *tlp)
 	link_submit(t, &t->up, tlp);
 }
 
-void rt_down_consumed(struct abb_reftime *t, const struct rt_tlp *tlp)
+void rt_down_consumed_ret(struct abb_reftime *t, const struct rt_tlp *tlp)
 {
 	link_consumed(t, &t->down, tlp);
 }

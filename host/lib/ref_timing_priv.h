@@ -30,6 +30,7 @@
 #endif
 
 #define RT_NEVER UINT64_MAX
+#define RT_INF (-1) /* a credit limit: none */
 
 /* TLP kinds and flow-control classes (sim/tlp.h). */
 enum rt_kind { RT_MWR, RT_MRD, RT_CPLD, RT_CPL, RT_MSG };
@@ -193,8 +194,21 @@ uint64_t rt_edge_time(const struct abb_reftime *t, uint64_t n);
 uint64_t rt_first_edge(const struct abb_reftime *t, uint64_t ps);
 /* the board sends a TLP upstream at its edge's time (the hard IP) */
 void rt_up_submit(struct abb_reftime *t, const struct rt_tlp *tlp);
-/* the board took a downstream TLP: its credits go back */
-void rt_down_consumed(struct abb_reftime *t, const struct rt_tlp *tlp);
+/* the board took a downstream TLP: its credits go back (a class without a
+ * limit needs no return event: inline; the others rt_down_consumed_ret) */
+void rt_down_consumed_ret(struct abb_reftime *t, const struct rt_tlp *tlp);
+static inline void rt_down_consumed(struct abb_reftime *t, const struct rt_tlp *tlp)
+{
+	struct rt_link *l = &t->down;
+	unsigned c = tlp->fc;
+
+	if (l->lim_h[c] == RT_INF && l->lim_d[c] == RT_INF) {
+		l->used_h[c] -= 1;
+		l->used_d[c] -= (int32_t)rt_data_credits(tlp);
+		return;
+	}
+	rt_down_consumed_ret(t, tlp);
+}
 /* unsent bytes of the upstream link: now, and as sampled at the start of
  * the edge at time edge_ps */
 uint64_t rt_up_unsent(const struct abb_reftime *t);
