@@ -87,6 +87,14 @@ bool Platform::run_cycles()
 	const uint64_t batch_end = clk_.cycle + BatchCycles;
 	while (!wake_ && !mail_flag_.load(std::memory_order_relaxed)) {
 		uint64_t n = clk_.cycle + 1;
+		/* A jump over quiet cycles that an event woke from before its
+		 * edge (below: return with wake_) left device time past the
+		 * edges it skipped: they stay skipped (the RTL was idle and
+		 * nothing arrived before the event); the next edge is the
+		 * first one not before device time, never one in the past
+		 * (which showed the RTL a TLP before it arrived). */
+		if (clk_.now > clk_.edge_time(n))
+			n = clk_.first_edge_at(clk_.now);
 		if (!hip_.idle()) {
 			idle_run_ = 0;
 		} else {
