@@ -85,8 +85,17 @@ bool Platform::run_cycles()
 {
 	wake_ = false;
 	const uint64_t batch_end = clk_.cycle + BatchCycles;
+	uint64_t n = clk_.cycle + 1;
+	/* A jump over quiet cycles that an event woke from before its edge
+	 * (below: return with wake_) left device time past the edges it
+	 * skipped: they stay skipped (the RTL was idle and nothing arrived
+	 * before the event); the next edge is the first one not before
+	 * device time, never one in the past (which showed the RTL a TLP
+	 * before it arrived). Only on entry: after an edge, device time is
+	 * that edge's. */
+	if (clk_.now > clk_.edge_time(n))
+		n = clk_.first_edge_at(clk_.now);
 	while (!wake_ && !mail_flag_.load(std::memory_order_relaxed)) {
-		uint64_t n = clk_.cycle + 1;
 		if (!hip_.idle()) {
 			idle_run_ = 0;
 		} else {
@@ -129,6 +138,7 @@ bool Platform::run_cycles()
 			wake_ = true;
 		if (n >= batch_end)
 			break;
+		n = clk_.cycle + 1;
 	}
 	return true;
 }
