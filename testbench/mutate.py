@@ -658,7 +658,7 @@ def main():
         return 2
     # the unmutated RTL built as a mutant is and through the same checks:
     # any check failing on it would count as a kill of every mutant
-    if not args.list and not args.only_mutants:
+    if not args.only_mutants:  # (--list returned above)
         log = os.path.join(logdir, "reference.log")
         t = time.time()
         if not build_mutant(args, log):

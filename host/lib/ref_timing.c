@@ -335,16 +335,11 @@ static void link_submit(struct abb_reftime *t, struct rt_link *l, const struct r
 
 /* The receiver freed a TLP's buffers: its credits are back at the
  * transmitter one latency later (Link::consumed). Infinite classes need
- * no bookkeeping. */
-static void link_consumed(struct abb_reftime *t, struct rt_link *l, const struct rt_tlp *tlp)
+ * no return event (rt_link_consumed_unlimited). */
+static void link_return_later(struct abb_reftime *t, struct rt_link *l, const struct rt_tlp *tlp)
 {
 	unsigned c = tlp->fc;
 
-	if (l->lim_h[c] == RT_INF && l->lim_d[c] == RT_INF) {
-		l->used_h[c] -= 1;
-		l->used_d[c] -= (int32_t)rt_data_credits(tlp);
-		return;
-	}
 	if (l->ret_n == l->ret_cap) {
 		size_t cap = l->ret_cap ? 2 * l->ret_cap : 64;
 		struct rt_credit_ret *v = malloc(cap * sizeof *v);
@@ -362,6 +357,12 @@ static void link_consumed(struct abb_reftime *t, struct rt_link *l, const struct
 		(struct rt_credit_ret){t->now + l->latency_ps, t->seq++, (uint8_t)c,
 				       (uint16_t)rt_data_credits(tlp)};
 	l->ret_n++;
+}
+
+static void link_consumed(struct abb_reftime *t, struct rt_link *l, const struct rt_tlp *tlp)
+{
+	if (!rt_link_consumed_unlimited(l, tlp))
+		link_return_later(t, l, tlp);
 }
 
 /* (time, scheduling number) a before b */
@@ -804,7 +805,7 @@ void rt_up_submit(struct abb_reftime *t, const struct rt_tlp *tlp)
 
 void rt_down_consumed_ret(struct abb_reftime *t, const struct rt_tlp *tlp)
 {
-	link_consumed(t, &t->down, tlp);
+	link_return_later(t, &t->down, tlp);
 }
 
 /* --- the event loop (sim/platform.cpp run_cycles) ------------------------- */

@@ -194,20 +194,27 @@ uint64_t rt_edge_time(const struct abb_reftime *t, uint64_t n);
 uint64_t rt_first_edge(const struct abb_reftime *t, uint64_t ps);
 /* the board sends a TLP upstream at its edge's time (the hard IP) */
 void rt_up_submit(struct abb_reftime *t, const struct rt_tlp *tlp);
-/* the board took a downstream TLP: its credits go back (a class without a
- * limit needs no return event: inline; the others rt_down_consumed_ret) */
+/* The receiver freed a TLP's buffers (Link::consumed): a class without a
+ * limit needs no return event, its count drops now (true); a limited one
+ * (false) gets its credits back one latency later (link_consumed). */
+static inline bool rt_link_consumed_unlimited(struct rt_link *l, const struct rt_tlp *tlp)
+{
+	unsigned c = tlp->fc;
+
+	if (l->lim_h[c] != RT_INF || l->lim_d[c] != RT_INF)
+		return false;
+	l->used_h[c] -= 1;
+	l->used_d[c] -= (int32_t)rt_data_credits(tlp);
+	return true;
+}
+
+/* the board took a downstream TLP: its credits go back (inline for a class
+ * without a limit, the per-completion case) */
 void rt_down_consumed_ret(struct abb_reftime *t, const struct rt_tlp *tlp);
 static inline void rt_down_consumed(struct abb_reftime *t, const struct rt_tlp *tlp)
 {
-	struct rt_link *l = &t->down;
-	unsigned c = tlp->fc;
-
-	if (l->lim_h[c] == RT_INF && l->lim_d[c] == RT_INF) {
-		l->used_h[c] -= 1;
-		l->used_d[c] -= (int32_t)rt_data_credits(tlp);
-		return;
-	}
-	rt_down_consumed_ret(t, tlp);
+	if (!rt_link_consumed_unlimited(&t->down, tlp))
+		rt_down_consumed_ret(t, tlp);
 }
 /* unsent bytes of the upstream link: now, and as sampled at the start of
  * the edge at time edge_ps */
