@@ -18,9 +18,23 @@
 #define Vabb_top250_DEFER_COMB 0
 #endif
 
-/* the generated models' evaluation (their __DepSet units; RtlModel::run) */
+/* the generated models' evaluation (their __DepSet units; RtlModel::run):
+ * _eval_direct where defer_comb.py could add it (the same evaluation
+ * without the scheduler's trigger vectors and loops), else _eval */
+#ifdef Vabb_top_DIRECT_EVAL
+void Vabb_top___024root___eval_direct(Vabb_top___024root *vlSelf);
+#define ABB_ROOT_EVAL Vabb_top___024root___eval_direct
+#else
 void Vabb_top___024root___eval(Vabb_top___024root *vlSelf);
+#define ABB_ROOT_EVAL Vabb_top___024root___eval
+#endif
+#ifdef Vabb_top250_DIRECT_EVAL
+void Vabb_top250___024root___eval_direct(Vabb_top250___024root *vlSelf);
+#define ABB_ROOT_EVAL250 Vabb_top250___024root___eval_direct
+#else
 void Vabb_top250___024root___eval(Vabb_top250___024root *vlSelf);
+#define ABB_ROOT_EVAL250 Vabb_top250___024root___eval
+#endif
 
 namespace abbsim {
 
@@ -39,13 +53,13 @@ std::unique_ptr<RtlModel> make_rtl_model(VerilatedContext *ctx, unsigned clk_ns,
 		m.reset(t);
 		m->deferrable = Vabb_top250_DEFER_COMB;
 		m->root = t->top().rootp;
-		m->root_eval = [](void *r) { Vabb_top250___024root___eval((Vabb_top250___024root *)r); };
+		m->root_eval = [](void *r) { ABB_ROOT_EVAL250((Vabb_top250___024root *)r); };
 	} else {
 		auto *t = new RtlModelT<Vabb_top, false>(ctx, 8, name);
 		m.reset(t);
 		m->deferrable = Vabb_top_DEFER_COMB;
 		m->root = t->top().rootp;
-		m->root_eval = [](void *r) { Vabb_top___024root___eval((Vabb_top___024root *)r); };
+		m->root_eval = [](void *r) { ABB_ROOT_EVAL((Vabb_top___024root *)r); };
 	}
 	if (!m->deferrable)
 		m->root_eval = nullptr;
