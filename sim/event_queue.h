@@ -41,7 +41,7 @@ public:
 			slots_[s].live = std::move(live);
 		}
 		heap_.push_back(Key{t_ps, seq_++, s});
-		std::push_heap(heap_.begin(), heap_.end(), later);
+		std::push_heap(heap_.begin(), heap_.end(), Later());
 	}
 	uint64_t next()
 	{
@@ -57,7 +57,7 @@ public:
 	uint64_t run_one()
 	{
 		Key k = heap_.front();
-		std::pop_heap(heap_.begin(), heap_.end(), later);
+		std::pop_heap(heap_.begin(), heap_.end(), Later());
 		heap_.pop_back();
 		Slot &s = slots_[k.slot];
 		std::function<void(uint64_t)> fn = std::move(s.fn);
@@ -85,12 +85,18 @@ private:
 		std::function<void(uint64_t)> fn;
 		Live live;
 	};
-	/* the heap's order: the earliest time first, then the first scheduled */
-	static bool later(const Key &a, const Key &b) { return a.t != b.t ? a.t > b.t : a.seq > b.seq; }
+	/* the heap's order: the earliest time first, then the first scheduled
+	 * (a type, not a function pointer: the heap's sifting inlines it) */
+	struct Later {
+		bool operator()(const Key &a, const Key &b) const
+		{
+			return a.t != b.t ? a.t > b.t : a.seq > b.seq;
+		}
+	};
 	void drop_top()
 	{
 		uint32_t s = heap_.front().slot;
-		std::pop_heap(heap_.begin(), heap_.end(), later);
+		std::pop_heap(heap_.begin(), heap_.end(), Later());
 		heap_.pop_back();
 		slots_[s].fn = nullptr;
 		slots_[s].live.reset();

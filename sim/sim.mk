@@ -105,7 +105,10 @@ SIM_SRCS := params.cpp tlp.cpp cfg_space.cpp enumerate.cpp iommu.cpp link.cpp \
 SIM_OBJS := $(addprefix $(SIM_B)/,$(SIM_SRCS:.cpp=.o))
 SIM_CXXFLAGS := -std=c++17 -fPIC $(CXXFLAGS) $(WARN) -Isim -Irtl-model/include $(SIM_SC_CFLAGS) \
                 -I$(SIM_VDIR) -I$(SIM_VDIR250) -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd \
-                -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL $(SIM_CXXEXTRA)
+                -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL -fno-semantic-interposition $(SIM_CXXEXTRA)
+# The library's own calls bind inside it (no PLT jump per event-queue look or
+# model eval; nothing interposes the platform's functions): -Bsymbolic-functions.
+SIM_LDSYM := -Wl,-Bsymbolic-functions
 # the verilated models each library links: the untraced ones (rtl_model.cpp),
 # then the traced ones and their unit (rtl_model_traced.cpp); the Verilator
 # runtime comes from a traced build (it has the FST writer) when there is one
@@ -183,7 +186,7 @@ sim_untraced_first = $(SIM_B)/rtl_model.o $(1) $(SIM_VDIR250)/Vabb_top250__ALL.a
 
 $(SIM_LIB): $(SIM_OBJS) $(SIM_TR_OBJS) $(SIM_VDIR)/.compiled $(SIM_VDIR250)/.compiled \
             $(call sim_tr_deps,$(SIM_VDIR_TR)) $(SIM_VRT)
-	$(CXX) $(CXXFLAGS) $(LDFLAGS) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so \
+	$(CXX) $(CXXFLAGS) $(LDFLAGS) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so $(SIM_LDSYM) \
 	  $(call sim_untraced_first,$(SIM_VDIR)/Vabb_top__ALL.a) $(SIM_TR_OBJS) \
 	  $(call sim_tr_models,$(SIM_VDIR_TR)) $(SIM_VRT) $(SIM_SC_LIBS) -lz -pthread
 
@@ -192,7 +195,7 @@ $(SIM_LIB): $(SIM_OBJS) $(SIM_TR_OBJS) $(SIM_VDIR)/.compiled $(SIM_VDIR250)/.com
 $(SIM_B)/fast/libabbsim.so: $(SIM_OBJS) $(SIM_TR_OBJS) $(SIM_VDIR)/.compiled $(SIM_VDIR250)/.compiled \
                             $(call sim_tr_deps,$(SIM_VDIRFAST_TR)) $(SIM_VRT)
 	@mkdir -p $(@D)
-	$(CXX) $(CXXFLAGS) $(LDFLAGS) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so \
+	$(CXX) $(CXXFLAGS) $(LDFLAGS) -shared -o $@ -Wl,--no-undefined -Wl,-soname,libabbsim.so $(SIM_LDSYM) \
 	  $(call sim_untraced_first,$(SIM_VDIRFAST)/Vabb_top__ALL.a) $(SIM_TR_OBJS) \
 	  $(call sim_tr_models,$(SIM_VDIRFAST_TR)) $(SIM_VRT) $(SIM_SC_LIBS) -lz -pthread
 
