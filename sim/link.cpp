@@ -114,20 +114,36 @@ void Link::consumed(FcClass c, unsigned data_credits, uint64_t now)
 		held_.hdr[c] = std::max(held_.hdr[c], 0);
 		held_.data[c] = std::max(held_.data[c], 0);
 	}
+	if (limit_.hdr[c] == Credits::Infinite && limit_.data[c] == Credits::Infinite) {
+		/* A class without limits (set only by reset): its count is
+		 * read by nothing but the check below (credits_free() says
+		 * Infinite, a start takes no limit), and a return cannot
+		 * unblock the queue (its head waits on a limited class or a
+		 * starvation, each with a wake of its own): back at once, no
+		 * event one latency later. */
+		credit_back(c, data_credits, now);
+		return;
+	}
 	uint64_t g = gen_;
 	q_.at(now + latency_ps_, [this, c, data_credits, g](uint64_t t) {
 		if (g != gen_)
 			return;
-		used_.hdr[c] -= 1;
-		used_.data[c] -= (int32_t)data_credits;
-		if (used_.hdr[c] < 0 || used_.data[c] < 0) {
-			fc_error(t, "UpdateFC returned more %s credits than were consumed", ClassName[c]);
-			used_.hdr[c] = std::max(used_.hdr[c], 0);
-			used_.data[c] = std::max(used_.data[c], 0);
-		}
+		credit_back(c, data_credits, t);
 		if (blocked_)
 			try_start(t);
 	});
+}
+
+/* An UpdateFC reaching the transmitter. */
+void Link::credit_back(FcClass c, unsigned data_credits, uint64_t now)
+{
+	used_.hdr[c] -= 1;
+	used_.data[c] -= (int32_t)data_credits;
+	if (used_.hdr[c] < 0 || used_.data[c] < 0) {
+		fc_error(now, "UpdateFC returned more %s credits than were consumed", ClassName[c]);
+		used_.hdr[c] = std::max(used_.hdr[c], 0);
+		used_.data[c] = std::max(used_.data[c], 0);
+	}
 }
 
 void Link::try_start(uint64_t now)

@@ -103,6 +103,7 @@ private:
 	};
 	bool have_credits(const Tlp &t) const;
 	void try_start(uint64_t now);
+	void credit_back(FcClass c, unsigned data_credits, uint64_t now);
 	void arrive(uint64_t now);
 
 	void fc_error(uint64_t now, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
