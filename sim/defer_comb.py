@@ -126,11 +126,18 @@ def add_direct_eval(files, prefix):
     out = ["", "// sim/defer_comb.py: _eval for this model (its triggers are rising edges",
            "// of inputs only, its active region empty): the NBA region once",
            "void %s___eval_direct(%s* vlSelf) {" % (root, root)]
+    # each input read once, by a load of its own: the caller has just
+    # stored each byte by itself, and a load the compiler merges across two
+    # of them (for the trigger memory's update) waits for both stores to
+    # retire instead of taking their values forwarded (about a tenth of
+    # the simulator's time in perf on a 1 MiB read)
+    for v in prevs:
+        out.append("    const CData __Vin_%s = *(const volatile CData *)&vlSelf->%s;" % (v, v))
     for k in sorted(sets, key=int):
         v = sets[k]
-        out.append("    const bool __Vt%s = vlSelf->%s && !vlSelf->__Vtrigrprev__TOP__%s;" % (k, v, v))
+        out.append("    const bool __Vt%s = __Vin_%s && !vlSelf->__Vtrigrprev__TOP__%s;" % (k, v, v))
     for v in prevs:
-        out.append("    vlSelf->__Vtrigrprev__TOP__%s = vlSelf->%s;" % (v, v))
+        out.append("    vlSelf->__Vtrigrprev__TOP__%s = __Vin_%s;" % (v, v))
     out.append(body.rstrip("\n"))
     out.append("}")
     with open(nba_file, "a") as fh:
