@@ -73,8 +73,10 @@ public:
 	 * evaluation itself, without eval_step's per-call runtime work (its
 	 * initialisation is done by the first eval(); thread-local MTask id
 	 * and the message queue of other threads' $display: the model is run
-	 * by one thread and has no $display after its initial blocks); else
-	 * eval(). */
+	 * by one thread and has no $display after its initial blocks): its
+	 * _eval_direct where sim/defer_comb.py could add one (the NBA region
+	 * once, without the scheduler's trigger vectors and loops), else its
+	 * _eval; for any other model eval(). */
 	void (*root_eval)(void *) = nullptr;
 	void *root = nullptr;
 	void run()
