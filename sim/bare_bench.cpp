@@ -4,7 +4,13 @@
  *
  * The same Verilated RTL, built with the same flags as libabbsim.so, driven
  * by a minimal loop with an ideal link: every TX beat is accepted at once,
- * memory writes land in a flat host array, nothing else is modelled. It runs
+ * memory writes land in a flat host array, nothing else is modelled. The
+ * model is evaluated as the library's cycle loop evaluates it
+ * (sim/hard_ip.cpp HardIp::edge, the case without a waveform or a port
+ * record): a model edited by sim/defer_comb.py gets its combinational pass
+ * deferred to the next clock-low eval (a forced sample) and is run by its
+ * _eval_direct; any other model (a baseline RTL of make sim-speed
+ * BASELINE=) by eval() at both clock levels, as before. It runs
  * one DMA read (board to host) of the given size (default 4 MiB) and prints
  * simulated cycles per wall second and simulated MB per wall second, one
  * line, "key=value" pairs, for the sim-speed target to compare; also the
@@ -22,7 +28,12 @@
 
 #include "Vabb_top.h"
 #include "model_inputs.h"
+#include "rtl_model_t.h"
 #include "verilated.h"
+
+#if defined(Vabb_top_DIRECT_EVAL)
+void Vabb_top___024root___eval_direct(Vabb_top___024root *vlSelf);
+#endif
 
 #include <abb/abb_regs.h>
 
@@ -39,17 +50,65 @@ struct Bench {
 
 	explicit Bench(size_t bytes) : host(bytes) {}
 
+#if defined(Vabb_top_DEFER_COMB) && Vabb_top_DEFER_COMB
+	static constexpr bool Deferrable = true;
+#else
+	static constexpr bool Deferrable = false;
+#endif
+	bool stale = false; // the last clock-high eval left out the combinational pass
+	bool idle = false;  // idle_o after the last edge
+	bool rx_fire = false; // the last edge took an RX beat
+
+	// the library's eval of this model (sim/rtl_model.h RtlModel::run)
+	void run()
+	{
+#if defined(Vabb_top_DIRECT_EVAL)
+		Vabb_top___024root___eval_direct(top.rootp);
+#else
+		top.eval();
+#endif
+	}
+
+	// the combinational pass left out, now (HardIp::refresh)
+	void refresh()
+	{
+		top.smp_i = 1;
+		run();
+		top.smp_i = 0;
+		run();
+		stale = false;
+	}
+
 	void edge()
 	{
-		abbsim::model_sample(top, inputs); // sim/model_inputs.h
+		abbsim::model_sample(top, inputs, stale); // sim/model_inputs.h
+		stale = false;
 		top.clk_i = 0;
-		top.eval();
+		if (!(Deferrable && !top.smp_i && abbsim::low_idle(top, 0)))
+			run();
 		abbsim::model_sample_done(top);
 		bool tx = top.tx_valid_o && top.tx_ready_i;
+		rx_fire = top.rx_valid_i && top.rx_ready_o; // at this edge
 		uint64_t data = top.tx_data_o;
 		bool eop = top.tx_eop_o;
 		top.clk_i = 1;
-		top.eval();
+		if constexpr (Deferrable) {
+			bool quiet_pre = top.quiet_o;
+			top.defer_i = 1;
+			run();
+			top.defer_i = 0;
+			// idle_o = quiet && quiet_q: 0 without the pass unless quiet before
+			if (!quiet_pre) {
+				stale = true;
+				idle = false;
+			} else {
+				refresh();
+				idle = top.idle_o;
+			}
+		} else {
+			run();
+			idle = top.idle_o;
+		}
 		cycles++;
 		if (tx) {
 			tlp.push_back(data);
@@ -88,7 +147,7 @@ struct Bench {
 			top.rx_bar_i = 0;
 			do
 				edge();
-			while (!top.rx_ready_o);
+			while (!rx_fire);
 		}
 		top.rx_valid_i = 0;
 	}
@@ -112,6 +171,7 @@ int main(int argc, char **argv)
 	}
 	Verilated::commandArgs(argc, argv);
 	Bench b(bytes);
+	b.top.eval(); // the model's initialisation (before any _eval_direct)
 	b.top.cfg_bus_master_en_i = 1;
 	b.top.cfg_max_payload_i = 0; // 128 B, the default of the platform
 	b.top.cfg_max_read_req_i = 2;
@@ -137,7 +197,7 @@ int main(int argc, char **argv)
 	uint64_t c0 = b.cycles;
 	// the channel is done when the mover has sent everything and the engine
 	// is quiet again
-	while (!b.top.idle_o)
+	while (!b.idle)
 		b.edge();
 	auto t1 = std::chrono::steady_clock::now();
 	double cpu = cpu_seconds() - cpu0;

@@ -215,16 +215,18 @@ sim-test: $(SIM_B)/test_abbsim
 
 # make sim-prof [SIM_PROF_TOP=n]: where the bare loop's instructions go, by
 # RTL module and RTL line (sim/prof_rtl.py): the speed build's verilated C++
-# again, compiled with -g ($(SIM_B)/prof/obj), linked into the bare loop and
+# again (edited by sim/defer_comb.py as the library's is), compiled with -g
+# ($(SIM_B)/prof/obj), linked into the bare loop and
 # run under callgrind; the same RTL verilated with --prof-cfuncs (not
 # compiled: its function names map model variables to RTL lines).
 SIM_PROF_TOP ?= 20
 SIM_PROF_D   := $(SIM_B)/prof
 SIM_VOPT_G   := OPT_FAST='-O2 -g' OPT_SLOW=-O1 OPT_GLOBAL='-O2 -g'
 
-$(SIM_PROF_D)/obj/.compiled: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_HDRS) sim/sim.mk
+$(SIM_PROF_D)/obj/.compiled: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_HDRS) sim/sim.mk sim/defer_comb.py
 	rm -rf $(@D) && mkdir -p $(@D)
 	$(VERILATOR) $(SIM_VFLAGS) --prefix Vabb_top --Mdir $(@D) $(RTL_SRCS)
+	python3 sim/defer_comb.py $(@D) Vabb_top
 	$(MAKE) -C $(@D) -f Vabb_top.mk $(SIM_VOPT_G) CXXFLAGS= Vabb_top__ALL.a
 	@touch $@
 
@@ -233,7 +235,7 @@ $(SIM_PROF_D)/cfuncs/.verilated: $(RTL_SRCS) $(SIM_VWRAP) $(RTL_HDRS) sim/sim.mk
 	$(VERILATOR) $(SIM_VFLAGS) --prof-cfuncs --prefix Vabb_top --Mdir $(@D) $(RTL_SRCS)
 	@touch $@
 
-$(SIM_PROF_D)/bare_bench: sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_PROF_D)/obj/.compiled $(SIM_VRT)
+$(SIM_PROF_D)/bare_bench: sim/bare_bench.cpp sim/model_inputs.h sim/rtl_model_t.h sim/rtl_hooks.cpp $(SIM_PROF_D)/obj/.compiled $(SIM_VRT)
 	$(CXX) $(filter-out -I$(SIM_VDIR),$(SIM_CXXFLAGS)) -I$(SIM_PROF_D)/obj -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
 	  $(SIM_PROF_D)/obj/Vabb_top__ALL.a $(SIM_VRT) -lz -pthread
 

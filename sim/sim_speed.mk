@@ -25,7 +25,7 @@ endif
 # The bare loop: the full platform against the bare Verilator loop
 # (sim/bare_bench.cpp: same model, ideal link), one 4 MiB DMA read each;
 # target ratio >= 0.5. Both use the speed build (no assertions).
-$(SIM_B)/fast/bare_bench: sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_VDIRFAST)/.compiled $(SIM_VRT)
+$(SIM_B)/fast/bare_bench: sim/bare_bench.cpp sim/model_inputs.h sim/rtl_model_t.h sim/rtl_hooks.cpp $(SIM_VDIRFAST)/.compiled $(SIM_VRT)
 	@mkdir -p $(@D)
 	$(CXX) $(filter-out -I$(SIM_VDIR),$(SIM_CXXFLAGS)) -I$(SIM_VDIRFAST) -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
 	  $(SIM_VDIRFAST)/Vabb_top__ALL.a $(SIM_VRT) -lz -pthread
@@ -101,7 +101,7 @@ $(SIM_BASE_D)/.built: $(SIM_BASE_SRC)/.archived
 
 $(SIM_BASE_B)/abb.pc $(SIM_BASE_B)/libabb.so: $(SIM_BASE_D)/.built
 
-$(SIM_BASE_BENCH): sim/bare_bench.cpp sim/model_inputs.h sim/rtl_hooks.cpp $(SIM_BASE_D)/.built $(SIM_VRT)
+$(SIM_BASE_BENCH): sim/bare_bench.cpp sim/model_inputs.h sim/rtl_model_t.h sim/rtl_hooks.cpp $(SIM_BASE_D)/.built $(SIM_VRT)
 	vdir=$(SIM_BASE_B)/sim/obj_fast; [ -f $$vdir/.compiled ] || vdir=$(SIM_BASE_B)/sim/obj_dir; \
 	$(CXX) $(filter-out -I$(SIM_VDIR) -I$(SIM_VDIR250),$(SIM_CXXFLAGS)) -I$$vdir -o $@ sim/bare_bench.cpp sim/rtl_hooks.cpp \
 	  $$vdir/Vabb_top__ALL.a $(SIM_VRT) -lz -pthread
