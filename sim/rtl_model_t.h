@@ -1,8 +1,7 @@
 /*
  * rtl_model_t.h - RtlModel over one verilated class M (rtl_model.cpp: the
  * untraced builds, rtl_model_traced.cpp: the traced ones; bare_bench.cpp
- * takes low_idle). Internal to
- * those two units: it needs the generated class's header.
+ * takes low_idle). Only for units that include a generated class's header.
  */
 #ifndef ABBSIM_RTL_MODEL_T_H
 #define ABBSIM_RTL_MODEL_T_H
