@@ -64,9 +64,13 @@ module abb_c2h_mover #(
   logic                inc_q, inc_d;
   logic                fifo_q, fifo_d;   // this transfer drains the event FIFO
 
-  // payload of the next TLP
+  // payload of the next TLP: read in StHdr0 only (its header, the FIFO
+  // test, the data count), so evaluated there only (0 elsewhere)
   logic [10:0] chunk;
-  assign chunk = abb_tlp_pkg::chunk_dw(mps_dw_i, ha_q[11:2], rem_q);
+  always_comb begin
+    chunk = '0;
+    if (state_q == StHdr0) chunk = abb_tlp_pkg::chunk_dw(mps_dw_i, ha_q[11:2], rem_q);
+  end
 
   logic hdr4;
   assign hdr4 = (ha_q[63:32] != 32'h0);

@@ -148,8 +148,28 @@ module abb_h2c_mover #(
   endfunction /* verilator coverage_on */
   localparam logic [TagW*NumTags-1:0] WithBit = tags_with_bit();
 
+  logic hdr4;
+  assign hdr4 = (ha_q[63:32] != 32'h0);
+  // a request is offered in StIssue only (the test first: the simulator
+  // evaluates the rest only there)
+  logic want_req, free_any;   // free_any: a free tag below the limit (in StIssue)
+  logic [NumTags-1:0] free;   // the free tags below the limit (in StIssue)
+  always_comb begin
+    want_req = 1'b0;
+    free_any = 1'b0;
+    free     = '0;
+    if (state_q == StIssue) begin
+      free     = free_tags(out_q, tag_cap(inc_q, tag_limit_i));
+      free_any = free != '0;
+      want_req = free_any && rem_q != 30'd0 && !abort_i && !err_q;
+    end
+  end
+
   // The next request's tag (the lowest free one) and size: what a request
-  // takes (StIssue) and what tx_data_o shows (tx_sel_i), evaluated then only.
+  // takes (req_go, with want_req) and what its first header beat shows,
+  // evaluated with a request offered only (not while the mover waits in
+  // StIssue for a free tag: the arbiter may show this source's data then,
+  // but without valid it is no beat).
   // Bit operations rather than a loop over the tags (simulation speed: the
   // simulator unrolls such a loop into NumTags compares): free_lsb keeps the
   // lowest set bit of the free tags, free_tag encodes its index (0 if none).
@@ -160,25 +180,10 @@ module abb_h2c_mover #(
     chunk    = '0;
     free_tag = '0;
     free_lsb = '0;
-    if (state_q == StIssue || tx_sel_i) begin
+    if (want_req) begin
       chunk    = abb_tlp_pkg::chunk_dw(mrrs_dw_i, ha_q[11:2], rem_q);
-      free_lsb = lowest_set(free_tags(out_q, tag_cap(inc_q, tag_limit_i)));
+      free_lsb = lowest_set(free);
       for (int b = 0; b < TagW; b++) free_tag[b] = |(free_lsb & WithBit[NumTags*b +: NumTags]);
-    end
-  end
-
-  logic hdr4;
-  assign hdr4 = (ha_q[63:32] != 32'h0);
-  // a request is offered in StIssue only (the test first: the simulator
-  // evaluates the rest only there); not from the block above, which
-  // depends on tx_sel_i and so on tx_valid_o
-  logic want_req, free_any;   // free_any: a free tag below the limit (in StIssue)
-  always_comb begin
-    want_req = 1'b0;
-    free_any = 1'b0;
-    if (state_q == StIssue) begin
-      free_any = free_tags(out_q, tag_cap(inc_q, tag_limit_i)) != '0;
-      want_req = free_any && rem_q != 30'd0 && !abort_i && !err_q;
     end
   end
 
@@ -187,12 +192,13 @@ module abb_h2c_mover #(
   assign tx_sop_o   = (state_q == StIssue);
   assign tx_eop_o   = (state_q == StReq1);
   // (a default first, then the cases: so the simulator evaluates a header
-  // function only in its case, not both ahead of a select)
+  // function only in its case, not both ahead of a select; data only with
+  // valid)
   always_comb begin
     tx_data_o = 64'h0;
     if (tx_sel_i) begin
       if (state_q == StReq1) tx_data_o = abb_tlp_pkg::req_hdr1({ha_q[63:2], 2'b00});
-      else tx_data_o = abb_tlp_pkg::req_hdr0(cfg_req_id_i, 8'(free_tag), 1'b0, hdr4, chunk);
+      else if (want_req) tx_data_o = abb_tlp_pkg::req_hdr0(cfg_req_id_i, 8'(free_tag), 1'b0, hdr4, chunk);
     end
   end
 

@@ -29,16 +29,28 @@ module abb_mem #(
 
   logic [31:0] mem_q [2**AddrBits];
 
+  // A lane's word after a write: the enabled bytes of d over the old word.
+  function automatic logic [31:0] merge(input logic [31:0] old, input logic [31:0] d,
+                                        input logic [3:0] be);
+    merge = old;
+    for (int b = 0; b < 4; b++)
+      if (be[b]) merge[8*b +: 8] = d[8*b +: 8];
+  endfunction
+
   // A memory array is the one place where always_ff does more than x_q <= x_d.
-  // (we_i tested once per lane, outside the byte loop: in the simulator a
-  // cycle without a write then costs two tests, not eight)
+  // One word written per lane (simulation speed: the simulator keeps one
+  // pending write per assignment and tests each in every cycle; a byte-wise
+  // assignment gave four per lane). The same bytes as byte-wise writes: a
+  // lane writes its word with its disabled bytes kept, and lane 1 on lane
+  // 0's word (the same index) starts from lane 0's result, so that lane 0's
+  // enabled bytes stay where lane 1's are off.
   always_ff @(posedge clk_i) begin
     if (we_i[0])
-      for (int b = 0; b < 4; b++)
-        if (wbe_i[b]) mem_q[waddr0_i][8*b +: 8] <= wdata_i[8*b +: 8];
+      mem_q[waddr0_i] <= merge(mem_q[waddr0_i], wdata_i[31:0], wbe_i[3:0]);
     if (we_i[1])
-      for (int b = 0; b < 4; b++)
-        if (wbe_i[4 + b]) mem_q[waddr1_i][8*b +: 8] <= wdata_i[32 + 8*b +: 8];
+      mem_q[waddr1_i] <= merge((we_i[0] && waddr1_i == waddr0_i)
+                               ? merge(mem_q[waddr0_i], wdata_i[31:0], wbe_i[3:0])
+                               : mem_q[waddr1_i], wdata_i[63:32], wbe_i[7:4]);
   end
 
   assign a_data_o = {mem_q[a_addr1_i], mem_q[a_addr0_i]};

@@ -297,15 +297,19 @@ module abb_top #(
   localparam int TlW = abb_reg_pkg::MRD_CR_TAG_LIMIT_WIDTH;
   logic [8:0]     ep_rx_reads;
   logic [TlW-1:0] ep_lim, tag_lim_eff;
+  // (both limits 0, the default board: nothing to evaluate but the last line)
   always_comb begin
-    ep_rx_reads = {board_cfg_i[63:56], 1'b0} >> cfg_max_read_req_i;
-    if (board_cfg_i[63:56] != 8'd0 && ep_rx_reads == 9'd0) ep_rx_reads = 9'd1;
+    ep_rx_reads = '0;
     ep_lim = '0;
-    if (board_cfg_i[55:48] != 8'd0)
-      ep_lim = (board_cfg_i[55:48] >= 8'(NumTags)) ? TlW'(NumTags) : TlW'(board_cfg_i[55:48]);
-    if (board_cfg_i[63:56] != 8'd0 && ep_rx_reads < 9'(NumTags) &&
-        (ep_lim == '0 || TlW'(ep_rx_reads) < ep_lim))
-      ep_lim = TlW'(ep_rx_reads);
+    if (board_cfg_i[63:48] != 16'd0) begin
+      ep_rx_reads = {board_cfg_i[63:56], 1'b0} >> cfg_max_read_req_i;
+      if (board_cfg_i[63:56] != 8'd0 && ep_rx_reads == 9'd0) ep_rx_reads = 9'd1;
+      if (board_cfg_i[55:48] != 8'd0)
+        ep_lim = (board_cfg_i[55:48] >= 8'(NumTags)) ? TlW'(NumTags) : TlW'(board_cfg_i[55:48]);
+      if (board_cfg_i[63:56] != 8'd0 && ep_rx_reads < 9'(NumTags) &&
+          (ep_lim == '0 || TlW'(ep_rx_reads) < ep_lim))
+        ep_lim = TlW'(ep_rx_reads);
+    end
     tag_lim_eff = (ep_lim != '0 && (tag_limit == '0 || tag_limit > ep_lim)) ? ep_lim : tag_limit;
   end
 

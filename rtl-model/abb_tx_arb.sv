@@ -54,10 +54,9 @@ module abb_tx_arb #(
   logic            hold_posted_q;       // too little buffer for a posted TLP
   logic [N-1:0]    elig;                // sources that may start a TLP
 
-  always_comb begin
-    for (int k = 0; k < N; k++)
-      elig[k] = src_valid_i[k] && !(PostedSrc[k] && hold_posted_q);
-  end
+  // (one vector expression: a loop over the bits costs the simulator a
+  // masked insert per source and cycle)
+  assign elig = src_valid_i & ~(PostedSrc[N-1:0] & {N{hold_posted_q}});
 
   // Round robin: the first eligible source after last_q (last_q < N). elig
   // twice in a row, shifted right by last_q + 1, has source
