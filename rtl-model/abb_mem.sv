@@ -44,6 +44,9 @@ module abb_mem #(
   // lane writes its word with its disabled bytes kept, and lane 1 on lane
   // 0's word (the same index) starts from lane 0's result, so that lane 0's
   // enabled bytes stay where lane 1's are off.
+  // (abb_top never writes both lanes to one word: its writers' lane 1 is
+  // lane 0's next word; make equiv proves the module without that case
+  // equal at abb_top's ports, so it is kept here for the module alone)
   always_ff @(posedge clk_i) begin
     if (we_i[0])
       mem_q[waddr0_i] <= merge(mem_q[waddr0_i], wdata_i[31:0], wbe_i[3:0]);

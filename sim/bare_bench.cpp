@@ -10,7 +10,8 @@
  * record): a model edited by sim/defer_comb.py gets its combinational pass
  * deferred to the next clock-low eval (a forced sample) and is run by its
  * _eval_direct; any other model (a baseline RTL of make sim-speed
- * BASELINE=) by eval() at both clock levels, as before. It runs
+ * BASELINE=) by eval() at both clock levels, as before (defer_comb.py
+ * defines <class>_DEFER_COMB and <class>_DIRECT_EVAL in the class header). It runs
  * one DMA read (board to host) of the given size (default 4 MiB) and prints
  * simulated cycles per wall second and simulated MB per wall second, one
  * line, "key=value" pairs, for the sim-speed target to compare; also the
@@ -50,11 +51,6 @@ struct Bench {
 
 	explicit Bench(size_t bytes) : host(bytes) {}
 
-#if defined(Vabb_top_DEFER_COMB) && Vabb_top_DEFER_COMB
-	static constexpr bool Deferrable = true;
-#else
-	static constexpr bool Deferrable = false;
-#endif
 	bool stale = false; // the last clock-high eval left out the combinational pass
 	bool idle = false;  // idle_o after the last edge
 	bool rx_fire = false; // the last edge took an RX beat
@@ -69,6 +65,7 @@ struct Bench {
 #endif
 	}
 
+#if defined(Vabb_top_DEFER_COMB) && Vabb_top_DEFER_COMB
 	// the combinational pass left out, now (HardIp::refresh)
 	void refresh()
 	{
@@ -78,37 +75,42 @@ struct Bench {
 		run();
 		stale = false;
 	}
+#endif
 
 	void edge()
 	{
 		abbsim::model_sample(top, inputs, stale); // sim/model_inputs.h
 		stale = false;
 		top.clk_i = 0;
-		if (!(Deferrable && !top.smp_i && abbsim::low_idle(top, 0)))
+#if defined(Vabb_top_DEFER_COMB) && Vabb_top_DEFER_COMB
+		if (!(!top.smp_i && abbsim::low_idle(top, 0)))
 			run();
+#else
+		run();
+#endif
 		abbsim::model_sample_done(top);
 		bool tx = top.tx_valid_o && top.tx_ready_i;
 		rx_fire = top.rx_valid_i && top.rx_ready_o; // at this edge
 		uint64_t data = top.tx_data_o;
 		bool eop = top.tx_eop_o;
 		top.clk_i = 1;
-		if constexpr (Deferrable) {
-			bool quiet_pre = top.quiet_o;
-			top.defer_i = 1;
-			run();
-			top.defer_i = 0;
-			// idle_o = quiet && quiet_q: 0 without the pass unless quiet before
-			if (!quiet_pre) {
-				stale = true;
-				idle = false;
-			} else {
-				refresh();
-				idle = top.idle_o;
-			}
+#if defined(Vabb_top_DEFER_COMB) && Vabb_top_DEFER_COMB
+		bool quiet_pre = top.quiet_o;
+		top.defer_i = 1;
+		run();
+		top.defer_i = 0;
+		// idle_o = quiet && quiet_q: 0 without the pass unless quiet before
+		if (!quiet_pre) {
+			stale = true;
+			idle = false;
 		} else {
-			run();
+			refresh();
 			idle = top.idle_o;
 		}
+#else
+		run();
+		idle = top.idle_o;
+#endif
 		cycles++;
 		if (tx) {
 			tlp.push_back(data);

@@ -142,6 +142,7 @@ $(1)/.verilated: $$(RTL_SRCS) $$(SIM_VWRAP) $$(RTL_HDRS) $(4) sim/sim.mk sim/def
 	@touch $$@
 
 $(1)/.compiled: $(1)/.verilated
+	$$(if $$(SIM_PGO_MODEL_GCDA),cp -f $$(SIM_PGO_MODEL_GCDA) $(1)/ 2>/dev/null || true)
 	$$(MAKE) -C $(1) -f $(2).mk $$(SIM_VOPT) $$(SIM_VSAN) $(2)__ALL.a
 	@touch $$@
 endef
@@ -163,9 +164,11 @@ $(SIM_VRT): $(SIM_VRT_DIR)/.compiled sim/verilated_lib.mk
 
 # Every platform object waits for the generated headers (hard_ip.cpp and
 # rtl_hooks.cpp include them).
+# (a unit of SIM_PGO_UNITS gets its profile: sim/pgo.mk)
 $(SIM_B)/%.o: sim/%.cpp $(SIM_VDIR)/.verilated $(SIM_VDIR250)/.verilated
 	@mkdir -p $(SIM_B)
-	$(CXX) $(SIM_CXXFLAGS) -MMD -MP -c -o $@ $<
+	$(if $(SIM_PGO_GCDA),cp -f $(SIM_PGO_GCDA) $(SIM_B)/ 2>/dev/null || true)
+	$(CXX) $(SIM_CXXFLAGS) $(SIM_PGO_OBJFLAGS) -MMD -MP -c -o $@ $<
 
 $(SIM_B)/rtl_model_traced.o: sim/rtl_model_traced.cpp $(SIM_VDIR_TR)/.verilated $(SIM_VDIR250_TR)/.verilated
 	@mkdir -p $(SIM_B)
@@ -253,5 +256,8 @@ sim-install: $(SIM_LIB)
 	install -m 0644 sim/abbsim.h sim/abbsim_inject.h sim/abbsim_note.h sim/abbsim_cfg.h $(DESTDIR)$(PREFIX)/include/
 
 install: sim-install
+
+# the profile-guided build of the default library (after everything it names)
+include sim/pgo.mk
 
 -include $(SIM_OBJS:.o=.d) $(SIM_TR_OBJS:.o=.d)
