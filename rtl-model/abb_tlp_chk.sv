@@ -11,7 +11,8 @@
 //  - byte enables: First BE non-zero; a 1-DW request has Last BE 0, a longer
 //    one a non-zero Last BE; both contiguous (the RTL moves whole DWs)
 //  - padding: the unused upper half of a 3-DW header's second beat and of
-//    an odd payload's last beat is 0
+//    an odd payload's last beat is 0; a memory request's address bits [1:0]
+//    (reserved) are 0
 
 `include "abb_assert.svh"
 
@@ -85,6 +86,7 @@ module abb_tlp_chk (
           `ABB_CHECK(fmt[0] == (addr[63:32] != 32'h0),
                      "abb_tlp_chk: 4-DW header below 4 GiB or 3-DW header above")
           `ABB_CHECK(fmt[0] || tx_data_i[63:32] == 32'h0, "abb_tlp_chk: 3-DW header padding not 0")
+          `ABB_CHECK(addr[1:0] == 2'b00, "abb_tlp_chk: memory request address bits [1:0] (reserved) not 0")
           `ABB_CHECK({1'b0, addr[11:2]} + len <= 11'd1024,
                      "abb_tlp_chk: memory request crosses a 4 KiB boundary")
         end

@@ -494,20 +494,30 @@ static void test_sb_profile(void)
 {
 	/* profile=default explicitly: ABB_SIM_PROFILE=abb2008 (CI's profile
 	 * run) must not turn the baseline into the profile */
-	/* the last three: the endpoint's read limits alone, at their edges (one
+	/* the last four: the endpoint's read limits alone, at their edges (one
 	 * 256-byte receive buffer against 512-byte requests: one read in
-	 * flight, not none; a read count with no buffer limit; 512 bytes of
-	 * buffer against 128-byte requests: four reads, the count exact where
-	 * a fifth would still speed the write up) */
-	static const char *const cfg[6] = {
+	 * flight, not none; a read count with no buffer limit, 2 and the
+	 * smallest, 1; 512 bytes of buffer against 128-byte requests: four
+	 * reads, the count exact where a fifth would still speed the write up) */
+	/* then: the DDR2 rows off with the profile's row time (no row change
+	 * at all), a slow DDR2 bus (a 4 KiB burst takes 1024 cycles: the
+	 * arbiter's bus count passes every value to 1023, a write backlog
+	 * beyond 4096 DWs), and a fast link without the profile (Gen2 x8 at 250
+	 * MHz: the TX buffer seldom holds the posted writes back, so the two
+	 * channels' TLPs meet at the arbiter in the read || write step) */
+	static const char *const cfg[10] = {
 		"mem_size=64K,profile=default", "mem_size=64K,profile=abb2008",
 		"mem_size=64K,profile=abb2008,mps=1024,mrrs=1024,rcb=128,cpl=mps",
 		"mem_size=64K,profile=default,ep_rx=256,mrrs=512",
 		"mem_size=64K,profile=default,ep_reads=2",
-		"mem_size=64K,profile=default,ep_rx=512,mrrs=128"};
-	uint64_t ns[6] = {0, 0, 0, 0, 0, 0};
+		"mem_size=64K,profile=default,ep_reads=1",
+		"mem_size=64K,profile=default,ep_rx=512,mrrs=128",
+		"mem_size=64K,profile=abb2008,ddr_row=0",
+		"mem_size=64K,profile=abb2008,ddr_burst=4K,ddr_width=4",
+		"mem_size=64K,profile=default,gen=2,lanes=8"};
+	uint64_t ns[10] = {0};
 
-	for (int k = 0; k < 6; k++) {
+	for (int k = 0; k < 10; k++) {
 		const char *opts = cfg[k];
 		struct sb s;
 
