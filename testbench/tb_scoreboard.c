@@ -379,7 +379,7 @@ int sb_dma_pair(struct sb *s, size_t roff, uint32_t rboard, size_t rlen, unsigne
 {
 	int rr[SB_NDEV], rw[SB_NDEV];
 	char mr[SB_NDEV][160], mw[SB_NDEV][160];
-	uint64_t t0[SB_NDEV], t1[SB_NDEV];
+	uint64_t t0[SB_NDEV], tr[SB_NDEV], t1[SB_NDEV];
 
 	for (int d = 0; d < SB_NDEV; d++) {
 		abb_dev *dev = s->dev[d];
@@ -391,11 +391,18 @@ int sb_dma_pair(struct sb *s, size_t roff, uint32_t rboard, size_t rlen, unsigne
 
 		rr[d] = sr ? sr : abb_dma_read_wait(dev, ABB_WAIT_FOREVER);
 		snprintf(mr[d], sizeof mr[d], "%s", rr[d] ? abb_last_error() : "");
+		tr[d] = dev_now(s, d);
 		rw[d] = sw ? sw : abb_dma_write_wait(dev, ABB_WAIT_FOREVER);
 		snprintf(mw[d], sizeof mw[d], "%s", rw[d] ? abb_last_error() : "");
 		t1[d] = dev_now(s, d);
 	}
+	/* the pair's end, and the read's own end: which channel the TX arbiter
+	 * lets go first shows in the second only (the later end is the link's) */
 	time_add(s, t0, t1, rlen > wlen ? rlen : wlen, 1);
+	time_add(s, t0, tr, rlen, 1);
+	if (s->timed && s->ntimes)
+		snprintf(s->times[s->ntimes - 1].what, sizeof s->times[s->ntimes - 1].what,
+			 "%.*s (the read's end)", (int)sizeof s->times[0].what - 20, s->what);
 	same_rc(s, "concurrent abb_dma_read", rr, mr);
 	same_rc(s, "concurrent abb_dma_write", rw, mw);
 	if ((rflags | wflags) & ABB_DMA_IRQ)
