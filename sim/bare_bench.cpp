@@ -35,6 +35,12 @@
 #if defined(Vabb_top_DIRECT_EVAL)
 void Vabb_top___024root___eval_direct(Vabb_top___024root *vlSelf);
 #endif
+/* the model takes the deferred combinational pass (sim/defer_comb.py) */
+#if defined(Vabb_top_DEFER_COMB) && Vabb_top_DEFER_COMB
+#define BARE_DEFER 1
+#else
+#define BARE_DEFER 0
+#endif
 
 #include <abb/abb_regs.h>
 
@@ -65,7 +71,7 @@ struct Bench {
 #endif
 	}
 
-#if defined(Vabb_top_DEFER_COMB) && Vabb_top_DEFER_COMB
+#if BARE_DEFER
 	// the combinational pass left out, now (HardIp::refresh)
 	void refresh()
 	{
@@ -82,7 +88,7 @@ struct Bench {
 		abbsim::model_sample(top, inputs, stale); // sim/model_inputs.h
 		stale = false;
 		top.clk_i = 0;
-#if defined(Vabb_top_DEFER_COMB) && Vabb_top_DEFER_COMB
+#if BARE_DEFER
 		if (!(!top.smp_i && abbsim::low_idle(top, 0)))
 			run();
 #else
@@ -94,7 +100,7 @@ struct Bench {
 		uint64_t data = top.tx_data_o;
 		bool eop = top.tx_eop_o;
 		top.clk_i = 1;
-#if defined(Vabb_top_DEFER_COMB) && Vabb_top_DEFER_COMB
+#if BARE_DEFER
 		bool quiet_pre = top.quiet_o;
 		top.defer_i = 1;
 		run();

@@ -48,19 +48,23 @@ $(SIM_VDIR)/.compiled $(SIM_VDIR250)/.compiled: \
   private SIM_VOPT = OPT_FAST='-O2 $(SIM_PGO_USE)' OPT_SLOW=-O1 OPT_GLOBAL='-O2 $(SIM_PGO_USE)'
 endif
 
-# the instrumented units
+# the instrumented units (with their header dependencies, as the others:
+# a header change must remake the profile, not only the units using it)
 $(SIM_PGO_D)/gen/%.o: sim/%.cpp $(SIM_VDIR)/.verilated $(SIM_VDIR250)/.verilated
 	@mkdir -p $(@D)
-	$(CXX) $(SIM_CXXFLAGS) $(SIM_PGO_GEN) -c -o $@ $<
+	$(CXX) $(SIM_CXXFLAGS) $(SIM_PGO_GEN) -MMD -MP -c -o $@ $<
+-include $(addprefix $(SIM_PGO_D)/gen/,$(addsuffix .d,$(SIM_PGO_UNITS)))
 
 # the instrumented models: the verilated (and defer_comb.py-edited) sources
 # copied, compiled with the generated makefile
+# (the class of a model directory: sim/sim.mk's sim_model calls)
+sim_pgo_class = $(if $(filter obj_dir250,$(1)),Vabb_top250,Vabb_top)
 $(SIM_PGO_D)/%/.compiled: $(SIM_B)/%/.verilated
 	rm -rf $(@D) && mkdir -p $(@D)
 	cp $(SIM_B)/$*/*.cpp $(SIM_B)/$*/*.h $(SIM_B)/$*/*.mk $(@D)/
-	$(MAKE) -C $(@D) -f $(if $(filter obj_dir250,$*),Vabb_top250,Vabb_top).mk \
+	$(MAKE) -C $(@D) -f $(call sim_pgo_class,$*).mk \
 	  OPT_FAST='-O2 $(SIM_PGO_GEN)' OPT_SLOW=-O1 OPT_GLOBAL='-O2 $(SIM_PGO_GEN)' CXXFLAGS= \
-	  $(if $(filter obj_dir250,$*),Vabb_top250,Vabb_top)__ALL.a
+	  $(call sim_pgo_class,$*)__ALL.a
 	@touch $@
 
 SIM_PGO_GEN_OBJS = $(addprefix $(SIM_PGO_D)/gen/,$(addsuffix .o,$(SIM_PGO_UNITS))) \
@@ -73,10 +77,13 @@ $(SIM_PGO_D)/gen/libabbsim.so: $(SIM_PGO_GEN_OBJS) $(SIM_TR_OBJS) $(SIM_PGO_D)/o
 	  $(call sim_tr_models,$(SIM_VDIR_TR)) $(SIM_VRT) $(SIM_SC_LIBS) -lz -pthread
 
 # the training: the regression on the instrumented library (old counts
-# removed first: they would add up)
+# removed first: they would add up), in an environment of its own: the
+# caller's ABB_* settings (a CI stage's profile, a wait limit) would change
+# the profile or fail the build
 $(SIM_PGO_D)/.trained: $(SIM_PGO_D)/gen/libabbsim.so $(B)/abb_regress
 	@find $(SIM_PGO_D) -name '*.gcda' -delete
-	@t0=$$(date +%s); ABB_SIM_LIB=$(abspath $<) ABB_DEVICE=sim $(B)/abb_regress > $(SIM_PGO_D)/train.log 2>&1 || \
+	@t0=$$(date +%s); env -i PATH="$$PATH" ABB_SIM_LIB=$(abspath $<) ABB_DEVICE=sim $(B)/abb_regress \
+	    > $(SIM_PGO_D)/train.log 2>&1 || \
 	  { echo "sim-pgo: the regression failed on the instrumented library ($(SIM_PGO_D)/train.log):" >&2; \
 	    tail -5 $(SIM_PGO_D)/train.log >&2; exit 1; }; \
 	  echo "sim-pgo: profile of the regression made in $$(( $$(date +%s) - t0 )) s ($(SIM_PGO_D)/train.log)"

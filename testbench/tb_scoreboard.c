@@ -101,19 +101,20 @@ static uint64_t dev_now(struct sb *s, int d)
 }
 
 /* Records one operation's device time on both (t0, t1 per device). */
-static void time_add(struct sb *s, const uint64_t *t0, const uint64_t *t1, size_t len,
-		     unsigned two)
+/* The entry added, or NULL (an untimed pair, out of memory). */
+static struct sb_time *time_add(struct sb *s, const uint64_t *t0, const uint64_t *t1, size_t len,
+				unsigned two)
 {
 	struct sb_time *t;
 
 	if (!s->timed)
-		return;
+		return NULL;
 	if (s->ntimes == s->cap_times) {
 		size_t cap = s->cap_times ? 2 * s->cap_times : 256;
 		struct sb_time *v = realloc(s->times, cap * sizeof *v);
 
 		if (!v)
-			return;
+			return NULL;
 		s->times = v;
 		s->cap_times = cap;
 	}
@@ -124,6 +125,7 @@ static void time_add(struct sb *s, const uint64_t *t0, const uint64_t *t1, size_
 	t->two = two;
 	t->step = s->step;
 	snprintf(t->what, sizeof t->what, "%s", s->what);
+	return t;
 }
 
 double sb_time_err(const struct sb_time *t)
@@ -399,10 +401,10 @@ int sb_dma_pair(struct sb *s, size_t roff, uint32_t rboard, size_t rlen, unsigne
 	/* the pair's end, and the read's own end: which channel the TX arbiter
 	 * lets go first shows in the second only (the later end is the link's) */
 	time_add(s, t0, t1, rlen > wlen ? rlen : wlen, 1);
-	time_add(s, t0, tr, rlen, 1);
-	if (s->timed && s->ntimes)
-		snprintf(s->times[s->ntimes - 1].what, sizeof s->times[s->ntimes - 1].what,
-			 "%.*s (the read's end)", (int)sizeof s->times[0].what - 20, s->what);
+	struct sb_time *rt = time_add(s, t0, tr, rlen, 1);
+	if (rt)
+		snprintf(rt->what, sizeof rt->what, "%.*s (the read's end)", (int)sizeof rt->what - 20,
+			 s->what);
 	same_rc(s, "concurrent abb_dma_read", rr, mr);
 	same_rc(s, "concurrent abb_dma_write", rw, mw);
 	if ((rflags | wflags) & ABB_DMA_IRQ)
