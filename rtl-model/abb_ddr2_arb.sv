@@ -70,22 +70,25 @@ module abb_ddr2_arb #(
   assign link_dw16  = cfg_i[45:40];
 
   logic [LvlBits-1:0] lvl_q, lvl_d;    // DWs in the read FIFO
-  logic [9:0]         bus_q, bus_d;    // cycles the bus stays busy
-  logic [8:0]         lat_q, lat_d;    // cycles until the next read burst may start
+  // (bus_q and lat_q hold a burst of 1024 cycles, 4 KiB at 4 bytes a
+  // cycle, plus a write turnaround or a row change and the read latency,
+  // each up to 255 cycles: at most 1533)
+  logic [10:0]        bus_q, bus_d;    // cycles the bus stays busy
+  logic [10:0]        lat_q, lat_d;    // cycles until the next read burst may start
   logic [15:0]        wr_q, wr_d;      // DWs waiting to be written (saturating)
   logic [15:0]        row_q, row_d;    // bytes read since the last row change
   logic [3:0]         link_q, link_d;  // link input, sixteenths of a DW
   logic               act_q, act_d;    // rd_active_i last cycle
 
   logic [10:0] burst_dw;
-  logic [9:0]  burst_cyc;
+  logic [10:0] burst_cyc;
   assign burst_dw  = 11'd1 << (burst_log2 - 4'd2);
-  assign burst_cyc = 10'd1 << ((burst_log2 > width_log2) ? burst_log2 - width_log2 : 4'd0);
+  assign burst_cyc = 11'd1 << ((burst_log2 > width_log2) ? burst_log2 - width_log2 : 4'd0);
 
   assign rd_wait_o = en && (lvl_q < LvlBits'(take_dw_i));
   // a running link stream is work too: it adds to the write backlog in
   // cycles the platform would otherwise skip (the input would be lost)
-  assign busy_o    = en && (bus_q != 10'd0 || wr_q != 16'd0 || lat_q != 9'd0 || act_q ||
+  assign busy_o    = en && (bus_q != 11'd0 || wr_q != 16'd0 || lat_q != 11'd0 || act_q ||
                             (link_en_i && link_dw16 != 6'd0));
 
   logic [16:0] wsum, rsum;   // (wide sums: saturation, row crossing)
@@ -110,33 +113,33 @@ module abb_ddr2_arb #(
       link_d   = link_sum[3:0];
       wsum     = {1'b0, wr_q} + {15'h0, wr_dw_i} + {11'h0, link_sum[9:4]};
       wr_d     = wsum[16] ? 16'hffff : wsum[15:0];
-      if (lat_q != 9'd0) lat_d = lat_q - 9'd1;
-      if (rd_active_i && !act_q) lat_d = {1'b0, rd_lat};  // first access latency
+      if (lat_q != 11'd0) lat_d = lat_q - 11'd1;
+      if (rd_active_i && !act_q) lat_d = {3'b0, rd_lat};  // first access latency
       if (!rd_active_i) lvl_d = '0;
       else if (rd_take_i) lvl_d = (lvl_q > LvlBits'(take_dw_i)) ? lvl_q - LvlBits'(take_dw_i) : '0;
-      if (bus_q != 10'd0) begin
-        bus_d = bus_q - 10'd1;
-      end else if (rd_active_i && act_q && lat_q == 9'd0 &&
+      if (bus_q != 11'd0) begin
+        bus_d = bus_q - 11'd1;
+      end else if (rd_active_i && act_q && lat_q == 11'd0 &&
                    lvl_d + LvlBits'(burst_dw) <= LvlBits'(Depth)) begin
         // a read burst: its data now, the next one after the latency
         lvl_d = lvl_d + LvlBits'(burst_dw);
-        bus_d = burst_cyc - 10'd1;
-        lat_d = 9'(burst_cyc) + {1'b0, rd_lat} - 9'd1;
+        bus_d = burst_cyc - 11'd1;
+        lat_d = burst_cyc + {3'b0, rd_lat} - 11'd1;
         rsum  = {1'b0, row_q} + (17'd1 << burst_log2);
         row_d = rsum[15:0];
         if (row_log2 != 4'd0 && rsum >= (17'd1 << row_log2)) begin
           row_d = '0;
-          bus_d = bus_d + {2'b0, row_cycles};
-          lat_d = lat_d + {1'b0, row_cycles};
+          bus_d = bus_d + {3'b0, row_cycles};
+          lat_d = lat_d + {3'b0, row_cycles};
         end
       end else if ((wr_d >= {5'h0, burst_dw} || (wr_d != 16'd0 && !rd_active_i)) &&
                    (!rd_active_i || !act_q || wr_d >= 16'h1000 ||
-                    lat_d >= 9'(burst_cyc) + {1'b0, wr_gap})) begin
+                    lat_d >= burst_cyc + {3'b0, wr_gap})) begin
         // a write burst (a partial one when no read waits); while reads run,
         // only one that ends before the next read may start (in the read
         // latency's gap), unless 4096 DWs wait
         wr_d  = (wr_d > {5'h0, burst_dw}) ? wr_d - {5'h0, burst_dw} : 16'd0;
-        bus_d = burst_cyc - 10'd1 + {2'b0, wr_gap};
+        bus_d = burst_cyc - 11'd1 + {3'b0, wr_gap};
       end
     end
   end

@@ -475,6 +475,19 @@ void sb_settle(struct sb *s, int64_t max_ns)
 		settle_dev(s, d, max_ns);
 }
 
+void sb_idle(struct sb *s, int64_t ns)
+{
+	for (int d = 0; d < SB_NDEV; d++) {
+		if (d != SB_SIM && !s->timed)
+			continue;
+		int rc = abb_sim_advance(s->dev[d], ns);
+
+		if (rc)
+			mismatch(s, "%s: abb_sim_advance(%lld ns) failed: %d",
+				 d == SB_SIM ? "sim" : "model", (long long)ns, rc);
+	}
+}
+
 static void put_le32(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)v;

@@ -112,6 +112,10 @@ int sb_irq_wait(struct sb *s, unsigned source, int64_t timeout_ns);
  * idle (at most max_ns of device time), by the same GSR reads and 1-us
  * advances on both; the untimed model is settled already. */
 void sb_settle(struct sb *s, int64_t max_ns);
+/* ns of device time on both (with device time) with no host access at all:
+ * what a board does while its host is away (abb_sim_advance; a failure
+ * is a mismatch) */
+void sb_idle(struct sb *s, int64_t ns);
 
 /* Timing of the timed model against the simulator (s->times):
  * the error of one operation, |model - sim| / sim; its bound: 2 % for a

@@ -483,9 +483,12 @@ static void test_sb_reset_clears_isr(void)
  * the DDR2 buffer), a polled 32 KiB write (the endpoint's tag limit; its
  * completion data written into the DDR2 buffer) and right after it a
  * polled 16 KiB read (the arbiter's state the write left), four 4 KiB
- * writes and an 8 KiB read, a 32 KiB read and write at once (the write's
+ * writes, an 8 KiB and a 64 KiB read (the link's write backlog passes
+ * 4096 DWs while the reads hold the bus), a 32 KiB read and write at once (the write's
  * data and the link input beyond the read latency's gaps: writes forced
- * at 4096 DWs waiting);
+ * at 4096 DWs waiting); with the link input off again, a 4 KiB write,
+ * 20 us without any host access, a 4 KiB read (what the bus had left
+ * must have run out in the idle time);
  * once more with completions of up to 1 KiB (cpl=mps, MPS and MRRS 1024:
  * long completions, whose beats the arbiter's lazy stepping must not skip
  * over, and a read-ahead of 1 KiB per TLP). sb_end binds each operation's
@@ -504,8 +507,10 @@ static void test_sb_profile(void)
 	 * arbiter's bus count passes every value to 1023, a write backlog
 	 * beyond 4096 DWs), and a fast link without the profile (Gen2 x8 at 250
 	 * MHz: the TX buffer seldom holds the posted writes back, so the two
-	 * channels' TLPs meet at the arbiter in the read || write step) */
-	static const char *const cfg[10] = {
+	 * channels' TLPs meet at the arbiter in the read || write step),
+	 * last a slow bus with a long read latency and a link stream three
+	 * times the profile's (reads and link writes contend for every gap) */
+	static const char *const cfg[] = {
 		"mem_size=64K,profile=default", "mem_size=64K,profile=abb2008",
 		"mem_size=64K,profile=abb2008,mps=1024,mrrs=1024,rcb=128,cpl=mps",
 		"mem_size=64K,profile=default,ep_rx=256,mrrs=512",
@@ -514,10 +519,12 @@ static void test_sb_profile(void)
 		"mem_size=64K,profile=default,ep_rx=512,mrrs=128",
 		"mem_size=64K,profile=abb2008,ddr_row=0",
 		"mem_size=64K,profile=abb2008,ddr_burst=4K,ddr_width=4",
-		"mem_size=64K,profile=default,gen=2,lanes=8"};
-	uint64_t ns[10] = {0};
+		"mem_size=64K,profile=default,gen=2,lanes=8",
+		"mem_size=64K,profile=abb2008,ddr_burst=256,ddr_width=4,ddr_lat_ns=400,link_mbps=1500"};
+	enum { NCFG = sizeof cfg / sizeof cfg[0] };
+	uint64_t ns[NCFG] = {0};
 
-	for (int k = 0; k < 10; k++) {
+	for (int k = 0; k < NCFG; k++) {
 		const char *opts = cfg[k];
 		struct sb s;
 
@@ -546,6 +553,8 @@ static void test_sb_profile(void)
 		}
 		sb_step(&s, "DMA read 8192 B host+0 <- board 0 polled, link input on");
 		CU_ASSERT_EQUAL(sb_dma(&s, 0, 0, 0, 8192, 0), 0);
+		sb_step(&s, "DMA read 65536 B host+0 <- board 0 polled, link input on");
+		CU_ASSERT_EQUAL(sb_dma(&s, 0, 0, 0, 65536, 0), 0);
 		sb_step(&s, "DMA read 32768 B host+0 <- board 0 || write 32768 B host+0x8000 -> "
 			    "board 0x8000, by interrupt, link input on");
 		CU_ASSERT_EQUAL(sb_dma_pair(&s, 0, 0, 32768, ABB_DMA_IRQ, 0x8000, 0x8000, 32768,
@@ -554,6 +563,18 @@ static void test_sb_profile(void)
 		for (int d = 0; d < SB_NDEV; d++)
 			CU_ASSERT_EQUAL(abb_reg_write(s.dev[d], ABB_REG_EVS_CTRL, 0), 0);
 		sb_check(&s, 0, 0);
+		/* the link input off: a write's last DDR2 burst is the board's
+		 * last work, then the host stays away (the platform skips the
+		 * cycles the board reports idle) and a read follows, whose time
+		 * holds whatever the bus had left: the burst must have run out
+		 * in the idle time (the slow bus: 1024 cycles a burst) */
+		sb_step(&s, "DMA write 4096 B host+0 -> board 0x8000 polled, link input off, "
+			    "then 20 us idle");
+		CU_ASSERT_EQUAL(sb_dma(&s, 1, 0, 0x8000, 4096, 0), 0);
+		sb_idle(&s, 20000);
+		sb_step(&s, "DMA read 4096 B host+0 <- board 0x8000 polled after the idle time");
+		CU_ASSERT_EQUAL(sb_dma(&s, 0, 0, 0x8000, 4096, 0), 0);
+		sb_check(&s, 0x8000, 0x9000);
 		/* every step to the cycle, not only within the scoreboard's
 		 * bounds: the DDR2 arbiter's state between transfers (its write
 		 * backlog, latency, row) carries into the next one */

@@ -15,9 +15,11 @@
  * The constants and where they come from:
  *  - DDR_DEPTH 2048 DWs: abb_ddr2_arb.sv parameter Depth (abb_top.sv
  *    instantiates it with the default);
- *  - the register widths (ddr_step's masks): lat_q 9 bits, bus_q 10 bits,
+ *  - the register widths (ddr_step's masks): lat_q 11 bits, bus_q 11 bits,
  *    wr_q 16 bits saturating, row_q 16 bits, link_q 4 bits (sixteenths of
- *    a DW), burst_cyc 10 bits: abb_ddr2_arb.sv's declarations;
+ *    a DW), burst_cyc 11 bits: abb_ddr2_arb.sv's declarations (wide
+ *    enough since 2026-12-04: a 1024-cycle burst with its turnaround or
+ *    row change and latency, at most 1533, wrapped before);
  *  - the cfg fields as sim/params.cpp board_cfg_word packs them: ns in
  *    user-clock cycles rounded up (abbsim_ns_cycles), link_mbps in
  *    sixteenths of a DW per cycle rounded up, at most 63
@@ -181,7 +183,7 @@ struct rt_board *rt_board_create(const struct abbsim_params *p, unsigned mhz)
 	dw16 = (unsigned)(((uint64_t)p->link_mbps * 4 + mhz - 1) / mhz);
 	b->link_dw16 = dw16 < 63 ? dw16 : 63;
 	b->burst_dw = 1u << (b->burst_log2 - 2);
-	b->burst_cyc = (1u << (b->burst_log2 > width_log2 ? b->burst_log2 - width_log2 : 0)) & 0x3ffu;
+	b->burst_cyc = (1u << (b->burst_log2 > width_log2 ? b->burst_log2 - width_log2 : 0)) & 0x7ffu;
 	b->take_dw = (p->mps / 4u) & 0x7ffu; /* take_dw_i: abb_top's mps_dw */
 	return b;
 }
@@ -223,20 +225,20 @@ static void ddr_step(const struct rt_board *b, struct ddr_state *s, bool rd_acti
 		uint32_t rsum = s->row + (1u << b->burst_log2);
 
 		d.lvl += b->burst_dw;
-		d.bus = (b->burst_cyc - 1u) & 0x3ffu;
-		d.lat = ((b->burst_cyc & 0x1ffu) + b->rd_lat - 1u) & 0x1ffu;
+		d.bus = (b->burst_cyc - 1u) & 0x7ffu;
+		d.lat = (b->burst_cyc + b->rd_lat - 1u) & 0x7ffu;
 		d.row = rsum & 0xffffu;
 		if (b->row_log2 && rsum >= (1u << b->row_log2)) {
 			d.row = 0;
-			d.bus = (d.bus + b->row_cycles) & 0x3ffu;
-			d.lat = (d.lat + b->row_cycles) & 0x1ffu;
+			d.bus = (d.bus + b->row_cycles) & 0x7ffu;
+			d.lat = (d.lat + b->row_cycles) & 0x7ffu;
 		}
 	} else if ((d.wr >= b->burst_dw || (d.wr && !rd_active)) &&
 		   (!rd_active || !s->act || d.wr >= DDR_WR_FORCE ||
-		    d.lat >= (((b->burst_cyc & 0x1ffu) + b->wr_gap) & 0x1ffu))) {
+		    d.lat >= ((b->burst_cyc + b->wr_gap) & 0x7ffu))) {
 		/* a write burst (partial when no read runs), in a gap it ends inside */
 		d.wr = d.wr > b->burst_dw ? d.wr - b->burst_dw : 0;
-		d.bus = (b->burst_cyc - 1u + b->wr_gap) & 0x3ffu;
+		d.bus = (b->burst_cyc - 1u + b->wr_gap) & 0x7ffu;
 	}
 	*s = d;
 }
