@@ -8,11 +8,11 @@
 #                                  with one line broken on purpose) must be
 #                                  rejected by the same proof
 #
-# EQUIV_REV defaults to the RTL as the board profile left it (e704f60: the
-# last change of behaviour on purpose; README.md). Output in
+# EQUIV_REV defaults to the RTL as the DDR2 counter-width fix left it
+# (9eaaab9: the last change of behaviour on purpose; README.md). Output in
 # $(B)/equiv/<name>/ (the two source copies, the Yosys script and log).
 
-EQUIV_REV    ?= e704f60
+EQUIV_REV    ?= 9eaaab9
 EQUIV_B      := $(B)/equiv
 EQUIV_BROKEN := rtl-model/equiv/broken.txt
 
