@@ -893,8 +893,72 @@ static bool stream_ok(const struct abb_reftime *t)
 	       t->reads_n == 0 && t->nready == 0 && t->pw_n == 0 && rt_engine_stream_ok(t->eng);
 }
 
+/* The deferred payloads (t->pend) to host memory: as rc_upstream would
+ * have copied them TLP by TLP (the board memory they come from is not
+ * written while the stream runs; host memory is not looked at before the
+ * stream returns); a batch the IOMMU refuses goes again TLP by TLP, each
+ * all or nothing as before. */
+static void stream_flush(struct abb_reftime *t)
+{
+	uint64_t addr = t->pend.addr;
+	uint32_t pa = t->pend.pa;
+
+	if (!t->pend.n)
+		return;
+	abb_refmodel_c2h_data(t->core, pa, true, false, t->scratch, t->pend.n);
+	if (t->host.dma(t->host.ctx, 1, addr, t->scratch, t->pend.n)) {
+		for (unsigned i = 0; i < t->pend.k; i++) {
+			(void)t->host.dma(t->host.ctx, 1, addr, t->scratch + (addr - t->pend.addr),
+					  t->pend.len[i]);
+			addr += t->pend.len[i];
+		}
+	}
+	t->pend.n = 0;
+	t->pend.k = 0;
+}
+
+/* rc_upstream of a C2H write in the stream: the credits now, the payload
+ * deferred while it continues the batch (board memory, inside the page) */
+static void stream_c2h_arrive(struct abb_reftime *t, const struct rt_tlp *tlp)
+{
+	link_consumed(t, &t->up, tlp);
+	if (!tlp->inc || tlp->evs) {
+		stream_flush(t);
+		abb_refmodel_c2h_data(t->core, tlp->pa, tlp->inc, tlp->evs, t->scratch, tlp->bytes);
+		(void)t->host.dma(t->host.ctx, 1, tlp->addr, t->scratch, tlp->bytes);
+		return;
+	}
+	if (t->pend.n && (tlp->addr != t->pend.addr + t->pend.n || tlp->pa != t->pend.pa + t->pend.n ||
+			  ((tlp->addr + tlp->bytes - 1) ^ t->pend.addr) >= 4096 || t->pend.k == 32))
+		stream_flush(t);
+	if (!t->pend.n) {
+		if ((tlp->addr % 4096) + tlp->bytes > 4096) {
+			/* not inside one page (never: chunk_dw stops TLPs at 4 KiB) */
+			abb_refmodel_c2h_data(t->core, tlp->pa, true, false, t->scratch, tlp->bytes);
+			(void)t->host.dma(t->host.ctx, 1, tlp->addr, t->scratch, tlp->bytes);
+			return;
+		}
+		t->pend.addr = tlp->addr;
+		t->pend.pa = tlp->pa;
+	}
+	t->pend.len[t->pend.k++] = (uint16_t)tlp->bytes;
+	t->pend.n += tlp->bytes;
+}
+
+static int stream_loop(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
+		       unsigned max_events);
+
 static int stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
 		      unsigned max_events)
+{
+	int r = stream_loop(t, d, k, max_events);
+
+	stream_flush(t);
+	return r;
+}
+
+static int stream_loop(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
+		       unsigned max_events)
 {
 	struct rt_link *up = &t->up;
 
@@ -943,7 +1007,7 @@ static int stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsi
 				t->now = nt;
 			/* link_event of the up link */
 			if (arr) {
-				rc_upstream(t, &up->q.v[up->q.head]);
+				stream_c2h_arrive(t, &up->q.v[up->q.head]);
 				ring_pop(&up->q);
 				up->started--;
 			} else {

@@ -183,6 +183,16 @@ struct abb_reftime {
 	uint64_t bar_base[2];
 	uint64_t msi_addr;
 	uint8_t *scratch;        /* a completion's bytes on their way */
+	/* the C2H stream's DMA-read payloads not yet copied (stream_defer):
+	 * contiguous TLPs inside one host page, n bytes from board address pa
+	 * to IOVA addr, len[] the TLPs' sizes (a refused batch goes again
+	 * TLP by TLP) */
+	struct {
+		uint64_t addr;
+		uint32_t pa, n;
+		unsigned k;
+		uint16_t len[32];
+	} pend;
 	FILE *log;               /* the TLP log (abb_reftime_tlp_log), NULL: none */
 
 	struct rt_engine *eng;
