@@ -131,11 +131,13 @@ struct eng_evs {
 };
 
 struct rt_engine {
+	uint64_t next;   /* cached: the next edge to evaluate (first: rt_engine_next_edge) */
 	struct abb_reftime *t;
 	struct abb_refmodel *core;
 	uint64_t last;   /* the last edge evaluated (+1: none yet) */
 	bool started;
-	uint64_t next;   /* cached: the next edge to evaluate */
+	bool ddr;        /* the DDR2 arbiter on (rt_board_on: fixed at the open);
+			  * off, every rt_board_ call but the tag limit does nothing */
 
 	/* RX */
 	struct rt_ring rxq;
@@ -410,7 +412,8 @@ static void mover_start(struct rt_engine *e, struct eng_chan *c, uint64_t n)
 	c->evs = c->d.evs;
 	c->more = !c->d.last && c->d.bda_ok;
 	if (c->chn == (int)ABB_CH_C2H)
-		rt_board_rd_active(e->board, n, true); /* abb_top.sv rd_active_i: c2h_mv_busy */
+		if (e->ddr)
+			rt_board_rd_active(e->board, n, true); /* abb_top.sv rd_active_i: c2h_mv_busy */
 	if (c->chn == (int)ABB_CH_H2C) {
 		if (!c->open)
 			c->err = false; /* a new chain starts clean */
@@ -444,7 +447,7 @@ static void mover_done(struct rt_engine *e, struct eng_chan *c, bool err, uint64
 {
 	c->mst = M_IDLE;
 	c->mv_due = RT_NEVER;
-	if (c->chn == (int)ABB_CH_C2H)
+	if (c->chn == (int)ABB_CH_C2H && e->ddr)
 		rt_board_rd_active(e->board, n, false);
 	if (c->chn == (int)ABB_CH_H2C && !c->more)
 		c->open = false;
@@ -589,7 +592,7 @@ static void rx_next(struct rt_engine *e)
 		 * of a completion it takes (abb_h2c_mover.sv cpl_ok, mem_we_o) */
 		struct eng_chan *c = H2C(e);
 
-		if ((c->out >> h->tag & 1u) && !(c->err && c->err_from <= start + 2))
+		if (e->ddr && (c->out >> h->tag & 1u) && !(c->err && c->err_from <= start + 2))
 			rt_board_write(e->board, start + 2, h->ndw, c->tinc[h->tag]);
 	}
 }
@@ -623,6 +626,7 @@ static void pio_capture(struct rt_engine *e, uint64_t n)
 		c->data[2] = (uint8_t)(v >> 16);
 		c->data[3] = (uint8_t)(v >> 24);
 	} else {
+		rt_h2c_flush(e->t);
 		abb_refmodel_mem_read(e->core, r->pa, c->data, r->bytes);
 	}
 	e->pst = P_GO;
@@ -689,9 +693,16 @@ static bool cpl_land(struct rt_engine *e, const struct rt_tlp *tlp, uint64_t n)
 			c->out &= ~bit;
 			c->free_at[tag] = n + 1;
 		} else {
-			if (!err_q && !e->t->host.dma(e->t->host.ctx, 0, tlp->addr, e->buf, tlp->bytes))
-				abb_refmodel_h2c_data(e->core, c->ptr[tag], c->tinc[tag], e->buf,
-						      tlp->bytes);
+			if (err_q || !tlp->bytes) {
+				/* nothing written */
+			} else if (c->tinc[tag]) {
+				rt_h2c_defer(e->t, tlp->addr, c->ptr[tag], tlp->bytes);
+			} else {
+				rt_h2c_flush(e->t);
+				if (!e->t->host.dma(e->t->host.ctx, 0, tlp->addr, e->buf, tlp->bytes))
+					abb_refmodel_h2c_data(e->core, c->ptr[tag], false, e->buf,
+							      tlp->bytes);
+			}
 			if (c->tinc[tag])
 				c->ptr[tag] += tlp->bytes;
 			c->cnt[tag] = c->cnt[tag] > tlp->ndw ? c->cnt[tag] - tlp->ndw : 0;
@@ -726,6 +737,7 @@ static bool rx_end(struct rt_engine *e, uint64_t n)
 			if (h->bytes == 4 && h->pa % 4 == 0)
 				abb_refmodel_reg_write(e->core, h->pa, le32(h->data));
 		} else {
+			rt_h2c_flush(e->t);
 			abb_refmodel_mem_write(e->core, h->pa, h->data, h->bytes);
 		}
 		break;
@@ -808,7 +820,7 @@ static uint64_t src_ready(struct rt_engine *e, int s, uint64_t x)
 		if (c->evs)
 			x = evs_ready(e, x, chunk_dw(mps_dw(e), c->ha, c->rem));
 		/* abb_top.sv c2h_gate: the DDR2 read-ahead holds the TLP's start */
-		x = x == RT_NEVER ? x : rt_board_rd_ready(e->board, x);
+		x = x == RT_NEVER || !e->ddr ? x : rt_board_rd_ready(e->board, x);
 		return x == RT_NEVER || draining(c, x) ? RT_NEVER : x;
 	case SRC_H2C_MV: {
 		uint64_t best = RT_NEVER;
@@ -890,7 +902,8 @@ static void src_start(struct rt_engine *e, int s, uint64_t x)
 
 		c = C2H(e);
 		k = chunk_dw(mps_dw(e), c->ha, c->rem);
-		rt_board_take(e->board, x); /* abb_top.sv rd_take_i: c2h_tlp */
+		if (e->ddr)
+			rt_board_take(e->board, x); /* abb_top.sv rd_take_i: c2h_tlp */
 		empty_tlp(m);
 		m->kind = RT_MWR;
 		m->fc = RT_FC_P;
@@ -1109,23 +1122,21 @@ static uint64_t lower_bound(const struct rt_engine *e)
 	return e->started ? umax(f, e->last + 1) : f;
 }
 
-uint64_t rt_engine_next_edge(const struct rt_engine *e)
-{
-	return e->next;
-}
-
 void rt_engine_edge(struct rt_engine *e, uint64_t n)
 {
 	struct eng_chan *c2h = C2H(e), *h2c = H2C(e);
 	bool sample = e->irq_due == n, level = e->line;
-	/* the shared engine as the edge before left it (abb_top.sv) */
-	bool shared = abb_refmodel_shared_engine(e->core);
+	/* the shared engine as the edge before left it (abb_top.sv), for a
+	 * channel's evaluation only: worked out when one is due at n (nothing
+	 * during the edge makes a channel due at n: every due set is n + 1 on) */
+	bool shared = (c2h->due == n || h2c->due == n) && abb_refmodel_shared_engine(e->core);
 	bool c2h_hold = shared && ch_active(h2c);
 	bool h2c_hold = shared && (ch_active(c2h) || (c2h->st != CH_IDLE && !c2h_hold));
 	bool fresh = e->tx_cand_ok; /* nothing changed since schedule() */
 	bool keep; /* and nothing the TX arbiter looks at changes at this edge */
 
-	rt_board_edge(e->board, n);
+	if (e->ddr)
+		rt_board_edge(e->board, n);
 	e->last = n;
 	e->started = true;
 	e->tx_cand_ok = false;
@@ -1138,7 +1149,7 @@ void rt_engine_edge(struct rt_engine *e, uint64_t n)
 	if (e->rx_cur && e->rx_end == n && !rx_end(e, n))
 		fresh = false;
 	/* the DDR2 arbiter's read-ahead moves at every edge */
-	keep = fresh && !rt_board_on(e->board);
+	keep = fresh && !e->ddr;
 	if (e->tx_busy && e->tx_end == n) {
 		tx_finish(e, n);
 		keep = false;
@@ -1234,7 +1245,7 @@ bool rt_engine_stream_ok(const struct rt_engine *e)
 	       !e->rxq.n && !e->rdreq && e->pst == P_IDLE && e->pio_due == RT_NEVER &&
 	       e->irq_due == RT_NEVER && e->ig_due == RT_NEVER && !e->nafter &&
 	       e->tx_due == RT_NEVER && !e->tx_full && !e->c2h_held && e->started &&
-	       e->tx_cand_ok && (!e->tx_busy || e->tx_src == SRC_C2H_MV) && !rt_board_on(e->board);
+	       e->tx_cand_ok && (!e->tx_busy || e->tx_src == SRC_C2H_MV) && !e->ddr;
 }
 
 /* Edge n (= e->next) in the stream: 1 done as rt_engine_edge would, 0
@@ -1289,7 +1300,7 @@ int rt_engine_stream_edge(struct rt_engine *e, uint64_t n)
  * needs the hand-over in time order. */
 bool rt_engine_early_rx(const struct rt_engine *e)
 {
-	return !rt_board_on(e->board);
+	return !e->ddr;
 }
 
 bool rt_engine_idle(const struct rt_engine *e)
@@ -1418,6 +1429,7 @@ struct rt_engine *rt_engine_create(struct abb_reftime *t)
 	}
 	e->t = t;
 	e->core = t->core;
+	e->ddr = rt_board_on(e->board);
 	e->next = RT_NEVER;
 	e->pio_due = e->tx_due = e->irq_due = e->ig_due = RT_NEVER;
 	for (int i = 0; i < 2; i++) {

@@ -104,10 +104,8 @@ int abb_reftime_check(const struct abbsim_params *p, char *msg, size_t n)
 /* --- time ---------------------------------------------------------------- */
 
 /* sim/device_clock.h DeviceClock::edge_time, first_edge_at (epoch 0) */
-uint64_t rt_edge_time(const struct abb_reftime *t, uint64_t n)
+uint64_t rt_edge_time_frac(const struct abb_reftime *t, uint64_t n)
 {
-	if (t->period_ps)
-		return n * t->period_ps;
 	return (uint64_t)((unsigned __int128)n * 1000000u / t->mhz);
 }
 
@@ -136,23 +134,38 @@ static size_t tlp_size(const struct rt_tlp *t)
 	return offsetof(struct rt_tlp, data);
 }
 
+/* The free slot after the last (the ring grown when full; NULL: out of
+ * memory), for a TLP built in place: r->n++ once it is filled. */
+static struct rt_tlp *ring_grow(struct rt_ring *r)
+{
+	size_t cap = r->cap ? 2 * r->cap : 64;
+	struct rt_tlp *v = malloc(cap * sizeof *v);
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < r->n; i++)
+		v[i] = r->v[(r->head + i) & (r->cap - 1)];
+	free(r->v);
+	r->v = v;
+	r->cap = cap;
+	r->head = 0;
+	return &r->v[(r->head + r->n) & (r->cap - 1)];
+}
+
+static inline struct rt_tlp *ring_slot(struct rt_ring *r)
+{
+	if (r->n == r->cap)
+		return ring_grow(r);
+	return &r->v[(r->head + r->n) & (r->cap - 1)];
+}
+
 int rt_ring_push(struct rt_ring *r, const struct rt_tlp *tlp)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 64;
-		struct rt_tlp *v = malloc(cap * sizeof *v);
+	struct rt_tlp *d = ring_slot(r);
 
-		if (!v)
-			return -ENOMEM;
-		for (size_t i = 0; i < r->n; i++)
-			v[i] = r->v[(r->head + i) & (r->cap - 1)];
-		free(r->v);
-		r->v = v;
-		r->cap = cap;
-		r->head = 0;
-	}
+	if (!d)
+		return -ENOMEM;
 	{
-		struct rt_tlp *d = &r->v[(r->head + r->n) & (r->cap - 1)];
 		size_t n = tlp_size(tlp);
 
 		/* the header at a constant size (moves, no call), the payload after */
@@ -218,7 +231,7 @@ static void link_hist(struct abb_reftime *t, struct rt_link *l)
 }
 
 /* Credits back by now (Link::consumed's events, taken when looked at). */
-static void link_returns(struct rt_link *l, uint64_t now)
+static inline void link_returns(struct rt_link *l, uint64_t now)
 {
 	while (l->ret_n && l->ret[l->ret_head].t <= now) {
 		struct rt_credit_ret *c = &l->ret[l->ret_head];
@@ -482,9 +495,11 @@ static void rc_feed(struct abb_reftime *t)
 		size_t i = t->p.reorder == 1 ? (size_t)(splitmix(&t->rng) % t->nready)
 			 : t->p.reorder == 2 ? t->rr_next % t->nready : 0;
 		struct rt_dread *r = &t->ready[i];
-		struct rt_tlp c;
+		struct rt_link *l = &t->down;
+		/* built in the down link's queue (link_submit without the copy) */
+		struct rt_tlp *c = ring_slot(&l->q), lost;
 
-		rc_completion(t, r, &c);
+		rc_completion(t, r, c ? c : &lost);
 		if (r->next >= r->end) {
 			memmove(&t->ready[i], &t->ready[i + 1], (t->nready - i - 1) * sizeof t->ready[0]);
 			t->nready--;
@@ -492,7 +507,22 @@ static void rc_feed(struct abb_reftime *t)
 		} else {
 			t->rr_next = i + 1;
 		}
-		link_submit(t, &t->down, &c);
+		if (!c)
+			continue; /* out of memory: lost, as link_submit loses it */
+		l->q.n++;
+		c->t = t->now;
+		l->unsent += rt_wire_bytes(c);
+		if (l->free_ps > t->now) {
+			/* link_try_start with the serialiser busy: the credits back
+			 * by now, a wake unless one is due */
+			link_returns(l, t->now);
+			if (l->wake == RT_NEVER) {
+				l->wake = l->free_ps;
+				l->wake_seq = t->seq++;
+			}
+		} else {
+			link_try_start(t, l);
+		}
 	}
 }
 
@@ -569,12 +599,54 @@ static void rc_pio_completion(struct abb_reftime *t, const struct rt_tlp *tlp)
 	pio_issue(t);
 }
 
+void rt_h2c_flush_now(struct abb_reftime *t)
+{
+	uint64_t addr = t->hpend.addr;
+	uint32_t pa = t->hpend.pa;
+
+	if (!t->host.dma(t->host.ctx, 0, addr, t->hbuf, t->hpend.n)) {
+		abb_refmodel_h2c_data(t->core, pa, true, t->hbuf, t->hpend.n);
+	} else {
+		/* refused: completion by completion, each all or nothing */
+		for (unsigned i = 0; i < t->hpend.k; i++) {
+			uint32_t n = t->hpend.len[i];
+
+			if (!t->host.dma(t->host.ctx, 0, addr, t->hbuf, n))
+				abb_refmodel_h2c_data(t->core, pa, true, t->hbuf, n);
+			addr += n;
+			pa += n;
+		}
+	}
+	t->hpend.n = 0;
+	t->hpend.k = 0;
+}
+
+void rt_h2c_defer(struct abb_reftime *t, uint64_t addr, uint32_t pa, uint32_t bytes)
+{
+	if (t->hpend.n && (addr != t->hpend.addr + t->hpend.n || pa != t->hpend.pa + t->hpend.n ||
+			   ((addr + bytes - 1) ^ t->hpend.addr) >= 4096 || t->hpend.k == 64))
+		rt_h2c_flush_now(t);
+	if ((addr % 4096) + bytes > 4096) {
+		/* not inside one page (a completion is inside an RCB): at once */
+		if (!t->host.dma(t->host.ctx, 0, addr, t->hbuf, bytes))
+			abb_refmodel_h2c_data(t->core, pa, true, t->hbuf, bytes);
+		return;
+	}
+	if (!t->hpend.n) {
+		t->hpend.addr = addr;
+		t->hpend.pa = pa;
+	}
+	t->hpend.len[t->hpend.k++] = (uint16_t)bytes;
+	t->hpend.n += bytes;
+}
+
 /* RootComplex::on_upstream */
 static void rc_upstream(struct abb_reftime *t, const struct rt_tlp *tlp)
 {
 	link_consumed(t, &t->up, tlp);
 	switch (tlp->origin) {
 	case RT_O_C2H_DATA:
+		rt_h2c_flush(t); /* board memory read, host memory written */
 		/* host_write: the payload is the board's as the TLP lands (board
 		 * memory, a FIFO port's word, the event source's next DWs); a
 		 * write the IOMMU refuses is dropped */
@@ -733,7 +805,7 @@ static void byte_enables(uint64_t addr, uint32_t n, unsigned *fbe, unsigned *lbe
 	}
 }
 
-void rt_log(struct abb_reftime *t, const char *dir, const struct rt_tlp *m)
+void rt_log_line(struct abb_reftime *t, const char *dir, const struct rt_tlp *m)
 {
 	char d[200];
 	uint64_t a;
@@ -951,7 +1023,10 @@ static int stream_loop(struct abb_reftime *t, struct abb_reftime_deadline d, uns
 static int stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
 		      unsigned max_events)
 {
-	int r = stream_loop(t, d, k, max_events);
+	int r;
+
+	rt_h2c_flush(t); /* the stream reads board memory, writes host memory */
+	r = stream_loop(t, d, k, max_events);
 
 	stream_flush(t);
 	return r;
@@ -1025,7 +1100,17 @@ static int stream_loop(struct abb_reftime *t, struct abb_reftime_deadline d, uns
 	return 2;
 }
 
+static int run_events(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned max_events);
+
 int abb_reftime_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned max_events)
+{
+	int r = run_events(t, d, max_events);
+
+	rt_h2c_flush(t); /* board memory as the caller may look at it */
+	return r;
+}
+
+static int run_events(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned max_events)
 {
 	for (unsigned k = 0; k < max_events; k++) {
 		uint64_t edge = 0, seq = 0;
@@ -1102,8 +1187,9 @@ struct abb_reftime *abb_reftime_create(const struct abbsim_params *p,
 	t->bar_base[1] = bar1;
 	t->msi_addr = RT_MSI_ADDR;
 	t->scratch = malloc(4096);
+	t->hbuf = malloc(4096);
 	t->core = abb_refmodel_create(cfg, &ch);
-	if (t->scratch && t->core)
+	if (t->scratch && t->hbuf && t->core)
 		t->eng = rt_engine_create(t);
 	t->early_rx = t->eng && rt_engine_early_rx(t->eng);
 	if (!t->eng) {
@@ -1126,6 +1212,7 @@ void abb_reftime_destroy(struct abb_reftime *t)
 	free(t->reads);
 	free(t->pio_wait);
 	free(t->scratch);
+	free(t->hbuf);
 	if (t->log)
 		fclose(t->log);
 	free(t);

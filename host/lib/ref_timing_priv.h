@@ -193,6 +193,16 @@ struct abb_reftime {
 		unsigned k;
 		uint16_t len[32];
 	} pend;
+	/* a DMA write's completion payloads not yet in board memory
+	 * (rt_h2c_defer): contiguous completions inside one host page, n
+	 * bytes from IOVA addr to board address pa, len[] their sizes */
+	struct {
+		uint64_t addr;
+		uint32_t pa, n;
+		unsigned k;
+		uint16_t len[64];
+	} hpend;
+	uint8_t *hbuf;           /* hpend's bytes on their way (4 KiB) */
 	FILE *log;               /* the TLP log (abb_reftime_tlp_log), NULL: none */
 
 	struct rt_engine *eng;
@@ -200,7 +210,13 @@ struct abb_reftime {
 
 /* --- ref_timing.c, for the engine --- */
 /* edges: the time of edge n, the first edge at or after t */
-uint64_t rt_edge_time(const struct abb_reftime *t, uint64_t n);
+uint64_t rt_edge_time_frac(const struct abb_reftime *t, uint64_t n);
+static inline uint64_t rt_edge_time(const struct abb_reftime *t, uint64_t n)
+{
+	if (t->period_ps)
+		return n * t->period_ps;
+	return rt_edge_time_frac(t, n);
+}
 uint64_t rt_first_edge(const struct abb_reftime *t, uint64_t ps);
 /* the board sends a TLP upstream at its edge's time (the hard IP) */
 void rt_up_submit(struct abb_reftime *t, const struct rt_tlp *tlp);
@@ -232,15 +248,39 @@ uint64_t rt_up_unsent(const struct abb_reftime *t);
 uint64_t rt_up_unsent_at_edge(const struct abb_reftime *t, uint64_t edge_ps);
 int rt_ring_push(struct rt_ring *r, const struct rt_tlp *tlp);
 /* a line of the TLP log (when one is written): dir "up" or "down", at now */
-void rt_log(struct abb_reftime *t, const char *dir, const struct rt_tlp *tlp);
+void rt_log_line(struct abb_reftime *t, const char *dir, const struct rt_tlp *tlp);
+static inline void rt_log(struct abb_reftime *t, const char *dir, const struct rt_tlp *tlp)
+{
+	if (t->log)
+		rt_log_line(t, dir, tlp);
+}
+
+/* A mover's completion (to board memory, address incrementing) lands: its
+ * payload is read from host memory and written to board memory, as
+ * cpl_land did at once, deferred while it continues the batch. Exact as
+ * long as nothing else reads or writes board memory, and nothing writes
+ * host memory, before rt_h2c_flush: every such place flushes first (a C2H
+ * write's arrival, the C2H stream, a BAR1 PIO read or write, a FIFO
+ * port's completion), and abb_reftime_run flushes before it returns. */
+void rt_h2c_defer(struct abb_reftime *t, uint64_t addr, uint32_t pa, uint32_t bytes);
+void rt_h2c_flush_now(struct abb_reftime *t);
+static inline void rt_h2c_flush(struct abb_reftime *t)
+{
+	if (t->hpend.n)
+		rt_h2c_flush_now(t);
+}
 
 /* --- ref_engine.c, for the platform side --- */
 struct rt_engine *rt_engine_create(struct abb_reftime *t);
 void rt_engine_destroy(struct rt_engine *e);
 /* a downstream TLP arrived at the hard IP (copied) */
 void rt_engine_deliver(struct rt_engine *e, const struct rt_tlp *tlp);
-/* the edge the engine needs next (RT_NEVER: none), and running it */
-uint64_t rt_engine_next_edge(const struct rt_engine *e);
+/* the edge the engine needs next (RT_NEVER: none; the first member of
+ * struct rt_engine, read inline by the event loop), and running it */
+static inline uint64_t rt_engine_next_edge(const struct rt_engine *e)
+{
+	return *(const uint64_t *)e;
+}
 void rt_engine_edge(struct rt_engine *e, uint64_t n);
 /* the upstream link started a TLP (its buffer count fell) */
 void rt_engine_tx_space(struct rt_engine *e);
