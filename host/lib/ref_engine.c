@@ -1294,6 +1294,82 @@ int rt_engine_stream_edge(struct rt_engine *e, uint64_t n)
 	return 1;
 }
 
+/* --- the H2C stream (ref_timing.c h2c_stream_run) --------------------------
+ *
+ * An edge at which only RX ends a mover's completion with data (an
+ * outstanding tag, no error on the channel, the DDR2 arbiter off) and
+ * nothing else of the engine is due, schedule()'s candidate current:
+ * rt_engine_edge would run rx_end (its DEV_CPL case and cpl_land's mover
+ * case, here in place) and then schedule(n + 1), the candidate kept while
+ * the tag stays out (cpl_land changed nothing the arbiter looks at). A tag
+ * freed counts as free from n + 1 (free_at), so no source is newly ready
+ * at n and rt_engine_edge's test tx_candidate(e, n) == n fails: the kept
+ * candidate is at n + 1 or later (it is at or after the edge and not n),
+ * the first ready edge of every other source. Such an edge touches
+ * neither link (the completion's credits have no limit, the stream's
+ * condition) nor the root complex. */
+bool rt_engine_h2c_ok(const struct rt_engine *e)
+{
+	return !e->ddr && e->ch[ABB_CH_H2C].out != 0;
+}
+
+int rt_engine_h2c_edge(struct rt_engine *e, uint64_t n)
+{
+	struct eng_chan *c = H2C(e);
+	const struct rt_tlp *h;
+	bool same;
+
+	if (!e->rx_cur || e->rx_end != n || !e->tx_cand_ok || e->irq_due == n ||
+	    e->pio_due == n || e->ig_due == n || (e->tx_busy ? e->tx_end == n : e->tx_cand == n) ||
+	    c->due == n || c->mv_due == n || e->ch[ABB_CH_C2H].due == n ||
+	    e->ch[ABB_CH_C2H].mv_due == n)
+		return 0;
+	h = &e->rxq.v[e->rxq.head];
+	if (h->origin != RT_O_DEV_CPL || h->kind != RT_CPLD || h->tag >= NUM_TAGS ||
+	    !(c->out >> h->tag & 1u) || c->err)
+		return 0;
+	/* rt_engine_edge with only RX's end due */
+	e->last = n;
+	e->started = true;
+	e->tx_cand_ok = false;
+	/* rx_end, RT_O_DEV_CPL */
+	e->rx_cur = false;
+	rt_log(e->t, "down", h);
+	rt_down_consumed(e->t, h);
+	rx_pop(e);
+	e->rx_free = n + 1;
+	/* cpl_land, a mover's tag with data, no error */
+	{
+		unsigned tag = h->tag;
+
+		abb_refmodel_count(e->core, ABB_REFMODEL_CPL);
+		if (!h->bytes) {
+			/* nothing written */
+		} else if (c->tinc[tag]) {
+			rt_h2c_defer(e->t, h->addr, c->ptr[tag], h->bytes);
+		} else {
+			rt_h2c_flush(e->t);
+			if (!e->t->host.dma(e->t->host.ctx, 0, h->addr, e->buf, h->bytes))
+				abb_refmodel_h2c_data(e->core, c->ptr[tag], false, e->buf, h->bytes);
+		}
+		if (c->tinc[tag])
+			c->ptr[tag] += h->bytes;
+		c->cnt[tag] = c->cnt[tag] > h->ndw ? c->cnt[tag] - h->ndw : 0;
+		same = c->cnt[tag] != 0;
+		if (!same) {
+			c->out &= ~(1u << tag);
+			c->free_at[tag] = n + 1;
+		}
+		if (c->mst == M_WAIT && !c->out)
+			c->mv_due = n + 1;
+		if (c->st == CH_DRAIN)
+			c->due = umax(c->drain_from, n + 1);
+	}
+	rx_next(e);
+	schedule_keep(e, n + 1, same);
+	return 1;
+}
+
 /* RX starts a TLP at the first edge at or after its arrival that it is
  * free (rx_next), whenever it was handed over; only the DDR2 arbiter's
  * write of the payload beats (rt_board_write, at the board's own edges)

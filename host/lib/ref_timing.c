@@ -1110,6 +1110,90 @@ int abb_reftime_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsign
 	return r;
 }
 
+/* --- the H2C stream (doc/time.md, "Speed work, third round") ------------
+ *
+ * While a DMA write's completions stream down (the down link busy with
+ * the root complex's completions, one waiting behind the one on the wire,
+ * early RX, completions without a credit limit), two kinds of event make
+ * up most of it: the down link's wake (the serialiser frees: the next
+ * completion starts, goes to the hard IP, the root complex feeds the one
+ * after it) and the engine's edge that only ends a mover's completion at
+ * RX (rt_engine_h2c_edge). Neither changes the up link or the root
+ * complex's reads, so their next event (time, scheduling number) is
+ * worked out once; the loop picks among the three as next_event does and
+ * runs the two kinds as link_event and rt_engine_edge would (the same
+ * state after each), handing anything else back (-1) to the general loop
+ * before changing anything. */
+static bool h2c_stream_ok(const struct abb_reftime *t)
+{
+	const struct rt_link *l = &t->down;
+
+	return t->early_rx && l->wake != RT_NEVER && !l->started && !l->blocked &&
+	       l->lim_h[RT_FC_CPL] == RT_INF && l->lim_d[RT_FC_CPL] == RT_INF &&
+	       rt_engine_h2c_ok(t->eng);
+}
+
+static int h2c_stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
+			  unsigned max_events)
+{
+	struct rt_link *l = &t->down;
+	uint64_t ot = RT_NEVER, os = UINT64_MAX;
+
+	/* next_event's up link and reads: unchanged by the stream's events */
+	if (t->up.started || t->up.wake != RT_NEVER || t->up.blocked) {
+		uint64_t s, n;
+		bool arr;
+
+		n = link_next(&t->up, &s, &arr);
+		if (n != RT_NEVER)
+			ot = n, os = s;
+	}
+	if (t->reads_n && ev_before(t->reads[t->reads_head].t, t->reads[t->reads_head].seq, ot, os))
+		ot = t->reads[t->reads_head].t, os = t->reads[t->reads_head].seq;
+	for (; *k < max_events; (*k)++) {
+		uint64_t nt = ot, ns = os, e = rt_engine_next_edge(t->eng);
+		int which = ot == RT_NEVER && os == UINT64_MAX ? EV_NONE : EV_RC;
+
+		if (l->started || l->blocked)
+			return -1; /* the down link has other events now (a PIO TLP's credits) */
+
+		/* the down link: only its wake (not blocked, nothing on the wire) */
+		if (l->wake != RT_NEVER && ev_before(l->wake, l->wake_seq, nt, ns))
+			nt = l->wake, ns = l->wake_seq, which = EV_DOWN;
+		if (e != RT_NEVER && rt_edge_time(t, e) < nt)
+			nt = rt_edge_time(t, e), which = EV_EDGE;
+		if (which == EV_NONE || !ev_before(nt, which == EV_EDGE ? UINT64_MAX : ns, d.ps, d.seq)) {
+			if (d.ps != RT_NEVER && d.ps > t->now)
+				t->now = d.ps;
+			return 0;
+		}
+		if (which == EV_EDGE) {
+			uint64_t was = t->now;
+
+			if (nt > t->now)
+				t->now = nt;
+			t->in_edge = true;
+			if (!rt_engine_h2c_edge(t->eng, e)) {
+				t->in_edge = false;
+				t->now = was;
+				return -1;
+			}
+			t->in_edge = false;
+		} else if (which == EV_DOWN) {
+			/* link_event of the down link (with early RX it only ever
+			 * starts TLPs: the hard IP takes them, the root complex feeds) */
+			if (nt > t->now)
+				t->now = nt;
+			if (l->wake <= t->now)
+				l->wake = RT_NEVER;
+			link_try_start(t, l);
+		} else {
+			return -1;
+		}
+	}
+	return 2;
+}
+
 static int run_events(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned max_events)
 {
 	for (unsigned k = 0; k < max_events; k++) {
@@ -1119,6 +1203,11 @@ static int run_events(struct abb_reftime *t, struct abb_reftime_deadline d, unsi
 
 		if (stream_ok(t)) {
 			int r = stream_run(t, d, &k, max_events);
+
+			if (r >= 0)
+				return r;
+		} else if (h2c_stream_ok(t)) {
+			int r = h2c_stream_run(t, d, &k, max_events);
 
 			if (r >= 0)
 				return r;

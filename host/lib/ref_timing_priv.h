@@ -292,6 +292,11 @@ bool rt_engine_early_rx(const struct rt_engine *e);
  * edge of it (1, or 0: nothing done, rt_engine_edge must run it) */
 bool rt_engine_stream_ok(const struct rt_engine *e);
 int rt_engine_stream_edge(struct rt_engine *e, uint64_t n);
+/* the H2C stream (ref_timing.c h2c_stream_run): the engine may have edges
+ * that only end a mover's completion at RX, and one such edge (1, or 0:
+ * nothing done, rt_engine_edge must run it) */
+bool rt_engine_h2c_ok(const struct rt_engine *e);
+int rt_engine_h2c_edge(struct rt_engine *e, uint64_t n);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop
