@@ -335,6 +335,22 @@ static void link_try_start(struct abb_reftime *t, struct rt_link *l)
 		rt_engine_tx_space(t->eng);
 }
 
+/* link_try_start right after a TLP was queued: with the serialiser busy
+ * it only takes the credits back by now and sets the wake unless one is
+ * due (its loop's first test), inline */
+static inline void link_start_or_wake(struct abb_reftime *t, struct rt_link *l)
+{
+	if (l->free_ps > t->now) {
+		link_returns(l, t->now);
+		if (l->wake == RT_NEVER) {
+			l->wake = l->free_ps;
+			l->wake_seq = t->seq++;
+		}
+	} else {
+		link_try_start(t, l);
+	}
+}
+
 static void link_submit(struct abb_reftime *t, struct rt_link *l, const struct rt_tlp *tlp)
 {
 	if (rt_ring_push(&l->q, tlp))
@@ -343,29 +359,35 @@ static void link_submit(struct abb_reftime *t, struct rt_link *l, const struct r
 	l->unsent += rt_wire_bytes(tlp);
 	if (l == &t->up)
 		link_hist(t, l);
-	link_try_start(t, l);
+	link_start_or_wake(t, l);
 }
 
 /* The receiver freed a TLP's buffers: its credits are back at the
  * transmitter one latency later (Link::consumed). Infinite classes need
  * no return event (rt_link_consumed_unlimited). */
-static void link_return_later(struct abb_reftime *t, struct rt_link *l, const struct rt_tlp *tlp)
+static bool ret_grow(struct rt_link *l)
+{
+	size_t cap = l->ret_cap ? 2 * l->ret_cap : 64;
+	struct rt_credit_ret *v = malloc(cap * sizeof *v);
+
+	if (!v)
+		return false;
+	for (size_t i = 0; i < l->ret_n; i++)
+		v[i] = l->ret[(l->ret_head + i) & (l->ret_cap - 1)];
+	free(l->ret);
+	l->ret = v;
+	l->ret_cap = cap;
+	l->ret_head = 0;
+	return true;
+}
+
+static inline void link_return_later(struct abb_reftime *t, struct rt_link *l,
+				     const struct rt_tlp *tlp)
 {
 	unsigned c = tlp->fc;
 
-	if (l->ret_n == l->ret_cap) {
-		size_t cap = l->ret_cap ? 2 * l->ret_cap : 64;
-		struct rt_credit_ret *v = malloc(cap * sizeof *v);
-
-		if (!v)
-			return;
-		for (size_t i = 0; i < l->ret_n; i++)
-			v[i] = l->ret[(l->ret_head + i) & (l->ret_cap - 1)];
-		free(l->ret);
-		l->ret = v;
-		l->ret_cap = cap;
-		l->ret_head = 0;
-	}
+	if (l->ret_n == l->ret_cap && !ret_grow(l))
+		return;
 	l->ret[(l->ret_head + l->ret_n) & (l->ret_cap - 1)] =
 		(struct rt_credit_ret){t->now + l->latency_ps, t->seq++, (uint8_t)c,
 				       (uint16_t)rt_data_credits(tlp)};
@@ -512,17 +534,7 @@ static void rc_feed(struct abb_reftime *t)
 		l->q.n++;
 		c->t = t->now;
 		l->unsent += rt_wire_bytes(c);
-		if (l->free_ps > t->now) {
-			/* link_try_start with the serialiser busy: the credits back
-			 * by now, a wake unless one is due */
-			link_returns(l, t->now);
-			if (l->wake == RT_NEVER) {
-				l->wake = l->free_ps;
-				l->wake_seq = t->seq++;
-			}
-		} else {
-			link_try_start(t, l);
-		}
+		link_start_or_wake(t, l);
 	}
 }
 
