@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "ref_board.h"
-#include "ref_timing_priv.h"
+#include "ref_engine_priv.h"
 
 /* sim/enumerate.h BarWindowBase; sim/enumerate.cpp's MSI address */
 #define RT_BAR_WINDOW 0xf0000000ull

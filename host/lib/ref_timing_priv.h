@@ -288,10 +288,7 @@ bool rt_engine_idle(const struct rt_engine *e);
 /* the engine may be handed a downstream TLP before its arrival (its
  * arrival time in tlp->t): nothing it does depends on when it got it */
 bool rt_engine_early_rx(const struct rt_engine *e);
-/* the C2H stream (ref_engine.c): the engine's state lets it run, and one
- * edge of it (1, or 0: nothing done, rt_engine_edge must run it) */
-bool rt_engine_stream_ok(const struct rt_engine *e);
-int rt_engine_stream_edge(struct rt_engine *e, uint64_t n);
+/* the C2H stream's engine side: ref_engine_priv.h (run in ref_timing.c) */
 /* the H2C stream (ref_timing.c h2c_stream_run): the engine may have edges
  * that only end a mover's completion at RX, and one such edge (1, or 0:
  * nothing done, rt_engine_edge must run it) */
