@@ -461,28 +461,6 @@ static void chan_eval(struct rt_engine *e, struct eng_chan *c, uint64_t n, bool 
 
 /* --- RX and the PIO completer ---------------------------------------------- */
 
-static void rx_next(struct rt_engine *e)
-{
-	struct rt_tlp *h;
-	uint64_t start;
-
-	if (e->rx_cur || e->rdreq || e->rxq.n == 0)
-		return;
-	h = &e->rxq.v[e->rxq.head];
-	start = umax(rt_first_edge(e->t, h->t), e->rx_free);
-	if (e->started)
-		start = umax(start, e->last + 1);
-	e->rx_end = start + rt_beats(h) - 1;
-	e->rx_cur = true;
-	if (h->origin == RT_O_DEV_CPL && h->kind == RT_CPLD && h->tag < NUM_TAGS) {
-		/* abb_top.sv wr_dw_i: the downstream mover writes the payload beats
-		 * of a completion it takes (abb_h2c_mover.sv cpl_ok, mem_we_o) */
-		struct eng_chan *c = H2C(e);
-
-		if (e->ddr && (c->out >> h->tag & 1u) && !(c->err && c->err_from <= start + 2))
-			rt_board_write(e->board, start + 2, h->ndw, c->tinc[h->tag]);
-	}
-}
 
 static void rx_pop(struct rt_engine *e)
 {
@@ -977,7 +955,7 @@ static uint64_t tx_candidate(struct rt_engine *e, uint64_t from)
 /* keep: the TX arbiter's inputs are as when the candidate was found, and
  * it is at or after from: it stands (src_ready's first ready edge from
  * then on is the same from any edge up to it) */
-static void schedule_keep(struct rt_engine *e, uint64_t from, bool keep)
+static inline void schedule_keep(struct rt_engine *e, uint64_t from, bool keep)
 {
 	uint64_t n = RT_NEVER;
 
@@ -1002,12 +980,6 @@ static void schedule(struct rt_engine *e, uint64_t from)
 	schedule_keep(e, from, false);
 }
 
-static uint64_t lower_bound(const struct rt_engine *e)
-{
-	uint64_t f = rt_first_edge(e->t, e->t->now);
-
-	return e->started ? umax(f, e->last + 1) : f;
-}
 
 void rt_engine_edge(struct rt_engine *e, uint64_t n)
 {
@@ -1072,17 +1044,6 @@ void rt_engine_edge(struct rt_engine *e, uint64_t n)
 	schedule_keep(e, n + 1, keep);
 }
 
-void rt_engine_deliver(struct rt_engine *e, const struct rt_tlp *tlp)
-{
-	bool idle = !e->rx_cur;
-
-	if (rt_ring_push(&e->rxq, tlp))
-		return;
-	rx_next(e);
-	/* only RX changed: its last beat may come before what was next */
-	if (idle && e->rx_cur)
-		e->next = umin(e->next, umax(e->rx_end, lower_bound(e)));
-}
 
 void rt_engine_tx_space(struct rt_engine *e)
 {

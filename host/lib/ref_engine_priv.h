@@ -11,6 +11,7 @@
 
 #include <abb/abb_regs.h>
 
+#include "ref_board.h"
 #include "ref_timing_priv.h"
 
 #if defined(__GNUC__)
@@ -128,6 +129,58 @@ static inline uint32_t chunk_dw(uint32_t max_dw, uint64_t addr, uint32_t rem)
 	uint32_t c = max_dw < to4k ? max_dw : to4k;
 
 	return rem < c ? rem : c;
+}
+
+/* RX takes the TLP at its head from the first edge at or after its arrival
+ * that it is free (RX in StRdReq waits for the PIO completer) */
+static inline void rx_next(struct rt_engine *e)
+{
+	struct rt_tlp *h;
+	uint64_t start;
+
+	if (e->rx_cur || e->rdreq || e->rxq.n == 0)
+		return;
+	h = &e->rxq.v[e->rxq.head];
+	start = rt_first_edge(e->t, h->t);
+	if (start < e->rx_free)
+		start = e->rx_free;
+	if (e->started && start < e->last + 1)
+		start = e->last + 1;
+	e->rx_end = start + rt_beats(h) - 1;
+	e->rx_cur = true;
+	if (h->origin == RT_O_DEV_CPL && h->kind == RT_CPLD && h->tag < NUM_TAGS) {
+		/* abb_top.sv wr_dw_i: the downstream mover writes the payload beats
+		 * of a completion it takes (abb_h2c_mover.sv cpl_ok, mem_we_o) */
+		struct eng_chan *c = &e->ch[ABB_CH_H2C];
+
+		if (e->ddr && (c->out >> h->tag & 1u) && !(c->err && c->err_from <= start + 2))
+			rt_board_write(e->board, start + 2, h->ndw, c->tinc[h->tag]);
+	}
+}
+
+/* the first edge the engine may evaluate now */
+static inline uint64_t lower_bound(const struct rt_engine *e)
+{
+	uint64_t f = rt_first_edge(e->t, e->t->now);
+
+	return e->started && e->last + 1 > f ? e->last + 1 : f;
+}
+
+/* a downstream TLP arrived at the hard IP (copied; ref_timing_priv.h) */
+static inline void rt_engine_deliver(struct rt_engine *e, const struct rt_tlp *tlp)
+{
+	bool idle = !e->rx_cur;
+
+	if (rt_ring_push(&e->rxq, tlp))
+		return;
+	rx_next(e);
+	/* only RX changed: its last beat may come before what was next */
+	if (idle && e->rx_cur) {
+		uint64_t lb = lower_bound(e), x = e->rx_end > lb ? e->rx_end : lb;
+
+		if (x < e->next)
+			e->next = x;
+	}
 }
 
 /* --- the C2H stream (ref_timing.c stream_run), run there in place ----------

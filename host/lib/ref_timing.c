@@ -109,14 +109,10 @@ uint64_t rt_edge_time_frac(const struct abb_reftime *t, uint64_t n)
 	return (uint64_t)((unsigned __int128)n * 1000000u / t->mhz);
 }
 
-uint64_t rt_first_edge(const struct abb_reftime *t, uint64_t ps)
+uint64_t rt_first_edge_frac(const struct abb_reftime *t, uint64_t ps)
 {
 	uint64_t n;
 
-	if (ps == 0)
-		return 0;
-	if (t->period_ps)
-		return (ps + t->period_ps - 1) / t->period_ps;
 	n = (uint64_t)(((unsigned __int128)ps * t->mhz + 999999u) / 1000000u);
 	while (rt_edge_time(t, n) < ps)
 		n++;
@@ -125,18 +121,9 @@ uint64_t rt_first_edge(const struct abb_reftime *t, uint64_t ps)
 
 /* --- a TLP FIFO ----------------------------------------------------------- */
 
-/* The bytes of a TLP record that hold something: the payload array only
- * for the TLPs that carry their data (host writes, PIO completions). */
-static size_t tlp_size(const struct rt_tlp *t)
-{
-	if (t->origin == RT_O_PIO_WR || t->origin == RT_O_PIO_CPL)
-		return offsetof(struct rt_tlp, data) + (t->bytes < RT_PIO_MAX ? t->bytes : RT_PIO_MAX);
-	return offsetof(struct rt_tlp, data);
-}
-
-/* The free slot after the last (the ring grown when full; NULL: out of
- * memory), for a TLP built in place: r->n++ once it is filled. */
-static struct rt_tlp *ring_grow(struct rt_ring *r)
+/* The ring grown (rt_ring_slot, when full): the free slot after the
+ * last, NULL: out of memory. */
+struct rt_tlp *rt_ring_grow(struct rt_ring *r)
 {
 	size_t cap = r->cap ? 2 * r->cap : 64;
 	struct rt_tlp *v = malloc(cap * sizeof *v);
@@ -150,31 +137,6 @@ static struct rt_tlp *ring_grow(struct rt_ring *r)
 	r->cap = cap;
 	r->head = 0;
 	return &r->v[(r->head + r->n) & (r->cap - 1)];
-}
-
-static inline struct rt_tlp *ring_slot(struct rt_ring *r)
-{
-	if (r->n == r->cap)
-		return ring_grow(r);
-	return &r->v[(r->head + r->n) & (r->cap - 1)];
-}
-
-int rt_ring_push(struct rt_ring *r, const struct rt_tlp *tlp)
-{
-	struct rt_tlp *d = ring_slot(r);
-
-	if (!d)
-		return -ENOMEM;
-	{
-		size_t n = tlp_size(tlp);
-
-		/* the header at a constant size (moves, no call), the payload after */
-		memcpy(d, tlp, offsetof(struct rt_tlp, data));
-		if (n > offsetof(struct rt_tlp, data))
-			memcpy(d->data, tlp->data, n - offsetof(struct rt_tlp, data));
-	}
-	r->n++;
-	return 0;
 }
 
 static struct rt_tlp *ring_at(struct rt_ring *r, size_t i)
@@ -569,7 +531,7 @@ static void rc_feed(struct abb_reftime *t)
 		struct rt_dread *r = &t->ready[i];
 		struct rt_link *l = &t->down;
 		/* built in the down link's queue (link_submit without the copy) */
-		struct rt_tlp *c = ring_slot(&l->q), lost;
+		struct rt_tlp *c = rt_ring_slot(&l->q), lost;
 
 		rc_completion(t, r, c ? c : &lost);
 		if (r->next >= r->end) {

@@ -16,10 +16,12 @@
 #ifndef ABB_REF_TIMING_PRIV_H
 #define ABB_REF_TIMING_PRIV_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "abbsim.h"
 #include "ref_model.h"
@@ -217,7 +219,15 @@ static inline uint64_t rt_edge_time(const struct abb_reftime *t, uint64_t n)
 		return n * t->period_ps;
 	return rt_edge_time_frac(t, n);
 }
-uint64_t rt_first_edge(const struct abb_reftime *t, uint64_t ps);
+uint64_t rt_first_edge_frac(const struct abb_reftime *t, uint64_t ps);
+static inline uint64_t rt_first_edge(const struct abb_reftime *t, uint64_t ps)
+{
+	if (ps == 0)
+		return 0;
+	if (t->period_ps)
+		return (ps + t->period_ps - 1) / t->period_ps;
+	return rt_first_edge_frac(t, ps);
+}
 /* the board sends a TLP upstream at its edge's time (the hard IP) */
 void rt_up_submit(struct abb_reftime *t, const struct rt_tlp *tlp);
 /* The receiver freed a TLP's buffers (Link::consumed): a class without a
@@ -246,7 +256,31 @@ static inline void rt_down_consumed(struct abb_reftime *t, const struct rt_tlp *
  * the edge at time edge_ps */
 uint64_t rt_up_unsent(const struct abb_reftime *t);
 uint64_t rt_up_unsent_at_edge(const struct abb_reftime *t, uint64_t edge_ps);
-int rt_ring_push(struct rt_ring *r, const struct rt_tlp *tlp);
+/* The free slot after the last (the ring grown when full; NULL: out of
+ * memory), for a TLP built in place: r->n++ once it is filled. */
+struct rt_tlp *rt_ring_grow(struct rt_ring *r);
+static inline struct rt_tlp *rt_ring_slot(struct rt_ring *r)
+{
+	if (r->n == r->cap)
+		return rt_ring_grow(r);
+	return &r->v[(r->head + r->n) & (r->cap - 1)];
+}
+
+/* A copy of tlp at the ring's end (0, or -ENOMEM): the header at its
+ * constant size (moves, no call), the payload only for the TLPs that carry
+ * their data (host writes, PIO completions). */
+static inline int rt_ring_push(struct rt_ring *r, const struct rt_tlp *tlp)
+{
+	struct rt_tlp *d = rt_ring_slot(r);
+
+	if (!d)
+		return -ENOMEM;
+	memcpy(d, tlp, offsetof(struct rt_tlp, data));
+	if (tlp->origin == RT_O_PIO_WR || tlp->origin == RT_O_PIO_CPL)
+		memcpy(d->data, tlp->data, tlp->bytes < RT_PIO_MAX ? tlp->bytes : RT_PIO_MAX);
+	r->n++;
+	return 0;
+}
 /* a line of the TLP log (when one is written): dir "up" or "down", at now */
 void rt_log_line(struct abb_reftime *t, const char *dir, const struct rt_tlp *tlp);
 static inline void rt_log(struct abb_reftime *t, const char *dir, const struct rt_tlp *tlp)
@@ -273,8 +307,8 @@ static inline void rt_h2c_flush(struct abb_reftime *t)
 /* --- ref_engine.c, for the platform side --- */
 struct rt_engine *rt_engine_create(struct abb_reftime *t);
 void rt_engine_destroy(struct rt_engine *e);
-/* a downstream TLP arrived at the hard IP (copied) */
-void rt_engine_deliver(struct rt_engine *e, const struct rt_tlp *tlp);
+/* a downstream TLP arrived at the hard IP (copied): rt_engine_deliver,
+ * ref_engine_priv.h */
 /* the edge the engine needs next (RT_NEVER: none; the first member of
  * struct rt_engine, read inline by the event loop), and running it */
 static inline uint64_t rt_engine_next_edge(const struct rt_engine *e)
