@@ -908,7 +908,7 @@ void rt_down_consumed_ret(struct abb_reftime *t, const struct rt_tlp *tlp)
 
 enum { EV_NONE, EV_UP, EV_UP_ARRIVE, EV_DOWN, EV_DOWN_ARRIVE, EV_RC, EV_EDGE };
 
-static uint64_t next_event(const struct abb_reftime *t, int *which, uint64_t *edge,
+static RT_INLINE uint64_t next_event(const struct abb_reftime *t, int *which, uint64_t *edge,
 			   uint64_t *seq)
 {
 	uint64_t best = RT_NEVER, bs = UINT64_MAX, n, s, e;
