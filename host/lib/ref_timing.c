@@ -406,7 +406,8 @@ static inline void link_return_later(struct abb_reftime *t, struct rt_link *l,
 	l->ret_n++;
 }
 
-static void link_consumed(struct abb_reftime *t, struct rt_link *l, const struct rt_tlp *tlp)
+static inline void link_consumed(struct abb_reftime *t, struct rt_link *l,
+				 const struct rt_tlp *tlp)
 {
 	if (!rt_link_consumed_unlimited(l, tlp))
 		link_return_later(t, l, tlp);
@@ -645,10 +646,9 @@ void rt_h2c_flush_now(struct abb_reftime *t)
 	t->hpend.k = 0;
 }
 
-void rt_h2c_defer(struct abb_reftime *t, uint64_t addr, uint32_t pa, uint32_t bytes)
+void rt_h2c_defer_new(struct abb_reftime *t, uint64_t addr, uint32_t pa, uint32_t bytes)
 {
-	if (t->hpend.n && (addr != t->hpend.addr + t->hpend.n || pa != t->hpend.pa + t->hpend.n ||
-			   ((addr + bytes - 1) ^ t->hpend.addr) >= 4096 || t->hpend.k == 64))
+	if (t->hpend.n)
 		rt_h2c_flush_now(t);
 	if ((addr % 4096) + bytes > 4096) {
 		/* not inside one page (a completion is inside an RCB): at once */

@@ -296,12 +296,25 @@ static inline void rt_log(struct abb_reftime *t, const char *dir, const struct r
  * host memory, before rt_h2c_flush: every such place flushes first (a C2H
  * write's arrival, the C2H stream, a BAR1 PIO read or write, a FIFO
  * port's completion), and abb_reftime_run flushes before it returns. */
-void rt_h2c_defer(struct abb_reftime *t, uint64_t addr, uint32_t pa, uint32_t bytes);
+void rt_h2c_defer_new(struct abb_reftime *t, uint64_t addr, uint32_t pa, uint32_t bytes);
 void rt_h2c_flush_now(struct abb_reftime *t);
 static inline void rt_h2c_flush(struct abb_reftime *t)
 {
 	if (t->hpend.n)
 		rt_h2c_flush_now(t);
+}
+
+/* inline while it continues the batch (contiguous, the same host page),
+ * else the batch is flushed and a new one begun (rt_h2c_defer_new) */
+static inline void rt_h2c_defer(struct abb_reftime *t, uint64_t addr, uint32_t pa, uint32_t bytes)
+{
+	if (t->hpend.n && addr == t->hpend.addr + t->hpend.n && pa == t->hpend.pa + t->hpend.n &&
+	    ((addr + bytes - 1) ^ t->hpend.addr) < 4096 && t->hpend.k < 64) {
+		t->hpend.len[t->hpend.k++] = (uint16_t)bytes;
+		t->hpend.n += bytes;
+		return;
+	}
+	rt_h2c_defer_new(t, addr, pa, bytes);
 }
 
 /* --- ref_engine.c, for the platform side --- */
