@@ -491,7 +491,7 @@ static void pio_capture(struct rt_engine *e, uint64_t n)
 		c->data[2] = (uint8_t)(v >> 16);
 		c->data[3] = (uint8_t)(v >> 24);
 	} else {
-		rt_h2c_flush(e->t);
+		rt_mem_flush(e->t);
 		abb_refmodel_mem_read(e->core, r->pa, c->data, r->bytes);
 	}
 	e->pst = P_GO;
@@ -530,6 +530,7 @@ static bool cpl_land(struct rt_engine *e, const struct rt_tlp *tlp, uint64_t n)
 			if (off < DESC_BYTES) {
 				if (take > DESC_BYTES - off)
 					take = DESC_BYTES - off;
+				rt_mem_flush(e->t); /* host memory read */
 				if (e->t->host.dma(e->t->host.ctx, 0, tlp->addr, c->nxt + off, take))
 					memset(c->nxt + off, 0, take);
 			}
@@ -563,7 +564,7 @@ static bool cpl_land(struct rt_engine *e, const struct rt_tlp *tlp, uint64_t n)
 			} else if (c->tinc[tag]) {
 				rt_h2c_defer(e->t, tlp->addr, c->ptr[tag], tlp->bytes);
 			} else {
-				rt_h2c_flush(e->t);
+				rt_mem_flush(e->t);
 				if (!e->t->host.dma(e->t->host.ctx, 0, tlp->addr, e->buf, tlp->bytes))
 					abb_refmodel_h2c_data(e->core, c->ptr[tag], false, e->buf,
 							      tlp->bytes);
@@ -602,7 +603,7 @@ static bool rx_end(struct rt_engine *e, uint64_t n)
 			if (h->bytes == 4 && h->pa % 4 == 0)
 				abb_refmodel_reg_write(e->core, h->pa, le32(h->data));
 		} else {
-			rt_h2c_flush(e->t);
+			rt_mem_flush(e->t);
 			abb_refmodel_mem_write(e->core, h->pa, h->data, h->bytes);
 		}
 		break;
@@ -1119,7 +1120,7 @@ int rt_engine_h2c_edge(struct rt_engine *e, uint64_t n)
 		} else if (c->tinc[tag]) {
 			rt_h2c_defer(e->t, h->addr, c->ptr[tag], h->bytes);
 		} else {
-			rt_h2c_flush(e->t);
+			rt_mem_flush(e->t);
 			if (!e->t->host.dma(e->t->host.ctx, 0, h->addr, e->buf, h->bytes))
 				abb_refmodel_h2c_data(e->core, c->ptr[tag], false, e->buf, h->bytes);
 		}

@@ -624,6 +624,74 @@ static void rc_pio_completion(struct abb_reftime *t, const struct rt_tlp *tlp)
 	pio_issue(t);
 }
 
+/* The deferred DMA-read payloads (t->pend) to host memory, as rc_upstream
+ * copied them TLP by TLP (board memory and host memory unchanged since:
+ * rt_mem_flush's contract); a batch the IOMMU refuses goes again TLP by
+ * TLP, each all or nothing as before. */
+static void c2h_flush_now(struct abb_reftime *t)
+{
+	uint64_t addr = t->pend.addr;
+
+	abb_refmodel_c2h_data(t->core, t->pend.pa, true, false, t->scratch, t->pend.n);
+	if (t->host.dma(t->host.ctx, 1, addr, t->scratch, t->pend.n)) {
+		for (unsigned i = 0; i < t->pend.k; i++) {
+			(void)t->host.dma(t->host.ctx, 1, addr, t->scratch + (addr - t->pend.addr),
+					  t->pend.len[i]);
+			addr += t->pend.len[i];
+		}
+	}
+	t->pend.n = 0;
+	t->pend.k = 0;
+}
+
+void rt_mem_flush_now(struct abb_reftime *t)
+{
+	/* at most one of the two holds anything (each flushes the other
+	 * before it takes a payload): the order of the events */
+	if (t->pend.n)
+		c2h_flush_now(t);
+	if (t->hpend.n)
+		rt_h2c_flush_now(t);
+}
+
+/* RootComplex::host_write of a DMA read's TLP as it lands: the payload
+ * deferred while it continues the batch (board memory, inside one host
+ * page), else the batch flushed first; no write's completions deferred
+ * (rc_c2h_arrive flushes them) */
+static RT_INLINE void rc_c2h_arrive_in(struct abb_reftime *t, const struct rt_tlp *tlp)
+{
+	link_consumed(t, &t->up, tlp);
+	if (!tlp->inc || tlp->evs) {
+		if (t->pend.n)
+			c2h_flush_now(t);
+		abb_refmodel_c2h_data(t->core, tlp->pa, tlp->inc, tlp->evs, t->scratch, tlp->bytes);
+		(void)t->host.dma(t->host.ctx, 1, tlp->addr, t->scratch, tlp->bytes);
+		return;
+	}
+	if (t->pend.n && (tlp->addr != t->pend.addr + t->pend.n || tlp->pa != t->pend.pa + t->pend.n ||
+			  ((tlp->addr + tlp->bytes - 1) ^ t->pend.addr) >= 4096 || t->pend.k == 32))
+		c2h_flush_now(t);
+	if (!t->pend.n) {
+		if ((tlp->addr % 4096) + tlp->bytes > 4096) {
+			/* not inside one page (never: chunk_dw stops TLPs at 4 KiB) */
+			abb_refmodel_c2h_data(t->core, tlp->pa, true, false, t->scratch, tlp->bytes);
+			(void)t->host.dma(t->host.ctx, 1, tlp->addr, t->scratch, tlp->bytes);
+			return;
+		}
+		t->pend.addr = tlp->addr;
+		t->pend.pa = tlp->pa;
+	}
+	t->pend.len[t->pend.k++] = (uint16_t)tlp->bytes;
+	t->pend.n += tlp->bytes;
+}
+
+static void rc_c2h_arrive(struct abb_reftime *t, const struct rt_tlp *tlp)
+{
+	if (t->hpend.n)
+		rt_h2c_flush_now(t); /* host memory read before, board memory written */
+	rc_c2h_arrive_in(t, tlp);
+}
+
 void rt_h2c_flush_now(struct abb_reftime *t)
 {
 	uint64_t addr = t->hpend.addr;
@@ -648,8 +716,7 @@ void rt_h2c_flush_now(struct abb_reftime *t)
 
 void rt_h2c_defer_new(struct abb_reftime *t, uint64_t addr, uint32_t pa, uint32_t bytes)
 {
-	if (t->hpend.n)
-		rt_h2c_flush_now(t);
+	rt_mem_flush(t);
 	if ((addr % 4096) + bytes > 4096) {
 		/* not inside one page (a completion is inside an RCB): at once */
 		if (!t->host.dma(t->host.ctx, 0, addr, t->hbuf, bytes))
@@ -667,16 +734,15 @@ void rt_h2c_defer_new(struct abb_reftime *t, uint64_t addr, uint32_t pa, uint32_
 /* RootComplex::on_upstream */
 static void rc_upstream(struct abb_reftime *t, const struct rt_tlp *tlp)
 {
-	link_consumed(t, &t->up, tlp);
-	switch (tlp->origin) {
-	case RT_O_C2H_DATA:
-		rt_h2c_flush(t); /* board memory read, host memory written */
+	if (tlp->origin == RT_O_C2H_DATA) {
 		/* host_write: the payload is the board's as the TLP lands (board
 		 * memory, a FIFO port's word, the event source's next DWs); a
 		 * write the IOMMU refuses is dropped */
-		abb_refmodel_c2h_data(t->core, tlp->pa, tlp->inc, tlp->evs, t->scratch, tlp->bytes);
-		(void)t->host.dma(t->host.ctx, 1, tlp->addr, t->scratch, tlp->bytes);
-		break;
+		rc_c2h_arrive(t, tlp);
+		return;
+	}
+	link_consumed(t, &t->up, tlp);
+	switch (tlp->origin) {
 	case RT_O_MSI:
 		t->irq_count++;
 		t->wake = true;
@@ -989,71 +1055,17 @@ static bool stream_ok(const struct abb_reftime *t)
 	       t->reads_n == 0 && t->nready == 0 && t->pw_n == 0 && rt_engine_stream_ok(t->eng);
 }
 
-/* The deferred payloads (t->pend) to host memory: as rc_upstream would
- * have copied them TLP by TLP (the board memory they come from is not
- * written while the stream runs; host memory is not looked at before the
- * stream returns); a batch the IOMMU refuses goes again TLP by TLP, each
- * all or nothing as before. */
-static void stream_flush(struct abb_reftime *t)
-{
-	uint64_t addr = t->pend.addr;
-	uint32_t pa = t->pend.pa;
-
-	if (!t->pend.n)
-		return;
-	abb_refmodel_c2h_data(t->core, pa, true, false, t->scratch, t->pend.n);
-	if (t->host.dma(t->host.ctx, 1, addr, t->scratch, t->pend.n)) {
-		for (unsigned i = 0; i < t->pend.k; i++) {
-			(void)t->host.dma(t->host.ctx, 1, addr, t->scratch + (addr - t->pend.addr),
-					  t->pend.len[i]);
-			addr += t->pend.len[i];
-		}
-	}
-	t->pend.n = 0;
-	t->pend.k = 0;
-}
-
-/* rc_upstream of a C2H write in the stream: the credits now, the payload
- * deferred while it continues the batch (board memory, inside the page) */
-static void stream_c2h_arrive(struct abb_reftime *t, const struct rt_tlp *tlp)
-{
-	link_consumed(t, &t->up, tlp);
-	if (!tlp->inc || tlp->evs) {
-		stream_flush(t);
-		abb_refmodel_c2h_data(t->core, tlp->pa, tlp->inc, tlp->evs, t->scratch, tlp->bytes);
-		(void)t->host.dma(t->host.ctx, 1, tlp->addr, t->scratch, tlp->bytes);
-		return;
-	}
-	if (t->pend.n && (tlp->addr != t->pend.addr + t->pend.n || tlp->pa != t->pend.pa + t->pend.n ||
-			  ((tlp->addr + tlp->bytes - 1) ^ t->pend.addr) >= 4096 || t->pend.k == 32))
-		stream_flush(t);
-	if (!t->pend.n) {
-		if ((tlp->addr % 4096) + tlp->bytes > 4096) {
-			/* not inside one page (never: chunk_dw stops TLPs at 4 KiB) */
-			abb_refmodel_c2h_data(t->core, tlp->pa, true, false, t->scratch, tlp->bytes);
-			(void)t->host.dma(t->host.ctx, 1, tlp->addr, t->scratch, tlp->bytes);
-			return;
-		}
-		t->pend.addr = tlp->addr;
-		t->pend.pa = tlp->pa;
-	}
-	t->pend.len[t->pend.k++] = (uint16_t)tlp->bytes;
-	t->pend.n += tlp->bytes;
-}
-
 static int stream_loop(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
 		       unsigned max_events);
 
 static int stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
 		      unsigned max_events)
 {
-	int r;
-
-	rt_h2c_flush(t); /* the stream reads board memory, writes host memory */
-	r = stream_loop(t, d, k, max_events);
-
-	stream_flush(t);
-	return r;
+	/* the stream's arrivals (rc_c2h_arrive_in) defer with no write's
+	 * completions deferred, and the stream defers none */
+	if (t->hpend.n)
+		rt_h2c_flush_now(t);
+	return stream_loop(t, d, k, max_events);
 }
 
 static int stream_loop(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
@@ -1106,7 +1118,7 @@ static int stream_loop(struct abb_reftime *t, struct abb_reftime_deadline d, uns
 				t->now = nt;
 			/* link_event of the up link */
 			if (arr) {
-				stream_c2h_arrive(t, &up->q.v[up->q.head]);
+				rc_c2h_arrive_in(t, &up->q.v[up->q.head]);
 				ring_pop(&up->q);
 				up->started--;
 			} else {
@@ -1130,7 +1142,7 @@ int abb_reftime_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsign
 {
 	int r = run_events(t, d, max_events);
 
-	rt_h2c_flush(t); /* board memory as the caller may look at it */
+	rt_mem_flush(t); /* board and host memory as the caller may look at them */
 	return r;
 }
 

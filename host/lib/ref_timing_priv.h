@@ -185,10 +185,9 @@ struct abb_reftime {
 	uint64_t bar_base[2];
 	uint64_t msi_addr;
 	uint8_t *scratch;        /* a completion's bytes on their way */
-	/* the C2H stream's DMA-read payloads not yet copied (stream_defer):
-	 * contiguous TLPs inside one host page, n bytes from board address pa
-	 * to IOVA addr, len[] the TLPs' sizes (a refused batch goes again
-	 * TLP by TLP) */
+	/* DMA-read payloads not yet copied (rc_c2h_arrive): contiguous TLPs
+	 * inside one host page, n bytes from board address pa to IOVA addr,
+	 * len[] the TLPs' sizes (a refused batch goes again TLP by TLP) */
 	struct {
 		uint64_t addr;
 		uint32_t pa, n;
@@ -289,25 +288,29 @@ static inline void rt_log(struct abb_reftime *t, const char *dir, const struct r
 		rt_log_line(t, dir, tlp);
 }
 
-/* A mover's completion (to board memory, address incrementing) lands: its
- * payload is read from host memory and written to board memory, as
- * cpl_land did at once, deferred while it continues the batch. Exact as
- * long as nothing else reads or writes board memory, and nothing writes
- * host memory, before rt_h2c_flush: every such place flushes first (a C2H
- * write's arrival, the C2H stream, a BAR1 PIO read or write, a FIFO
- * port's completion), and abb_reftime_run flushes before it returns. */
+/* Payloads deferred and copied a host page at a time: a DMA read's TLPs
+ * (board memory to host memory, rc_c2h_arrive: t->pend) and a DMA write's
+ * completions (host memory to board memory, rt_h2c_defer: t->hpend), each
+ * while it continues its batch, the other batch flushed before it takes
+ * one (so the copies keep the events' order). Exact as long as nothing else
+ * reads or writes board or host memory before rt_mem_flush: every such
+ * place flushes first (a descriptor's completion, a BAR1 PIO read or write,
+ * a FIFO port's completion, an event-source TLP), and abb_reftime_run
+ * flushes before it returns. */
 void rt_h2c_defer_new(struct abb_reftime *t, uint64_t addr, uint32_t pa, uint32_t bytes);
 void rt_h2c_flush_now(struct abb_reftime *t);
-static inline void rt_h2c_flush(struct abb_reftime *t)
+void rt_mem_flush_now(struct abb_reftime *t);
+static inline void rt_mem_flush(struct abb_reftime *t)
 {
-	if (t->hpend.n)
-		rt_h2c_flush_now(t);
+	if (t->pend.n || t->hpend.n)
+		rt_mem_flush_now(t);
 }
 
 /* inline while it continues the batch (contiguous, the same host page),
  * else the batch is flushed and a new one begun (rt_h2c_defer_new) */
 static inline void rt_h2c_defer(struct abb_reftime *t, uint64_t addr, uint32_t pa, uint32_t bytes)
 {
+	/* (t->hpend.n: t->pend empty) */
 	if (t->hpend.n && addr == t->hpend.addr + t->hpend.n && pa == t->hpend.pa + t->hpend.n &&
 	    ((addr + bytes - 1) ^ t->hpend.addr) < 4096 && t->hpend.k < 64) {
 		t->hpend.len[t->hpend.k++] = (uint16_t)bytes;
