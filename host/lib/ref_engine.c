@@ -1080,11 +1080,6 @@ void rt_engine_tx_space(struct rt_engine *e)
  * the first ready edge of every other source. Such an edge touches
  * neither link (the completion's credits have no limit, the stream's
  * condition) nor the root complex. */
-bool rt_engine_h2c_ok(const struct rt_engine *e)
-{
-	return !e->ddr && e->ch[ABB_CH_H2C].out != 0;
-}
-
 int rt_engine_h2c_edge(struct rt_engine *e, uint64_t n)
 {
 	struct eng_chan *c = H2C(e);

@@ -183,6 +183,13 @@ static inline void rt_engine_deliver(struct rt_engine *e, const struct rt_tlp *t
 	}
 }
 
+/* the H2C stream (ref_timing.c h2c_stream_run): the engine may have edges
+ * that only end a mover's completion at RX (tags out, the DDR2 arbiter off) */
+static inline bool rt_engine_h2c_ok(const struct rt_engine *e)
+{
+	return !e->ddr && e->ch[ABB_CH_H2C].out != 0;
+}
+
 /* --- the C2H stream (ref_timing.c stream_run), run there in place ----------
  *
  * One DMA read in its steady state: the C2H channel runs (StRun, its mover

@@ -271,8 +271,6 @@ static RT_INLINE void link_start_tlp(struct abb_reftime *t, struct rt_link *l, s
 	}
 	l->blocked = false;
 	l->tlps++;
-	l->payload_bytes += 4u * h->ndw;
-	l->wire_bytes += bytes;
 	l->unsent -= rt_wire_bytes(h);
 	h->t = l->free_ps + l->latency_ps;
 	h->seq = t->seq++;

@@ -115,7 +115,7 @@ struct rt_link {
 	uint64_t bytes_total, skp_done, tlp_count;
 	uint64_t skp_next;    /* bytes_total at which the next SKP is due */
 	uint64_t fs_per_byte; /* fs_per_lane_byte / lanes when whole, else 0 */
-	uint64_t tlps, payload_bytes, wire_bytes;
+	uint64_t tlps;        /* started (abb_reftime_link_tlps) */
 	/* credits on their way back (one latency after the receiver freed them) */
 	struct rt_credit_ret *ret;
 	size_t ret_cap, ret_head, ret_n;
@@ -339,10 +339,9 @@ bool rt_engine_idle(const struct rt_engine *e);
  * arrival time in tlp->t): nothing it does depends on when it got it */
 bool rt_engine_early_rx(const struct rt_engine *e);
 /* the C2H stream's engine side: ref_engine_priv.h (run in ref_timing.c) */
-/* the H2C stream (ref_timing.c h2c_stream_run): the engine may have edges
- * that only end a mover's completion at RX, and one such edge (1, or 0:
- * nothing done, rt_engine_edge must run it) */
-bool rt_engine_h2c_ok(const struct rt_engine *e);
+/* the H2C stream (ref_timing.c h2c_stream_run): one edge that only ends a
+ * mover's completion at RX (1, or 0: nothing done, rt_engine_edge must run
+ * it); its condition, rt_engine_h2c_ok, in ref_engine_priv.h */
 int rt_engine_h2c_edge(struct rt_engine *e, uint64_t n);
 
 #if defined(__GNUC__)
