@@ -201,12 +201,13 @@ static inline bool rt_engine_h2c_ok(const struct rt_engine *e)
  * rt_engine_edge would (the same state after it, field by field) without
  * the general unit-by-unit evaluation:
  *  - the decide (tx_decide with only the C2H mover valid: the posted hold
- *    and the buffer test, then src_start), or
+ *    and the buffer test, then src_start; held, a try at the next edge or
+ *    when the link takes bytes, rt_engine_tx_space), or
  *  - the finish (tx_finish of a C2H TLP that is not the mover's last);
  * schedule() after either has only the TX candidate to look at: the TLP's
  * last beat, or the next edge (no idle beats between the mover's TLPs).
- * Anything else (the hold, a full buffer, the last TLP) it leaves to
- * rt_engine_edge, before changing anything. */
+ * Anything else (a full buffer, the last TLP) it leaves to rt_engine_edge,
+ * before changing anything. */
 static inline bool rt_engine_stream_ok(const struct rt_engine *e)
 {
 	const struct eng_chan *c = &e->ch[ABB_CH_C2H], *h = &e->ch[ABB_CH_H2C];
@@ -218,7 +219,7 @@ static inline bool rt_engine_stream_ok(const struct rt_engine *e)
 	       c->mv_due == RT_NEVER && h->st == CH_IDLE && h->mst == M_IDLE && !h->out &&
 	       h->fst == F_IDLE && h->due == RT_NEVER && h->mv_due == RT_NEVER &&
 	       e->pio_due == RT_NEVER && e->irq_due == RT_NEVER && e->ig_due == RT_NEVER &&
-	       !e->nafter && e->tx_due == RT_NEVER && !e->tx_full && !e->c2h_held && e->started &&
+	       !e->nafter && !e->tx_full && e->started &&
 	       e->tx_cand_ok && (!e->tx_busy || e->tx_src == SRC_C2H_MV) && !e->ddr;
 }
 
@@ -245,16 +246,37 @@ static inline int rt_engine_stream_edge(struct rt_engine *e, uint64_t n)
 	} else {
 		uint64_t sampled;
 		unsigned av;
+		bool hold;
 
-		if (e->tx_cand != n || c->mst != M_GO)
+		if (e->tx_cand != n || c->mst != M_GO || c->m_at > n)
 			return 0;
 		/* tx_decide: the units the hard IP reported at the edge before */
 		sampled = n ? rt_up_unsent_at_edge(e->t, rt_edge_time(e->t, n - 1)) : 0;
 		av = (unsigned)((TX_BUFFER_BYTES - (sampled < TX_BUFFER_BYTES ? sampled : TX_BUFFER_BYTES)) / 128u);
-		if ((av < 63 ? av : 63) < TX_POSTED_MIN_AV || rt_up_unsent(e->t) >= TX_BUFFER_BYTES)
-			return 0; /* the posted hold or a full buffer */
+		hold = (av < 63 ? av : 63) < TX_POSTED_MIN_AV;
+		if (!hold && rt_up_unsent(e->t) >= TX_BUFFER_BYTES)
+			return 0; /* a full buffer */
 		e->last = n;
 		e->tx_cand_ok = false;
+		e->tx_due = RT_NEVER;
+		e->c2h_held = false;
+		if (hold) {
+			/* tx_decide, the mover the only source ready and held: it
+			 * tries again at n + 1 if the count this edge samples allows
+			 * it, else when the link takes bytes (rt_engine_tx_space);
+			 * schedule(n + 1) finds tx_due (the mover ready then too) or
+			 * nothing (the held mover not asked) */
+			if (rt_up_unsent(e->t) <= TX_BUFFER_BYTES - 128u * TX_POSTED_MIN_AV) {
+				e->tx_due = n + 1;
+				e->tx_cand = n + 1;
+			} else {
+				e->c2h_held = true;
+				e->tx_cand = RT_NEVER;
+			}
+			e->tx_cand_ok = true;
+			e->next = e->tx_cand;
+			return 1;
+		}
 		e->tx_last = SRC_C2H_MV;
 		e->tx_src = SRC_C2H_MV;
 		/* src_start, SRC_C2H_MV, without the event source and the DDR2
