@@ -1167,26 +1167,35 @@ static bool h2c_stream_ok(const struct abb_reftime *t)
 	       rt_engine_h2c_ok(t->eng);
 }
 
-static int h2c_stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
-			  unsigned max_events)
+/* next_event's up link and reads (time, scheduling number, which) */
+static inline void h2c_other(const struct abb_reftime *t, uint64_t *ot, uint64_t *os, int *ow)
 {
-	struct rt_link *l = &t->down;
-	uint64_t ot = RT_NEVER, os = UINT64_MAX;
-
-	/* next_event's up link and reads: unchanged by the stream's events */
+	*ot = RT_NEVER, *os = UINT64_MAX, *ow = EV_NONE;
 	if (t->up.started || t->up.wake != RT_NEVER || t->up.blocked) {
 		uint64_t s, n;
 		bool arr;
 
 		n = link_next(&t->up, &s, &arr);
 		if (n != RT_NEVER)
-			ot = n, os = s;
+			*ot = n, *os = s, *ow = arr ? EV_UP_ARRIVE : EV_UP;
 	}
-	if (t->reads_n && ev_before(t->reads[t->reads_head].t, t->reads[t->reads_head].seq, ot, os))
-		ot = t->reads[t->reads_head].t, os = t->reads[t->reads_head].seq;
+	if (t->reads_n && ev_before(t->reads[t->reads_head].t, t->reads[t->reads_head].seq, *ot, *os))
+		*ot = t->reads[t->reads_head].t, *os = t->reads[t->reads_head].seq, *ow = EV_RC;
+}
+
+static int h2c_stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
+			  unsigned max_events)
+{
+	struct rt_link *l = &t->down;
+	uint64_t ot, os;
+	int ow;
+
+	/* unchanged by the stream's own two kinds of event; worked out again
+	 * after any other */
+	h2c_other(t, &ot, &os, &ow);
 	for (; *k < max_events; (*k)++) {
 		uint64_t nt = ot, ns = os, e = rt_engine_next_edge(t->eng);
-		int which = ot == RT_NEVER && os == UINT64_MAX ? EV_NONE : EV_RC;
+		int which = ow;
 
 		if (l->started || l->blocked)
 			return -1; /* the down link has other events now (a PIO TLP's credits) */
@@ -1201,28 +1210,39 @@ static int h2c_stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, 
 				t->now = d.ps;
 			return 0;
 		}
-		if (which == EV_EDGE) {
-			uint64_t was = t->now;
-
-			if (nt > t->now)
-				t->now = nt;
+		if (nt > t->now)
+			t->now = nt;
+		switch (which) {
+		case EV_EDGE:
 			t->in_edge = true;
 			if (!rt_engine_h2c_edge(t->eng, e)) {
-				t->in_edge = false;
-				t->now = was;
-				return -1;
+				/* any other edge as the general loop runs it */
+				rt_engine_edge(t->eng, e);
+				h2c_other(t, &ot, &os, &ow);
 			}
 			t->in_edge = false;
-		} else if (which == EV_DOWN) {
+			break;
+		case EV_DOWN:
 			/* link_event of the down link (with early RX it only ever
 			 * starts TLPs: the hard IP takes them, the root complex feeds) */
-			if (nt > t->now)
-				t->now = nt;
 			if (l->wake <= t->now)
 				l->wake = RT_NEVER;
 			down_try_start(t);
-		} else {
-			return -1;
+			break;
+		case EV_UP:
+		case EV_UP_ARRIVE:
+			link_event(t, &t->up, which == EV_UP_ARRIVE);
+			h2c_other(t, &ot, &os, &ow);
+			break;
+		case EV_RC:
+			rc_read_ready(t);
+			h2c_other(t, &ot, &os, &ow);
+			break;
+		}
+		if (t->wake) {
+			t->wake = false;
+			(*k)++;
+			return 1;
 		}
 	}
 	return 2;
