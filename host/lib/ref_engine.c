@@ -1080,13 +1080,70 @@ void rt_engine_tx_space(struct rt_engine *e)
  * the first ready edge of every other source. Such an edge touches
  * neither link (the completion's credits have no limit, the stream's
  * condition) nor the root complex. */
+/* An edge at which only TX acts and only for the H2C mover (nothing else
+ * due, the candidate current): its read request's decide (the mover the
+ * only source that can be ready: tx_decide's pick without a choice, the
+ * posted hold concerns the C2H mover only; a full buffer is left to
+ * rt_engine_edge) or its last beat (tx_finish's SRC_H2C_MV case, no
+ * message behind it), then schedule(n + 1) as rt_engine_edge does. 1, 2
+ * (done, a TLP handed to the up link), or 0 (nothing done). */
+static int h2c_tx_edge(struct rt_engine *e, uint64_t n)
+{
+	struct eng_chan *c = H2C(e), *d = C2H(e);
+
+	if ((e->rx_cur && e->rx_end == n) || e->irq_due == n || e->pio_due == n ||
+	    e->ig_due == n || c->due == n || c->mv_due == n || d->due == n || d->mv_due == n)
+		return 0;
+	if (e->tx_busy) {
+		unsigned tag = e->tx.arg;
+
+		if (e->tx_end != n || e->tx_src != SRC_H2C_MV || e->nafter)
+			return 0;
+		e->last = n;
+		e->started = true;
+		e->tx_cand_ok = false;
+		/* tx_finish, SRC_H2C_MV */
+		e->tx_busy = false;
+		rt_log(e->t, "up", &e->tx);
+		rt_up_submit(e->t, &e->tx);
+		c->out |= 1u << tag;
+		c->mst = M_GO;
+		c->m_at = n + 1;
+		if (c->rem == 0 || c->st == CH_DRAIN || c->err)
+			c->mv_due = n + 1;
+		schedule(e, n + 1);
+		return 2;
+	}
+	if (e->tx_cand != n || e->tx_due != RT_NEVER || e->tx_full || e->pst == P_GO ||
+	    d->fst == F_HDR || c->fst == F_HDR || (d->mst == M_GO && d->rem) ||
+	    !src_valid(e, SRC_H2C_MV, n) || rt_up_unsent(e->t) >= TX_BUFFER_BYTES)
+		return 0;
+	e->last = n;
+	e->started = true;
+	e->tx_cand_ok = false;
+	/* tx_decide, the H2C mover the only valid source */
+	e->tx_due = RT_NEVER;
+	e->c2h_held = false;
+	e->tx_last = SRC_H2C_MV;
+	e->tx_src = SRC_H2C_MV;
+	src_start(e, SRC_H2C_MV, n);
+	e->tx_busy = true;
+	e->tx_end = n + rt_beats(&e->tx) - 1;
+	schedule(e, n + 1);
+	return 1;
+}
+
 int rt_engine_h2c_edge(struct rt_engine *e, uint64_t n)
 {
 	struct eng_chan *c = H2C(e);
 	const struct rt_tlp *h;
 	bool same;
 
-	if (!e->rx_cur || e->rx_end != n || !e->tx_cand_ok || e->irq_due == n ||
+	if (!e->tx_cand_ok)
+		return 0;
+	if (!e->rx_cur || e->rx_end != n)
+		return h2c_tx_edge(e, n);
+	if (e->irq_due == n ||
 	    e->pio_due == n || e->ig_due == n || (e->tx_busy ? e->tx_end == n : e->tx_cand == n) ||
 	    c->due == n || c->mv_due == n || e->ch[ABB_CH_C2H].due == n ||
 	    e->ch[ABB_CH_C2H].mv_due == n)

@@ -1215,10 +1215,15 @@ static int h2c_stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, 
 		switch (which) {
 		case EV_EDGE:
 			t->in_edge = true;
-			if (!rt_engine_h2c_edge(t->eng, e)) {
+			switch (rt_engine_h2c_edge(t->eng, e)) {
+			case 0:
 				/* any other edge as the general loop runs it */
 				rt_engine_edge(t->eng, e);
 				h2c_other(t, &ot, &os, &ow);
+				break;
+			case 2:
+				h2c_other(t, &ot, &os, &ow); /* a TLP on the up link */
+				break;
 			}
 			t->in_edge = false;
 			break;

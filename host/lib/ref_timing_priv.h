@@ -340,8 +340,9 @@ bool rt_engine_idle(const struct rt_engine *e);
 bool rt_engine_early_rx(const struct rt_engine *e);
 /* the C2H stream's engine side: ref_engine_priv.h (run in ref_timing.c) */
 /* the H2C stream (ref_timing.c h2c_stream_run): one edge that only ends a
- * mover's completion at RX (1, or 0: nothing done, rt_engine_edge must run
- * it); its condition, rt_engine_h2c_ok, in ref_engine_priv.h */
+ * mover's completion at RX or only moves the H2C mover's read request in
+ * TX (1; 2: a TLP went to the up link; 0: nothing done, rt_engine_edge
+ * must run it); its condition, rt_engine_h2c_ok, in ref_engine_priv.h */
 int rt_engine_h2c_edge(struct rt_engine *e, uint64_t n);
 
 #if defined(__GNUC__)
