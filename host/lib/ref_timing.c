@@ -1152,12 +1152,16 @@ int abb_reftime_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsign
  * up most of it: the down link's wake (the serialiser frees: the next
  * completion starts, goes to the hard IP, the root complex feeds the one
  * after it) and the engine's edge that only ends a mover's completion at
- * RX (rt_engine_h2c_edge). Neither changes the up link or the root
- * complex's reads, so their next event (time, scheduling number) is
- * worked out once; the loop picks among the three as next_event does and
- * runs the two kinds as link_event and rt_engine_edge would (the same
- * state after each), handing anything else back (-1) to the general loop
- * before changing anything. */
+ * RX or only moves the H2C mover's read request in TX
+ * (rt_engine_h2c_edge). Neither changes the up link or the root complex's
+ * reads (but for a request's last beat, which hands it to the up link), so
+ * their next event (time, scheduling number) is worked out once and again
+ * only after an event that may change it. The loop picks among the down
+ * link's wake, the engine's edge and that event as next_event does (the
+ * down link has no other event while nothing is on its wire and it is not
+ * blocked: checked before each event) and runs the wake as link_event
+ * does, the two kinds of edge in place, everything else with the general
+ * handlers: the same state after each as the general loop leaves. */
 static bool h2c_stream_ok(const struct abb_reftime *t)
 {
 	const struct rt_link *l = &t->down;
