@@ -77,109 +77,7 @@
 #include <abb/abb_regs.h>
 
 #include "ref_board.h"
-#include "ref_timing_priv.h"
-
-#define TX_BUFFER_BYTES 2048u /* sim/hard_ip.h HardIp::TxBufferBytes */
-#define TX_POSTED_MIN_AV 12u  /* rtl-model/abb_top.sv TxPostedMinAv */
-#define NUM_TAGS 16u          /* rtl-model/abb_top.sv NumTags */
-#define FETCH_TAG 0x80u       /* abb_top.sv C2hFetchTag; H2cFetchTag is 0x81 */
-#define EVS_WORDS 2048u       /* abb_evsrc.sv DepthBits 11 */
-#define DESC_BYTES 32u
-
-enum { SRC_PIO, SRC_C2H_FETCH, SRC_H2C_FETCH, SRC_C2H_MV, SRC_H2C_MV, NSRC };
-enum { CH_IDLE, CH_CHECK, CH_RUN, CH_NEXT, CH_DRAIN };
-enum { F_IDLE, F_HDR, F_SENT, F_WAIT, F_DONE, F_ERR };
-enum { M_IDLE, M_GO, M_TX, M_WAIT };
-enum { P_IDLE, P_GO, P_TX };
-enum { MSG_MSI, MSG_ASSERT, MSG_DEASSERT };
-
-struct eng_chan {
-	int chn;
-	int st;
-	uint64_t due;        /* CHECK/NEXT/DRAIN: the edge it is evaluated at */
-	uint64_t drain_from; /* DRAIN: mv_abort_o from this edge */
-	bool keep, held;
-	struct abb_refmodel_desc d;
-	/* prefetch */
-	int fst;
-	uint64_t f_at;       /* F_HDR: offered from; F_DONE/F_ERR: seen from */
-	uint8_t nxt[DESC_BYTES];
-	unsigned fdw;
-	/* mover */
-	int mst;
-	uint64_t m_at;       /* M_GO: the next TLP/request from this edge */
-	uint64_t mv_due;     /* the mover's own evaluation (done, wait) */
-	uint32_t rem;        /* DWs not yet in a TLP or request */
-	uint64_t ha;
-	uint32_t pa;
-	bool inc, evs, more;
-	/* H2C: tags */
-	uint32_t out;        /* outstanding */
-	uint64_t free_at[NUM_TAGS]; /* a cleared tag counts as free from this edge */
-	uint32_t ptr[NUM_TAGS], cnt[NUM_TAGS];
-	bool tinc[NUM_TAGS];
-	bool err, open;
-	uint64_t err_from;
-};
-
-struct eng_evs {
-	bool en;
-	uint64_t at;     /* the state after this edge */
-	uint32_t used;   /* words */
-	uint32_t half;   /* the head word's lower DW is gone */
-	uint32_t pos, gap;
-};
-
-struct rt_engine {
-	struct abb_reftime *t;
-	struct abb_refmodel *core;
-	uint64_t last;   /* the last edge evaluated (+1: none yet) */
-	bool started;
-	uint64_t next;   /* cached: the next edge to evaluate */
-
-	/* RX */
-	struct rt_ring rxq;
-	bool rx_cur;
-	uint64_t rx_end, rx_free;
-	bool rdreq;
-	uint64_t rdreq_at;
-
-	/* PIO completer */
-	int pst;
-	uint64_t p_at, pio_due;
-	struct rt_tlp pcpl;
-
-	/* TX */
-	bool tx_busy;
-	uint64_t tx_end;
-	int tx_src, tx_chn;
-	unsigned tx_last;
-	struct rt_tlp tx;
-	uint8_t after[8];
-	unsigned nafter;
-	bool tx_full;    /* no room at the last try: the link must take bytes first */
-	bool c2h_held;   /* the C2H mover waits for the posted-write backlog to shrink */
-	uint64_t tx_due; /* a try of the held C2H mover */
-	/* tx_candidate as schedule() found it (valid while tx_cand_ok: the
-	 * engine's state unchanged since; a later edge up to it finds the same:
-	 * each source's readiness is its first ready edge from then on) */
-	uint64_t tx_cand;
-	bool tx_cand_ok;
-
-	struct eng_chan ch[2];
-
-	/* interrupts */
-	bool line;       /* the core's line now */
-	bool lvl;        /* the level the hard IP saw last */
-	bool intx_on;
-	uint64_t irq_due;
-	uint64_t ig_due;
-	unsigned ig_unit; /* ClkNs / 4 */
-
-	struct eng_evs evs;
-	uint8_t *buf;    /* completion bytes on their way */
-	struct rt_board *board; /* DDR2 arbiter, endpoint limits (ref_board.h) */
-};
+#include "ref_engine_priv.h"
 
 static struct eng_chan *C2H(struct rt_engine *e)
 {
@@ -199,15 +97,6 @@ static uint64_t umax(uint64_t a, uint64_t b)
 static uint64_t umin(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
-}
-
-/* abb_tlp_pkg.sv chunk_dw */
-static uint32_t chunk_dw(uint32_t max_dw, uint64_t addr, uint32_t rem)
-{
-	uint32_t to4k = 1024u - (uint32_t)((addr >> 2) & 1023u);
-	uint32_t c = max_dw < to4k ? max_dw : to4k;
-
-	return rem < c ? rem : c;
 }
 
 static uint32_t mps_dw(const struct rt_engine *e)
@@ -410,7 +299,8 @@ static void mover_start(struct rt_engine *e, struct eng_chan *c, uint64_t n)
 	c->evs = c->d.evs;
 	c->more = !c->d.last && c->d.bda_ok;
 	if (c->chn == (int)ABB_CH_C2H)
-		rt_board_rd_active(e->board, n, true); /* abb_top.sv rd_active_i: c2h_mv_busy */
+		if (e->ddr)
+			rt_board_rd_active(e->board, n, true); /* abb_top.sv rd_active_i: c2h_mv_busy */
 	if (c->chn == (int)ABB_CH_H2C) {
 		if (!c->open)
 			c->err = false; /* a new chain starts clean */
@@ -444,7 +334,7 @@ static void mover_done(struct rt_engine *e, struct eng_chan *c, bool err, uint64
 {
 	c->mst = M_IDLE;
 	c->mv_due = RT_NEVER;
-	if (c->chn == (int)ABB_CH_C2H)
+	if (c->chn == (int)ABB_CH_C2H && e->ddr)
 		rt_board_rd_active(e->board, n, false);
 	if (c->chn == (int)ABB_CH_H2C && !c->more)
 		c->open = false;
@@ -571,28 +461,6 @@ static void chan_eval(struct rt_engine *e, struct eng_chan *c, uint64_t n, bool 
 
 /* --- RX and the PIO completer ---------------------------------------------- */
 
-static void rx_next(struct rt_engine *e)
-{
-	struct rt_tlp *h;
-	uint64_t start;
-
-	if (e->rx_cur || e->rdreq || e->rxq.n == 0)
-		return;
-	h = &e->rxq.v[e->rxq.head];
-	start = umax(rt_first_edge(e->t, h->t), e->rx_free);
-	if (e->started)
-		start = umax(start, e->last + 1);
-	e->rx_end = start + rt_beats(h) - 1;
-	e->rx_cur = true;
-	if (h->origin == RT_O_DEV_CPL && h->kind == RT_CPLD && h->tag < NUM_TAGS) {
-		/* abb_top.sv wr_dw_i: the downstream mover writes the payload beats
-		 * of a completion it takes (abb_h2c_mover.sv cpl_ok, mem_we_o) */
-		struct eng_chan *c = H2C(e);
-
-		if ((c->out >> h->tag & 1u) && !(c->err && c->err_from <= start + 2))
-			rt_board_write(e->board, start + 2, h->ndw, c->tinc[h->tag]);
-	}
-}
 
 static void rx_pop(struct rt_engine *e)
 {
@@ -623,6 +491,7 @@ static void pio_capture(struct rt_engine *e, uint64_t n)
 		c->data[2] = (uint8_t)(v >> 16);
 		c->data[3] = (uint8_t)(v >> 24);
 	} else {
+		rt_mem_flush(e->t);
 		abb_refmodel_mem_read(e->core, r->pa, c->data, r->bytes);
 	}
 	e->pst = P_GO;
@@ -661,6 +530,7 @@ static bool cpl_land(struct rt_engine *e, const struct rt_tlp *tlp, uint64_t n)
 			if (off < DESC_BYTES) {
 				if (take > DESC_BYTES - off)
 					take = DESC_BYTES - off;
+				rt_mem_flush(e->t); /* host memory read */
 				if (e->t->host.dma(e->t->host.ctx, 0, tlp->addr, c->nxt + off, take))
 					memset(c->nxt + off, 0, take);
 			}
@@ -689,9 +559,16 @@ static bool cpl_land(struct rt_engine *e, const struct rt_tlp *tlp, uint64_t n)
 			c->out &= ~bit;
 			c->free_at[tag] = n + 1;
 		} else {
-			if (!err_q && !e->t->host.dma(e->t->host.ctx, 0, tlp->addr, e->buf, tlp->bytes))
-				abb_refmodel_h2c_data(e->core, c->ptr[tag], c->tinc[tag], e->buf,
-						      tlp->bytes);
+			if (err_q || !tlp->bytes) {
+				/* nothing written */
+			} else if (c->tinc[tag]) {
+				rt_h2c_defer(e->t, tlp->addr, c->ptr[tag], tlp->bytes);
+			} else {
+				rt_mem_flush(e->t);
+				if (!e->t->host.dma(e->t->host.ctx, 0, tlp->addr, e->buf, tlp->bytes))
+					abb_refmodel_h2c_data(e->core, c->ptr[tag], false, e->buf,
+							      tlp->bytes);
+			}
 			if (c->tinc[tag])
 				c->ptr[tag] += tlp->bytes;
 			c->cnt[tag] = c->cnt[tag] > tlp->ndw ? c->cnt[tag] - tlp->ndw : 0;
@@ -726,6 +603,7 @@ static bool rx_end(struct rt_engine *e, uint64_t n)
 			if (h->bytes == 4 && h->pa % 4 == 0)
 				abb_refmodel_reg_write(e->core, h->pa, le32(h->data));
 		} else {
+			rt_mem_flush(e->t);
 			abb_refmodel_mem_write(e->core, h->pa, h->data, h->bytes);
 		}
 		break;
@@ -808,7 +686,7 @@ static uint64_t src_ready(struct rt_engine *e, int s, uint64_t x)
 		if (c->evs)
 			x = evs_ready(e, x, chunk_dw(mps_dw(e), c->ha, c->rem));
 		/* abb_top.sv c2h_gate: the DDR2 read-ahead holds the TLP's start */
-		x = x == RT_NEVER ? x : rt_board_rd_ready(e->board, x);
+		x = x == RT_NEVER || !e->ddr ? x : rt_board_rd_ready(e->board, x);
 		return x == RT_NEVER || draining(c, x) ? RT_NEVER : x;
 	case SRC_H2C_MV: {
 		uint64_t best = RT_NEVER;
@@ -890,7 +768,8 @@ static void src_start(struct rt_engine *e, int s, uint64_t x)
 
 		c = C2H(e);
 		k = chunk_dw(mps_dw(e), c->ha, c->rem);
-		rt_board_take(e->board, x); /* abb_top.sv rd_take_i: c2h_tlp */
+		if (e->ddr)
+			rt_board_take(e->board, x); /* abb_top.sv rd_take_i: c2h_tlp */
 		empty_tlp(m);
 		m->kind = RT_MWR;
 		m->fc = RT_FC_P;
@@ -1077,7 +956,7 @@ static uint64_t tx_candidate(struct rt_engine *e, uint64_t from)
 /* keep: the TX arbiter's inputs are as when the candidate was found, and
  * it is at or after from: it stands (src_ready's first ready edge from
  * then on is the same from any edge up to it) */
-static void schedule_keep(struct rt_engine *e, uint64_t from, bool keep)
+static inline void schedule_keep(struct rt_engine *e, uint64_t from, bool keep)
 {
 	uint64_t n = RT_NEVER;
 
@@ -1102,30 +981,22 @@ static void schedule(struct rt_engine *e, uint64_t from)
 	schedule_keep(e, from, false);
 }
 
-static uint64_t lower_bound(const struct rt_engine *e)
-{
-	uint64_t f = rt_first_edge(e->t, e->t->now);
-
-	return e->started ? umax(f, e->last + 1) : f;
-}
-
-uint64_t rt_engine_next_edge(const struct rt_engine *e)
-{
-	return e->next;
-}
 
 void rt_engine_edge(struct rt_engine *e, uint64_t n)
 {
 	struct eng_chan *c2h = C2H(e), *h2c = H2C(e);
 	bool sample = e->irq_due == n, level = e->line;
-	/* the shared engine as the edge before left it (abb_top.sv) */
-	bool shared = abb_refmodel_shared_engine(e->core);
+	/* the shared engine as the edge before left it (abb_top.sv), for a
+	 * channel's evaluation only: worked out when one is due at n (nothing
+	 * during the edge makes a channel due at n: every due set is n + 1 on) */
+	bool shared = (c2h->due == n || h2c->due == n) && abb_refmodel_shared_engine(e->core);
 	bool c2h_hold = shared && ch_active(h2c);
 	bool h2c_hold = shared && (ch_active(c2h) || (c2h->st != CH_IDLE && !c2h_hold));
 	bool fresh = e->tx_cand_ok; /* nothing changed since schedule() */
 	bool keep; /* and nothing the TX arbiter looks at changes at this edge */
 
-	rt_board_edge(e->board, n);
+	if (e->ddr)
+		rt_board_edge(e->board, n);
 	e->last = n;
 	e->started = true;
 	e->tx_cand_ok = false;
@@ -1138,7 +1009,7 @@ void rt_engine_edge(struct rt_engine *e, uint64_t n)
 	if (e->rx_cur && e->rx_end == n && !rx_end(e, n))
 		fresh = false;
 	/* the DDR2 arbiter's read-ahead moves at every edge */
-	keep = fresh && !rt_board_on(e->board);
+	keep = fresh && !e->ddr;
 	if (e->tx_busy && e->tx_end == n) {
 		tx_finish(e, n);
 		keep = false;
@@ -1174,17 +1045,6 @@ void rt_engine_edge(struct rt_engine *e, uint64_t n)
 	schedule_keep(e, n + 1, keep);
 }
 
-void rt_engine_deliver(struct rt_engine *e, const struct rt_tlp *tlp)
-{
-	bool idle = !e->rx_cur;
-
-	if (rt_ring_push(&e->rxq, tlp))
-		return;
-	rx_next(e);
-	/* only RX changed: its last beat may come before what was next */
-	if (idle && e->rx_cur)
-		e->next = umin(e->next, umax(e->rx_end, lower_bound(e)));
-}
 
 void rt_engine_tx_space(struct rt_engine *e)
 {
@@ -1206,80 +1066,131 @@ void rt_engine_tx_space(struct rt_engine *e)
 		schedule(e, lower_bound(e));
 }
 
-/* --- the C2H stream (ref_timing.c stream_run) ------------------------------
+/* --- the H2C stream (ref_timing.c h2c_stream_run) --------------------------
  *
- * One DMA read in its steady state: the C2H channel runs (StRun, its mover
- * in M_GO or M_TX, not from the event source, its prefetch idle or done,
- * nothing of its own due), everything else of the engine is idle (H2C
- * channel, RX, the PIO completer, interrupts, the generator, the DDR2
- * arbiter off) and schedule()'s candidate is current. Then an edge of the
- * engine is one of two, and rt_engine_stream_edge does exactly what
- * rt_engine_edge would (the same state after it, field by field) without
- * the general unit-by-unit evaluation:
- *  - the decide (tx_decide with only the C2H mover valid: the posted hold
- *    and the buffer test, then src_start), or
- *  - the finish (tx_finish of a C2H TLP that is not the mover's last);
- * schedule() after either has only the TX candidate to look at: the TLP's
- * last beat, or the next edge (no idle beats between the mover's TLPs).
- * Anything else (the hold, a full buffer, the last TLP) it leaves to
- * rt_engine_edge, before changing anything. */
-bool rt_engine_stream_ok(const struct rt_engine *e)
+ * An edge at which only RX ends a mover's completion with data (an
+ * outstanding tag, no error on the channel, the DDR2 arbiter off) and
+ * nothing else of the engine is due, schedule()'s candidate current:
+ * rt_engine_edge would run rx_end (its DEV_CPL case and cpl_land's mover
+ * case, here in place) and then schedule(n + 1), the candidate kept while
+ * the tag stays out (cpl_land changed nothing the arbiter looks at). A tag
+ * freed counts as free from n + 1 (free_at), so no source is newly ready
+ * at n and rt_engine_edge's test tx_candidate(e, n) == n fails: the kept
+ * candidate is at n + 1 or later (it is at or after the edge and not n),
+ * the first ready edge of every other source. Such an edge touches
+ * neither link (the completion's credits have no limit, the stream's
+ * condition) nor the root complex. */
+/* An edge at which only TX acts and only for the H2C mover (nothing else
+ * due, the candidate current): its read request's decide (the mover the
+ * only source that can be ready: tx_decide's pick without a choice, the
+ * posted hold concerns the C2H mover only; a full buffer is left to
+ * rt_engine_edge) or its last beat (tx_finish's SRC_H2C_MV case, no
+ * message behind it), then schedule(n + 1) as rt_engine_edge does. 1, 2
+ * (done, a TLP handed to the up link), or 0 (nothing done). */
+static int h2c_tx_edge(struct rt_engine *e, uint64_t n)
 {
-	const struct eng_chan *c = &e->ch[ABB_CH_C2H], *h = &e->ch[ABB_CH_H2C];
+	struct eng_chan *c = H2C(e), *d = C2H(e);
 
-	return c->st == CH_RUN && (c->mst == M_GO || c->mst == M_TX) && !c->evs &&
-	       (c->fst == F_IDLE || c->fst == F_DONE) && c->due == RT_NEVER &&
-	       c->mv_due == RT_NEVER && h->st == CH_IDLE && h->mst == M_IDLE && !h->out &&
-	       h->fst == F_IDLE && h->due == RT_NEVER && h->mv_due == RT_NEVER && !e->rx_cur &&
-	       !e->rxq.n && !e->rdreq && e->pst == P_IDLE && e->pio_due == RT_NEVER &&
-	       e->irq_due == RT_NEVER && e->ig_due == RT_NEVER && !e->nafter &&
-	       e->tx_due == RT_NEVER && !e->tx_full && !e->c2h_held && e->started &&
-	       e->tx_cand_ok && (!e->tx_busy || e->tx_src == SRC_C2H_MV) && !rt_board_on(e->board);
-}
-
-/* Edge n (= e->next) in the stream: 1 done as rt_engine_edge would, 0
- * nothing changed (rt_engine_edge must run it). */
-int rt_engine_stream_edge(struct rt_engine *e, uint64_t n)
-{
-	struct eng_chan *c = C2H(e);
-
+	if ((e->rx_cur && e->rx_end == n) || e->irq_due == n || e->pio_due == n ||
+	    e->ig_due == n || c->due == n || c->mv_due == n || d->due == n || d->mv_due == n)
+		return 0;
 	if (e->tx_busy) {
-		if (e->tx_end != n || c->rem == 0)
-			return 0; /* the last TLP: the mover's done */
+		unsigned tag = e->tx.arg;
+
+		if (e->tx_end != n || e->tx_src != SRC_H2C_MV || e->nafter)
+			return 0;
 		e->last = n;
+		e->started = true;
 		e->tx_cand_ok = false;
-		/* tx_finish, SRC_C2H_MV, not the last; no messages behind it */
+		/* tx_finish, SRC_H2C_MV */
 		e->tx_busy = false;
 		rt_log(e->t, "up", &e->tx);
 		rt_up_submit(e->t, &e->tx);
+		c->out |= 1u << tag;
 		c->mst = M_GO;
 		c->m_at = n + 1;
-		/* schedule(n + 1): the mover's next TLP (src_ready: m_at, no
-		 * event source, the arbiter off) */
-		e->tx_cand = n + 1;
-	} else {
-		uint64_t sampled;
-		unsigned av;
-
-		if (e->tx_cand != n || c->mst != M_GO)
-			return 0;
-		/* tx_decide: the units the hard IP reported at the edge before */
-		sampled = n ? rt_up_unsent_at_edge(e->t, rt_edge_time(e->t, n - 1)) : 0;
-		av = (unsigned)((TX_BUFFER_BYTES - umin(sampled, TX_BUFFER_BYTES)) / 128u);
-		if (umin(av, 63) < TX_POSTED_MIN_AV || rt_up_unsent(e->t) >= TX_BUFFER_BYTES)
-			return 0; /* the posted hold or a full buffer */
-		e->last = n;
-		e->tx_cand_ok = false;
-		e->tx_last = SRC_C2H_MV;
-		e->tx_src = SRC_C2H_MV;
-		src_start(e, SRC_C2H_MV, n);
-		e->tx_busy = true;
-		e->tx_end = n + rt_beats(&e->tx) - 1;
-		/* schedule(n + 1): the TLP's last beat */
-		e->tx_cand = e->tx_end;
+		if (c->rem == 0 || c->st == CH_DRAIN || c->err)
+			c->mv_due = n + 1;
+		schedule(e, n + 1);
+		return 2;
 	}
-	e->tx_cand_ok = true;
-	e->next = e->tx_cand;
+	if (e->tx_cand != n || e->tx_due != RT_NEVER || e->tx_full || e->pst == P_GO ||
+	    d->fst == F_HDR || c->fst == F_HDR || (d->mst == M_GO && d->rem) ||
+	    !src_valid(e, SRC_H2C_MV, n) || rt_up_unsent(e->t) >= TX_BUFFER_BYTES)
+		return 0;
+	e->last = n;
+	e->started = true;
+	e->tx_cand_ok = false;
+	/* tx_decide, the H2C mover the only valid source */
+	e->tx_due = RT_NEVER;
+	e->c2h_held = false;
+	e->tx_last = SRC_H2C_MV;
+	e->tx_src = SRC_H2C_MV;
+	src_start(e, SRC_H2C_MV, n);
+	e->tx_busy = true;
+	e->tx_end = n + rt_beats(&e->tx) - 1;
+	schedule(e, n + 1);
+	return 1;
+}
+
+int rt_engine_h2c_edge(struct rt_engine *e, uint64_t n)
+{
+	struct eng_chan *c = H2C(e);
+	const struct rt_tlp *h;
+	bool same;
+
+	if (!e->tx_cand_ok)
+		return 0;
+	if (!e->rx_cur || e->rx_end != n)
+		return h2c_tx_edge(e, n);
+	if (e->irq_due == n ||
+	    e->pio_due == n || e->ig_due == n || (e->tx_busy ? e->tx_end == n : e->tx_cand == n) ||
+	    c->due == n || c->mv_due == n || e->ch[ABB_CH_C2H].due == n ||
+	    e->ch[ABB_CH_C2H].mv_due == n)
+		return 0;
+	h = &e->rxq.v[e->rxq.head];
+	if (h->origin != RT_O_DEV_CPL || h->kind != RT_CPLD || h->tag >= NUM_TAGS ||
+	    !(c->out >> h->tag & 1u) || c->err)
+		return 0;
+	/* rt_engine_edge with only RX's end due */
+	e->last = n;
+	e->started = true;
+	e->tx_cand_ok = false;
+	/* rx_end, RT_O_DEV_CPL */
+	e->rx_cur = false;
+	rt_log(e->t, "down", h);
+	rt_down_consumed(e->t, h);
+	rx_pop(e);
+	e->rx_free = n + 1;
+	/* cpl_land, a mover's tag with data, no error */
+	{
+		unsigned tag = h->tag;
+
+		abb_refmodel_count(e->core, ABB_REFMODEL_CPL);
+		if (!h->bytes) {
+			/* nothing written */
+		} else if (c->tinc[tag]) {
+			rt_h2c_defer(e->t, h->addr, c->ptr[tag], h->bytes);
+		} else {
+			rt_mem_flush(e->t);
+			if (!e->t->host.dma(e->t->host.ctx, 0, h->addr, e->buf, h->bytes))
+				abb_refmodel_h2c_data(e->core, c->ptr[tag], false, e->buf, h->bytes);
+		}
+		if (c->tinc[tag])
+			c->ptr[tag] += h->bytes;
+		c->cnt[tag] = c->cnt[tag] > h->ndw ? c->cnt[tag] - h->ndw : 0;
+		same = c->cnt[tag] != 0;
+		if (!same) {
+			c->out &= ~(1u << tag);
+			c->free_at[tag] = n + 1;
+		}
+		if (c->mst == M_WAIT && !c->out)
+			c->mv_due = n + 1;
+		if (c->st == CH_DRAIN)
+			c->due = umax(c->drain_from, n + 1);
+	}
+	rx_next(e);
+	schedule_keep(e, n + 1, same);
 	return 1;
 }
 
@@ -1289,7 +1200,7 @@ int rt_engine_stream_edge(struct rt_engine *e, uint64_t n)
  * needs the hand-over in time order. */
 bool rt_engine_early_rx(const struct rt_engine *e)
 {
-	return !rt_board_on(e->board);
+	return !e->ddr;
 }
 
 bool rt_engine_idle(const struct rt_engine *e)
@@ -1418,6 +1329,7 @@ struct rt_engine *rt_engine_create(struct abb_reftime *t)
 	}
 	e->t = t;
 	e->core = t->core;
+	e->ddr = rt_board_on(e->board);
 	e->next = RT_NEVER;
 	e->pio_due = e->tx_due = e->irq_due = e->ig_due = RT_NEVER;
 	for (int i = 0; i < 2; i++) {

@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "ref_board.h"
-#include "ref_timing_priv.h"
+#include "ref_engine_priv.h"
 
 /* sim/enumerate.h BarWindowBase; sim/enumerate.cpp's MSI address */
 #define RT_BAR_WINDOW 0xf0000000ull
@@ -104,21 +104,15 @@ int abb_reftime_check(const struct abbsim_params *p, char *msg, size_t n)
 /* --- time ---------------------------------------------------------------- */
 
 /* sim/device_clock.h DeviceClock::edge_time, first_edge_at (epoch 0) */
-uint64_t rt_edge_time(const struct abb_reftime *t, uint64_t n)
+uint64_t rt_edge_time_frac(const struct abb_reftime *t, uint64_t n)
 {
-	if (t->period_ps)
-		return n * t->period_ps;
 	return (uint64_t)((unsigned __int128)n * 1000000u / t->mhz);
 }
 
-uint64_t rt_first_edge(const struct abb_reftime *t, uint64_t ps)
+uint64_t rt_first_edge_frac(const struct abb_reftime *t, uint64_t ps)
 {
 	uint64_t n;
 
-	if (ps == 0)
-		return 0;
-	if (t->period_ps)
-		return (ps + t->period_ps - 1) / t->period_ps;
 	n = (uint64_t)(((unsigned __int128)ps * t->mhz + 999999u) / 1000000u);
 	while (rt_edge_time(t, n) < ps)
 		n++;
@@ -127,41 +121,22 @@ uint64_t rt_first_edge(const struct abb_reftime *t, uint64_t ps)
 
 /* --- a TLP FIFO ----------------------------------------------------------- */
 
-/* The bytes of a TLP record that hold something: the payload array only
- * for the TLPs that carry their data (host writes, PIO completions). */
-static size_t tlp_size(const struct rt_tlp *t)
+/* The ring grown (rt_ring_slot, when full): the free slot after the
+ * last, NULL: out of memory. */
+struct rt_tlp *rt_ring_grow(struct rt_ring *r)
 {
-	if (t->origin == RT_O_PIO_WR || t->origin == RT_O_PIO_CPL)
-		return offsetof(struct rt_tlp, data) + (t->bytes < RT_PIO_MAX ? t->bytes : RT_PIO_MAX);
-	return offsetof(struct rt_tlp, data);
-}
+	size_t cap = r->cap ? 2 * r->cap : 64;
+	struct rt_tlp *v = malloc(cap * sizeof *v);
 
-int rt_ring_push(struct rt_ring *r, const struct rt_tlp *tlp)
-{
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 64;
-		struct rt_tlp *v = malloc(cap * sizeof *v);
-
-		if (!v)
-			return -ENOMEM;
-		for (size_t i = 0; i < r->n; i++)
-			v[i] = r->v[(r->head + i) & (r->cap - 1)];
-		free(r->v);
-		r->v = v;
-		r->cap = cap;
-		r->head = 0;
-	}
-	{
-		struct rt_tlp *d = &r->v[(r->head + r->n) & (r->cap - 1)];
-		size_t n = tlp_size(tlp);
-
-		/* the header at a constant size (moves, no call), the payload after */
-		memcpy(d, tlp, offsetof(struct rt_tlp, data));
-		if (n > offsetof(struct rt_tlp, data))
-			memcpy(d->data, tlp->data, n - offsetof(struct rt_tlp, data));
-	}
-	r->n++;
-	return 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < r->n; i++)
+		v[i] = r->v[(r->head + i) & (r->cap - 1)];
+	free(r->v);
+	r->v = v;
+	r->cap = cap;
+	r->head = 0;
+	return &r->v[(r->head + r->n) & (r->cap - 1)];
 }
 
 static struct rt_tlp *ring_at(struct rt_ring *r, size_t i)
@@ -218,7 +193,7 @@ static void link_hist(struct abb_reftime *t, struct rt_link *l)
 }
 
 /* Credits back by now (Link::consumed's events, taken when looked at). */
-static void link_returns(struct rt_link *l, uint64_t now)
+static inline void link_returns(struct rt_link *l, uint64_t now)
 {
 	while (l->ret_n && l->ret[l->ret_head].t <= now) {
 		struct rt_credit_ret *c = &l->ret[l->ret_head];
@@ -243,8 +218,66 @@ static bool link_credits(const struct rt_link *l, const struct rt_tlp *h)
 
 static void rc_feed(struct abb_reftime *t);
 
-/* Link::try_start */
-static void link_try_start(struct abb_reftime *t, struct rt_link *l)
+#if defined(__GNUC__)
+#define RT_INLINE inline __attribute__((always_inline))
+#else
+#define RT_INLINE inline
+#endif
+
+/* The head h of the waiting TLPs starts on l at now (Link::try_start's
+ * body): its credits, the serialiser's time with framing, DLLP and SKP
+ * overhead, its arrival time and scheduling number. Below 2^63 fs (2.5
+ * hours of device time) in 64 bits, the same values as the 128-bit
+ * arithmetic after. */
+static RT_INLINE void link_start_tlp(struct abb_reftime *t, struct rt_link *l, struct rt_tlp *h,
+				     uint64_t now)
+{
+	uint64_t bytes, skp_due;
+	unsigned c = h->fc;
+
+	l->used_h[c] += 1;
+	l->used_d[c] += (int32_t)rt_data_credits(h);
+	bytes = rt_wire_bytes(h);
+	if (++l->tlp_count % RT_DLLP_EVERY == 0)
+		bytes += RT_DLLP_BYTES;
+	l->bytes_total += bytes;
+	if (l->bytes_total >= l->skp_next) { /* skp_due > skp_done, no division before */
+		skp_due = l->bytes_total / (l->skp_interval * l->lanes);
+		bytes += (skp_due - l->skp_done) * l->skp_len * l->lanes;
+		l->skp_done = skp_due;
+		l->skp_next = (skp_due + 1) * l->skp_interval * l->lanes;
+	}
+	if (!(l->free_fs >> 63) && h->t < (1ull << 63) / 1000 && now < (1ull << 63) / 1000 &&
+	    l->fs_per_byte) {
+		/* dur below 2^50: the sum below 2^64 */
+		uint64_t ffs = (uint64_t)l->free_fs, ht = h->t * 1000, start = ffs > ht ? ffs : ht;
+
+		if (l->blocked && start < now * 1000)
+			start = now * 1000;
+		ffs = start + bytes * l->fs_per_byte;
+		l->free_fs = ffs;
+		l->free_ps = ffs / 1000u + (ffs % 1000u != 0);
+	} else {
+		unsigned __int128 start, dur;
+
+		start = l->free_fs > (unsigned __int128)h->t * 1000 ? l->free_fs
+								    : (unsigned __int128)h->t * 1000;
+		if (l->blocked && start < (unsigned __int128)now * 1000)
+			start = (unsigned __int128)now * 1000;
+		/* below 2^50: 64-bit */
+		dur = l->fs_per_byte ? bytes * l->fs_per_byte : bytes * l->fs_per_lane_byte / l->lanes;
+		l->free_fs = start + dur;
+		l->free_ps = fs_to_ps_up(l->free_fs);
+	}
+	l->blocked = false;
+	l->tlps++;
+	l->unsent -= rt_wire_bytes(h);
+	h->t = l->free_ps + l->latency_ps;
+	h->seq = t->seq++;
+}
+
+/* Link::try_start (up: the up link, a constant where it is inlined) */
+static RT_INLINE void link_try_start_in(struct abb_reftime *t, struct rt_link *l, bool up)
 {
 	uint64_t now = t->now;
 	bool started_any = false;
@@ -252,9 +285,6 @@ static void link_try_start(struct abb_reftime *t, struct rt_link *l)
 	link_returns(l, now);
 	while (l->started < l->q.n) {
 		struct rt_tlp *h;
-		unsigned __int128 start, dur;
-		uint64_t bytes, skp_due;
-		unsigned c;
 
 		if (l->free_ps > now) {
 			if (l->wake == RT_NEVER) {
@@ -268,36 +298,9 @@ static void link_try_start(struct abb_reftime *t, struct rt_link *l)
 			l->blocked = true;
 			break;
 		}
-		start = l->free_fs > (unsigned __int128)h->t * 1000 ? l->free_fs
-								    : (unsigned __int128)h->t * 1000;
-		if (l->blocked && start < (unsigned __int128)now * 1000)
-			start = (unsigned __int128)now * 1000;
-		l->blocked = false;
-		c = h->fc;
-		l->used_h[c] += 1;
-		l->used_d[c] += (int32_t)rt_data_credits(h);
-		bytes = rt_wire_bytes(h);
-		if (++l->tlp_count % RT_DLLP_EVERY == 0)
-			bytes += RT_DLLP_BYTES;
-		l->bytes_total += bytes;
-		if (l->bytes_total >= l->skp_next) { /* skp_due > skp_done, no division before */
-			skp_due = l->bytes_total / (l->skp_interval * l->lanes);
-			bytes += (skp_due - l->skp_done) * l->skp_len * l->lanes;
-			l->skp_done = skp_due;
-			l->skp_next = (skp_due + 1) * l->skp_interval * l->lanes;
-		}
-		/* below 2^50: 64-bit */
-		dur = l->fs_per_byte ? bytes * l->fs_per_byte : bytes * l->fs_per_lane_byte / l->lanes;
-		l->free_fs = start + dur;
-		l->free_ps = fs_to_ps_up(l->free_fs);
-		l->tlps++;
-		l->payload_bytes += 4u * h->ndw;
-		l->wire_bytes += bytes;
-		l->unsent -= rt_wire_bytes(h);
-		h->t = l->free_ps + l->latency_ps;
-		h->seq = t->seq++;
+		link_start_tlp(t, l, h, now);
 		started_any = true;
-		if (l == &t->up) {
+		if (up) {
 			l->started++;
 			link_hist(t, l);
 			continue;
@@ -318,8 +321,44 @@ static void link_try_start(struct abb_reftime *t, struct rt_link *l)
 		if (l->started == l->q.n)
 			rc_feed(t); /* Link::on_drain: the root complex's next completion */
 	}
-	if (started_any && l == &t->up)
+	/* rt_engine_tx_space, its first test inline: only something waiting
+	 * for room looks */
+	if (started_any && up && (t->eng->tx_full || t->eng->c2h_held))
 		rt_engine_tx_space(t->eng);
+}
+
+static void up_try_start(struct abb_reftime *t)
+{
+	link_try_start_in(t, &t->up, true);
+}
+
+static void down_try_start(struct abb_reftime *t)
+{
+	link_try_start_in(t, &t->down, false);
+}
+
+static void link_try_start(struct abb_reftime *t, struct rt_link *l)
+{
+	if (l == &t->up)
+		up_try_start(t);
+	else
+		down_try_start(t);
+}
+
+/* link_try_start right after a TLP was queued: with the serialiser busy
+ * it only takes the credits back by now and sets the wake unless one is
+ * due (its loop's first test), inline */
+static inline void link_start_or_wake(struct abb_reftime *t, struct rt_link *l)
+{
+	if (l->free_ps > t->now) {
+		link_returns(l, t->now);
+		if (l->wake == RT_NEVER) {
+			l->wake = l->free_ps;
+			l->wake_seq = t->seq++;
+		}
+	} else {
+		link_try_start(t, l);
+	}
 }
 
 static void link_submit(struct abb_reftime *t, struct rt_link *l, const struct rt_tlp *tlp)
@@ -330,36 +369,43 @@ static void link_submit(struct abb_reftime *t, struct rt_link *l, const struct r
 	l->unsent += rt_wire_bytes(tlp);
 	if (l == &t->up)
 		link_hist(t, l);
-	link_try_start(t, l);
+	link_start_or_wake(t, l);
 }
 
 /* The receiver freed a TLP's buffers: its credits are back at the
  * transmitter one latency later (Link::consumed). Infinite classes need
  * no return event (rt_link_consumed_unlimited). */
-static void link_return_later(struct abb_reftime *t, struct rt_link *l, const struct rt_tlp *tlp)
+static bool ret_grow(struct rt_link *l)
+{
+	size_t cap = l->ret_cap ? 2 * l->ret_cap : 64;
+	struct rt_credit_ret *v = malloc(cap * sizeof *v);
+
+	if (!v)
+		return false;
+	for (size_t i = 0; i < l->ret_n; i++)
+		v[i] = l->ret[(l->ret_head + i) & (l->ret_cap - 1)];
+	free(l->ret);
+	l->ret = v;
+	l->ret_cap = cap;
+	l->ret_head = 0;
+	return true;
+}
+
+static inline void link_return_later(struct abb_reftime *t, struct rt_link *l,
+				     const struct rt_tlp *tlp)
 {
 	unsigned c = tlp->fc;
 
-	if (l->ret_n == l->ret_cap) {
-		size_t cap = l->ret_cap ? 2 * l->ret_cap : 64;
-		struct rt_credit_ret *v = malloc(cap * sizeof *v);
-
-		if (!v)
-			return;
-		for (size_t i = 0; i < l->ret_n; i++)
-			v[i] = l->ret[(l->ret_head + i) & (l->ret_cap - 1)];
-		free(l->ret);
-		l->ret = v;
-		l->ret_cap = cap;
-		l->ret_head = 0;
-	}
+	if (l->ret_n == l->ret_cap && !ret_grow(l))
+		return;
 	l->ret[(l->ret_head + l->ret_n) & (l->ret_cap - 1)] =
 		(struct rt_credit_ret){t->now + l->latency_ps, t->seq++, (uint8_t)c,
 				       (uint16_t)rt_data_credits(tlp)};
 	l->ret_n++;
 }
 
-static void link_consumed(struct abb_reftime *t, struct rt_link *l, const struct rt_tlp *tlp)
+static inline void link_consumed(struct abb_reftime *t, struct rt_link *l,
+				 const struct rt_tlp *tlp)
 {
 	if (!rt_link_consumed_unlimited(l, tlp))
 		link_return_later(t, l, tlp);
@@ -482,9 +528,11 @@ static void rc_feed(struct abb_reftime *t)
 		size_t i = t->p.reorder == 1 ? (size_t)(splitmix(&t->rng) % t->nready)
 			 : t->p.reorder == 2 ? t->rr_next % t->nready : 0;
 		struct rt_dread *r = &t->ready[i];
-		struct rt_tlp c;
+		struct rt_link *l = &t->down;
+		/* built in the down link's queue (link_submit without the copy) */
+		struct rt_tlp *c = rt_ring_slot(&l->q), lost;
 
-		rc_completion(t, r, &c);
+		rc_completion(t, r, c ? c : &lost);
 		if (r->next >= r->end) {
 			memmove(&t->ready[i], &t->ready[i + 1], (t->nready - i - 1) * sizeof t->ready[0]);
 			t->nready--;
@@ -492,7 +540,12 @@ static void rc_feed(struct abb_reftime *t)
 		} else {
 			t->rr_next = i + 1;
 		}
-		link_submit(t, &t->down, &c);
+		if (!c)
+			continue; /* out of memory: lost, as link_submit loses it */
+		l->q.n++;
+		c->t = t->now;
+		l->unsent += rt_wire_bytes(c);
+		link_start_or_wake(t, l);
 	}
 }
 
@@ -569,18 +622,125 @@ static void rc_pio_completion(struct abb_reftime *t, const struct rt_tlp *tlp)
 	pio_issue(t);
 }
 
+/* The deferred DMA-read payloads (t->pend) to host memory, as rc_upstream
+ * copied them TLP by TLP (board memory and host memory unchanged since:
+ * rt_mem_flush's contract); a batch the IOMMU refuses goes again TLP by
+ * TLP, each all or nothing as before. */
+static void c2h_flush_now(struct abb_reftime *t)
+{
+	uint64_t addr = t->pend.addr;
+
+	abb_refmodel_c2h_data(t->core, t->pend.pa, true, false, t->scratch, t->pend.n);
+	if (t->host.dma(t->host.ctx, 1, addr, t->scratch, t->pend.n)) {
+		for (unsigned i = 0; i < t->pend.k; i++) {
+			(void)t->host.dma(t->host.ctx, 1, addr, t->scratch + (addr - t->pend.addr),
+					  t->pend.len[i]);
+			addr += t->pend.len[i];
+		}
+	}
+	t->pend.n = 0;
+	t->pend.k = 0;
+}
+
+void rt_mem_flush_now(struct abb_reftime *t)
+{
+	/* at most one of the two holds anything (each flushes the other
+	 * before it takes a payload): the order of the events */
+	if (t->pend.n)
+		c2h_flush_now(t);
+	if (t->hpend.n)
+		rt_h2c_flush_now(t);
+}
+
+/* RootComplex::host_write of a DMA read's TLP as it lands: the payload
+ * deferred while it continues the batch (board memory, inside one host
+ * page), else the batch flushed first; no write's completions deferred
+ * (rc_c2h_arrive flushes them) */
+static RT_INLINE void rc_c2h_arrive_in(struct abb_reftime *t, const struct rt_tlp *tlp)
+{
+	link_consumed(t, &t->up, tlp);
+	if (!tlp->inc || tlp->evs) {
+		if (t->pend.n)
+			c2h_flush_now(t);
+		abb_refmodel_c2h_data(t->core, tlp->pa, tlp->inc, tlp->evs, t->scratch, tlp->bytes);
+		(void)t->host.dma(t->host.ctx, 1, tlp->addr, t->scratch, tlp->bytes);
+		return;
+	}
+	if (t->pend.n && (tlp->addr != t->pend.addr + t->pend.n || tlp->pa != t->pend.pa + t->pend.n ||
+			  ((tlp->addr + tlp->bytes - 1) ^ t->pend.addr) >= 4096 || t->pend.k == 32))
+		c2h_flush_now(t);
+	if (!t->pend.n) {
+		if ((tlp->addr % 4096) + tlp->bytes > 4096) {
+			/* not inside one page (never: chunk_dw stops TLPs at 4 KiB) */
+			abb_refmodel_c2h_data(t->core, tlp->pa, true, false, t->scratch, tlp->bytes);
+			(void)t->host.dma(t->host.ctx, 1, tlp->addr, t->scratch, tlp->bytes);
+			return;
+		}
+		t->pend.addr = tlp->addr;
+		t->pend.pa = tlp->pa;
+	}
+	t->pend.len[t->pend.k++] = (uint16_t)tlp->bytes;
+	t->pend.n += tlp->bytes;
+}
+
+static void rc_c2h_arrive(struct abb_reftime *t, const struct rt_tlp *tlp)
+{
+	if (t->hpend.n)
+		rt_h2c_flush_now(t); /* host memory read before, board memory written */
+	rc_c2h_arrive_in(t, tlp);
+}
+
+void rt_h2c_flush_now(struct abb_reftime *t)
+{
+	uint64_t addr = t->hpend.addr;
+	uint32_t pa = t->hpend.pa;
+
+	if (!t->host.dma(t->host.ctx, 0, addr, t->hbuf, t->hpend.n)) {
+		abb_refmodel_h2c_data(t->core, pa, true, t->hbuf, t->hpend.n);
+	} else {
+		/* refused: completion by completion, each all or nothing */
+		for (unsigned i = 0; i < t->hpend.k; i++) {
+			uint32_t n = t->hpend.len[i];
+
+			if (!t->host.dma(t->host.ctx, 0, addr, t->hbuf, n))
+				abb_refmodel_h2c_data(t->core, pa, true, t->hbuf, n);
+			addr += n;
+			pa += n;
+		}
+	}
+	t->hpend.n = 0;
+	t->hpend.k = 0;
+}
+
+void rt_h2c_defer_new(struct abb_reftime *t, uint64_t addr, uint32_t pa, uint32_t bytes)
+{
+	rt_mem_flush(t);
+	if ((addr % 4096) + bytes > 4096) {
+		/* not inside one page (a completion is inside an RCB): at once */
+		if (!t->host.dma(t->host.ctx, 0, addr, t->hbuf, bytes))
+			abb_refmodel_h2c_data(t->core, pa, true, t->hbuf, bytes);
+		return;
+	}
+	if (!t->hpend.n) {
+		t->hpend.addr = addr;
+		t->hpend.pa = pa;
+	}
+	t->hpend.len[t->hpend.k++] = (uint16_t)bytes;
+	t->hpend.n += bytes;
+}
+
 /* RootComplex::on_upstream */
 static void rc_upstream(struct abb_reftime *t, const struct rt_tlp *tlp)
 {
-	link_consumed(t, &t->up, tlp);
-	switch (tlp->origin) {
-	case RT_O_C2H_DATA:
+	if (tlp->origin == RT_O_C2H_DATA) {
 		/* host_write: the payload is the board's as the TLP lands (board
 		 * memory, a FIFO port's word, the event source's next DWs); a
 		 * write the IOMMU refuses is dropped */
-		abb_refmodel_c2h_data(t->core, tlp->pa, tlp->inc, tlp->evs, t->scratch, tlp->bytes);
-		(void)t->host.dma(t->host.ctx, 1, tlp->addr, t->scratch, tlp->bytes);
-		break;
+		rc_c2h_arrive(t, tlp);
+		return;
+	}
+	link_consumed(t, &t->up, tlp);
+	switch (tlp->origin) {
 	case RT_O_MSI:
 		t->irq_count++;
 		t->wake = true;
@@ -733,7 +893,7 @@ static void byte_enables(uint64_t addr, uint32_t n, unsigned *fbe, unsigned *lbe
 	}
 }
 
-void rt_log(struct abb_reftime *t, const char *dir, const struct rt_tlp *m)
+void rt_log_line(struct abb_reftime *t, const char *dir, const struct rt_tlp *m)
 {
 	char d[200];
 	uint64_t a;
@@ -812,7 +972,7 @@ void rt_down_consumed_ret(struct abb_reftime *t, const struct rt_tlp *tlp)
 
 enum { EV_NONE, EV_UP, EV_UP_ARRIVE, EV_DOWN, EV_DOWN_ARRIVE, EV_RC, EV_EDGE };
 
-static uint64_t next_event(const struct abb_reftime *t, int *which, uint64_t *edge,
+static RT_INLINE uint64_t next_event(const struct abb_reftime *t, int *which, uint64_t *edge,
 			   uint64_t *seq)
 {
 	uint64_t best = RT_NEVER, bs = UINT64_MAX, n, s, e;
@@ -893,8 +1053,21 @@ static bool stream_ok(const struct abb_reftime *t)
 	       t->reads_n == 0 && t->nready == 0 && t->pw_n == 0 && rt_engine_stream_ok(t->eng);
 }
 
+static int stream_loop(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
+		       unsigned max_events);
+
 static int stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
 		      unsigned max_events)
+{
+	/* the stream's arrivals (rc_c2h_arrive_in) defer with no write's
+	 * completions deferred, and the stream defers none */
+	if (t->hpend.n)
+		rt_h2c_flush_now(t);
+	return stream_loop(t, d, k, max_events);
+}
+
+static int stream_loop(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
+		       unsigned max_events)
 {
 	struct rt_link *up = &t->up;
 
@@ -943,13 +1116,13 @@ static int stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsi
 				t->now = nt;
 			/* link_event of the up link */
 			if (arr) {
-				rc_upstream(t, &up->q.v[up->q.head]);
+				rc_c2h_arrive_in(t, &up->q.v[up->q.head]);
 				ring_pop(&up->q);
 				up->started--;
 			} else {
 				if (up->wake <= t->now)
 					up->wake = RT_NEVER;
-				link_try_start(t, up);
+				up_try_start(t);
 			}
 		}
 		if (t->wake) {
@@ -961,7 +1134,130 @@ static int stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsi
 	return 2;
 }
 
+static int run_events(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned max_events);
+
 int abb_reftime_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned max_events)
+{
+	int r = run_events(t, d, max_events);
+
+	rt_mem_flush(t); /* board and host memory as the caller may look at them */
+	return r;
+}
+
+/* --- the H2C stream (doc/time.md, "Speed work, third round") ------------
+ *
+ * While a DMA write's completions stream down (the down link busy with
+ * the root complex's completions, one waiting behind the one on the wire,
+ * early RX, completions without a credit limit), two kinds of event make
+ * up most of it: the down link's wake (the serialiser frees: the next
+ * completion starts, goes to the hard IP, the root complex feeds the one
+ * after it) and the engine's edge that only ends a mover's completion at
+ * RX or only moves the H2C mover's read request in TX
+ * (rt_engine_h2c_edge). Neither changes the up link or the root complex's
+ * reads (but for a request's last beat, which hands it to the up link), so
+ * their next event (time, scheduling number) is worked out once and again
+ * only after an event that may change it. The loop picks among the down
+ * link's wake, the engine's edge and that event as next_event does (the
+ * down link has no other event while nothing is on its wire and it is not
+ * blocked: checked before each event) and runs the wake as link_event
+ * does, the two kinds of edge in place, everything else with the general
+ * handlers: the same state after each as the general loop leaves. */
+static bool h2c_stream_ok(const struct abb_reftime *t)
+{
+	const struct rt_link *l = &t->down;
+
+	return t->early_rx && l->wake != RT_NEVER && !l->started && !l->blocked &&
+	       l->lim_h[RT_FC_CPL] == RT_INF && l->lim_d[RT_FC_CPL] == RT_INF &&
+	       rt_engine_h2c_ok(t->eng);
+}
+
+/* next_event's up link and reads (time, scheduling number, which) */
+static inline void h2c_other(const struct abb_reftime *t, uint64_t *ot, uint64_t *os, int *ow)
+{
+	*ot = RT_NEVER, *os = UINT64_MAX, *ow = EV_NONE;
+	if (t->up.started || t->up.wake != RT_NEVER || t->up.blocked) {
+		uint64_t s, n;
+		bool arr;
+
+		n = link_next(&t->up, &s, &arr);
+		if (n != RT_NEVER)
+			*ot = n, *os = s, *ow = arr ? EV_UP_ARRIVE : EV_UP;
+	}
+	if (t->reads_n && ev_before(t->reads[t->reads_head].t, t->reads[t->reads_head].seq, *ot, *os))
+		*ot = t->reads[t->reads_head].t, *os = t->reads[t->reads_head].seq, *ow = EV_RC;
+}
+
+static int h2c_stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned *k,
+			  unsigned max_events)
+{
+	struct rt_link *l = &t->down;
+	uint64_t ot, os;
+	int ow;
+
+	/* unchanged by the stream's own two kinds of event; worked out again
+	 * after any other */
+	h2c_other(t, &ot, &os, &ow);
+	for (; *k < max_events; (*k)++) {
+		uint64_t nt = ot, ns = os, e = rt_engine_next_edge(t->eng);
+		int which = ow;
+
+		if (l->started || l->blocked)
+			return -1; /* the down link has other events now (a PIO TLP's credits) */
+
+		/* the down link: only its wake (not blocked, nothing on the wire) */
+		if (l->wake != RT_NEVER && ev_before(l->wake, l->wake_seq, nt, ns))
+			nt = l->wake, ns = l->wake_seq, which = EV_DOWN;
+		if (e != RT_NEVER && rt_edge_time(t, e) < nt)
+			nt = rt_edge_time(t, e), which = EV_EDGE;
+		if (which == EV_NONE || !ev_before(nt, which == EV_EDGE ? UINT64_MAX : ns, d.ps, d.seq)) {
+			if (d.ps != RT_NEVER && d.ps > t->now)
+				t->now = d.ps;
+			return 0;
+		}
+		if (nt > t->now)
+			t->now = nt;
+		switch (which) {
+		case EV_EDGE:
+			t->in_edge = true;
+			switch (rt_engine_h2c_edge(t->eng, e)) {
+			case 0:
+				/* any other edge as the general loop runs it */
+				rt_engine_edge(t->eng, e);
+				h2c_other(t, &ot, &os, &ow);
+				break;
+			case 2:
+				h2c_other(t, &ot, &os, &ow); /* a TLP on the up link */
+				break;
+			}
+			t->in_edge = false;
+			break;
+		case EV_DOWN:
+			/* link_event of the down link (with early RX it only ever
+			 * starts TLPs: the hard IP takes them, the root complex feeds) */
+			if (l->wake <= t->now)
+				l->wake = RT_NEVER;
+			down_try_start(t);
+			break;
+		case EV_UP:
+		case EV_UP_ARRIVE:
+			link_event(t, &t->up, which == EV_UP_ARRIVE);
+			h2c_other(t, &ot, &os, &ow);
+			break;
+		case EV_RC:
+			rc_read_ready(t);
+			h2c_other(t, &ot, &os, &ow);
+			break;
+		}
+		if (t->wake) {
+			t->wake = false;
+			(*k)++;
+			return 1;
+		}
+	}
+	return 2;
+}
+
+static int run_events(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned max_events)
 {
 	for (unsigned k = 0; k < max_events; k++) {
 		uint64_t edge = 0, seq = 0;
@@ -970,6 +1266,11 @@ int abb_reftime_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsign
 
 		if (stream_ok(t)) {
 			int r = stream_run(t, d, &k, max_events);
+
+			if (r >= 0)
+				return r;
+		} else if (h2c_stream_ok(t)) {
+			int r = h2c_stream_run(t, d, &k, max_events);
 
 			if (r >= 0)
 				return r;
@@ -1038,8 +1339,9 @@ struct abb_reftime *abb_reftime_create(const struct abbsim_params *p,
 	t->bar_base[1] = bar1;
 	t->msi_addr = RT_MSI_ADDR;
 	t->scratch = malloc(4096);
+	t->hbuf = malloc(4096);
 	t->core = abb_refmodel_create(cfg, &ch);
-	if (t->scratch && t->core)
+	if (t->scratch && t->hbuf && t->core)
 		t->eng = rt_engine_create(t);
 	t->early_rx = t->eng && rt_engine_early_rx(t->eng);
 	if (!t->eng) {
@@ -1062,6 +1364,7 @@ void abb_reftime_destroy(struct abb_reftime *t)
 	free(t->reads);
 	free(t->pio_wait);
 	free(t->scratch);
+	free(t->hbuf);
 	if (t->log)
 		fclose(t->log);
 	free(t);

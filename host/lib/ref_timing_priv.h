@@ -16,10 +16,12 @@
 #ifndef ABB_REF_TIMING_PRIV_H
 #define ABB_REF_TIMING_PRIV_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "abbsim.h"
 #include "ref_model.h"
@@ -113,7 +115,7 @@ struct rt_link {
 	uint64_t bytes_total, skp_done, tlp_count;
 	uint64_t skp_next;    /* bytes_total at which the next SKP is due */
 	uint64_t fs_per_byte; /* fs_per_lane_byte / lanes when whole, else 0 */
-	uint64_t tlps, payload_bytes, wire_bytes;
+	uint64_t tlps;        /* started (abb_reftime_link_tlps) */
 	/* credits on their way back (one latency after the receiver freed them) */
 	struct rt_credit_ret *ret;
 	size_t ret_cap, ret_head, ret_n;
@@ -183,6 +185,25 @@ struct abb_reftime {
 	uint64_t bar_base[2];
 	uint64_t msi_addr;
 	uint8_t *scratch;        /* a completion's bytes on their way */
+	/* DMA-read payloads not yet copied (rc_c2h_arrive): contiguous TLPs
+	 * inside one host page, n bytes from board address pa to IOVA addr,
+	 * len[] the TLPs' sizes (a refused batch goes again TLP by TLP) */
+	struct {
+		uint64_t addr;
+		uint32_t pa, n;
+		unsigned k;
+		uint16_t len[32];
+	} pend;
+	/* a DMA write's completion payloads not yet in board memory
+	 * (rt_h2c_defer): contiguous completions inside one host page, n
+	 * bytes from IOVA addr to board address pa, len[] their sizes */
+	struct {
+		uint64_t addr;
+		uint32_t pa, n;
+		unsigned k;
+		uint16_t len[64];
+	} hpend;
+	uint8_t *hbuf;           /* hpend's bytes on their way (4 KiB) */
 	FILE *log;               /* the TLP log (abb_reftime_tlp_log), NULL: none */
 
 	struct rt_engine *eng;
@@ -190,8 +211,22 @@ struct abb_reftime {
 
 /* --- ref_timing.c, for the engine --- */
 /* edges: the time of edge n, the first edge at or after t */
-uint64_t rt_edge_time(const struct abb_reftime *t, uint64_t n);
-uint64_t rt_first_edge(const struct abb_reftime *t, uint64_t ps);
+uint64_t rt_edge_time_frac(const struct abb_reftime *t, uint64_t n);
+static inline uint64_t rt_edge_time(const struct abb_reftime *t, uint64_t n)
+{
+	if (t->period_ps)
+		return n * t->period_ps;
+	return rt_edge_time_frac(t, n);
+}
+uint64_t rt_first_edge_frac(const struct abb_reftime *t, uint64_t ps);
+static inline uint64_t rt_first_edge(const struct abb_reftime *t, uint64_t ps)
+{
+	if (ps == 0)
+		return 0;
+	if (t->period_ps)
+		return (ps + t->period_ps - 1) / t->period_ps;
+	return rt_first_edge_frac(t, ps);
+}
 /* the board sends a TLP upstream at its edge's time (the hard IP) */
 void rt_up_submit(struct abb_reftime *t, const struct rt_tlp *tlp);
 /* The receiver freed a TLP's buffers (Link::consumed): a class without a
@@ -220,17 +255,82 @@ static inline void rt_down_consumed(struct abb_reftime *t, const struct rt_tlp *
  * the edge at time edge_ps */
 uint64_t rt_up_unsent(const struct abb_reftime *t);
 uint64_t rt_up_unsent_at_edge(const struct abb_reftime *t, uint64_t edge_ps);
-int rt_ring_push(struct rt_ring *r, const struct rt_tlp *tlp);
+/* The free slot after the last (the ring grown when full; NULL: out of
+ * memory), for a TLP built in place: r->n++ once it is filled. */
+struct rt_tlp *rt_ring_grow(struct rt_ring *r);
+static inline struct rt_tlp *rt_ring_slot(struct rt_ring *r)
+{
+	if (r->n == r->cap)
+		return rt_ring_grow(r);
+	return &r->v[(r->head + r->n) & (r->cap - 1)];
+}
+
+/* A copy of tlp at the ring's end (0, or -ENOMEM): the header at its
+ * constant size (moves, no call), the payload only for the TLPs that carry
+ * their data (host writes, PIO completions). */
+static inline int rt_ring_push(struct rt_ring *r, const struct rt_tlp *tlp)
+{
+	struct rt_tlp *d = rt_ring_slot(r);
+
+	if (!d)
+		return -ENOMEM;
+	memcpy(d, tlp, offsetof(struct rt_tlp, data));
+	if (tlp->origin == RT_O_PIO_WR || tlp->origin == RT_O_PIO_CPL)
+		memcpy(d->data, tlp->data, tlp->bytes < RT_PIO_MAX ? tlp->bytes : RT_PIO_MAX);
+	r->n++;
+	return 0;
+}
 /* a line of the TLP log (when one is written): dir "up" or "down", at now */
-void rt_log(struct abb_reftime *t, const char *dir, const struct rt_tlp *tlp);
+void rt_log_line(struct abb_reftime *t, const char *dir, const struct rt_tlp *tlp);
+static inline void rt_log(struct abb_reftime *t, const char *dir, const struct rt_tlp *tlp)
+{
+	if (t->log)
+		rt_log_line(t, dir, tlp);
+}
+
+/* Payloads deferred and copied a host page at a time: a DMA read's TLPs
+ * (board memory to host memory, rc_c2h_arrive: t->pend) and a DMA write's
+ * completions (host memory to board memory, rt_h2c_defer: t->hpend), each
+ * while it continues its batch, the other batch flushed before it takes
+ * one (so the copies keep the events' order). Exact as long as nothing else
+ * reads or writes board or host memory before rt_mem_flush: every such
+ * place flushes first (a descriptor's completion, a BAR1 PIO read or write,
+ * a FIFO port's completion, an event-source TLP), and abb_reftime_run
+ * flushes before it returns. */
+void rt_h2c_defer_new(struct abb_reftime *t, uint64_t addr, uint32_t pa, uint32_t bytes);
+void rt_h2c_flush_now(struct abb_reftime *t);
+void rt_mem_flush_now(struct abb_reftime *t);
+static inline void rt_mem_flush(struct abb_reftime *t)
+{
+	if (t->pend.n || t->hpend.n)
+		rt_mem_flush_now(t);
+}
+
+/* inline while it continues the batch (contiguous, the same host page),
+ * else the batch is flushed and a new one begun (rt_h2c_defer_new) */
+static inline void rt_h2c_defer(struct abb_reftime *t, uint64_t addr, uint32_t pa, uint32_t bytes)
+{
+	/* (t->hpend.n: t->pend empty) */
+	if (t->hpend.n && addr == t->hpend.addr + t->hpend.n && pa == t->hpend.pa + t->hpend.n &&
+	    ((addr + bytes - 1) ^ t->hpend.addr) < 4096 && t->hpend.k < 64) {
+		t->hpend.len[t->hpend.k++] = (uint16_t)bytes;
+		t->hpend.n += bytes;
+		return;
+	}
+	rt_h2c_defer_new(t, addr, pa, bytes);
+}
 
 /* --- ref_engine.c, for the platform side --- */
 struct rt_engine *rt_engine_create(struct abb_reftime *t);
 void rt_engine_destroy(struct rt_engine *e);
-/* a downstream TLP arrived at the hard IP (copied) */
-void rt_engine_deliver(struct rt_engine *e, const struct rt_tlp *tlp);
-/* the edge the engine needs next (RT_NEVER: none), and running it */
-uint64_t rt_engine_next_edge(const struct rt_engine *e);
+/* a downstream TLP arrived at the hard IP (copied): rt_engine_deliver,
+ * ref_engine_priv.h */
+/* the edge the engine needs next (RT_NEVER: none; the first member of
+ * struct rt_engine, read inline by the event loop), and running it */
+static inline uint64_t rt_engine_next_edge(const struct rt_engine *e)
+{
+	return *(const uint64_t *)e;
+}
 void rt_engine_edge(struct rt_engine *e, uint64_t n);
 /* the upstream link started a TLP (its buffer count fell) */
 void rt_engine_tx_space(struct rt_engine *e);
@@ -238,10 +338,12 @@ bool rt_engine_idle(const struct rt_engine *e);
 /* the engine may be handed a downstream TLP before its arrival (its
  * arrival time in tlp->t): nothing it does depends on when it got it */
 bool rt_engine_early_rx(const struct rt_engine *e);
-/* the C2H stream (ref_engine.c): the engine's state lets it run, and one
- * edge of it (1, or 0: nothing done, rt_engine_edge must run it) */
-bool rt_engine_stream_ok(const struct rt_engine *e);
-int rt_engine_stream_edge(struct rt_engine *e, uint64_t n);
+/* the C2H stream's engine side: ref_engine_priv.h (run in ref_timing.c) */
+/* the H2C stream (ref_timing.c h2c_stream_run): one edge that only ends a
+ * mover's completion at RX or only moves the H2C mover's read request in
+ * TX (1; 2: a TLP went to the up link; 0: nothing done, rt_engine_edge
+ * must run it); its condition, rt_engine_h2c_ok, in ref_engine_priv.h */
+int rt_engine_h2c_edge(struct rt_engine *e, uint64_t n);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop
