@@ -770,25 +770,11 @@ static void src_start(struct rt_engine *e, int s, uint64_t x)
 		k = chunk_dw(mps_dw(e), c->ha, c->rem);
 		if (e->ddr)
 			rt_board_take(e->board, x); /* abb_top.sv rd_take_i: c2h_tlp */
-		empty_tlp(m);
-		m->kind = RT_MWR;
-		m->fc = RT_FC_P;
-		m->hdr_dw = c->ha >> 32 ? 4 : 3;
-		m->origin = RT_O_C2H_DATA;
-		m->ndw = (uint16_t)k;
-		m->bytes = 4u * k;
-		m->addr = c->ha;
-		m->pa = c->pa;
-		m->inc = c->inc;
-		m->evs = c->evs;
 		if (c->evs) {
 			evs_run(e, &e->evs, x);
 			evs_take(&e->evs, k);
 		}
-		c->ha += 4u * k;
-		c->rem -= k;
-		if (c->inc)
-			c->pa += 4u * k;
+		rt_c2h_mwr(m, c, k);
 		c->mst = M_TX;
 		abb_refmodel_count(e->core, ABB_REFMODEL_C2H_TLP);
 		e->tx_chn = c->chn;

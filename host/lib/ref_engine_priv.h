@@ -131,6 +131,29 @@ static inline uint32_t chunk_dw(uint32_t max_dw, uint64_t addr, uint32_t rem)
 	return rem < c ? rem : c;
 }
 
+/* The upstream mover's memory write of k DWs at channel c's host and board
+ * addresses (abb_c2h_mover.sv StHdr0), c advanced past it: src_start and
+ * the C2H stream build it alike (the event source's take is the
+ * caller's). */
+static inline void rt_c2h_mwr(struct rt_tlp *m, struct eng_chan *c, uint32_t k)
+{
+	memset(m, 0, offsetof(struct rt_tlp, data));
+	m->kind = RT_MWR;
+	m->fc = RT_FC_P;
+	m->hdr_dw = c->ha >> 32 ? 4 : 3;
+	m->origin = RT_O_C2H_DATA;
+	m->ndw = (uint16_t)k;
+	m->bytes = 4u * k;
+	m->addr = c->ha;
+	m->pa = c->pa;
+	m->inc = c->inc;
+	m->evs = c->evs;
+	c->ha += 4u * k;
+	c->rem -= k;
+	if (c->inc)
+		c->pa += 4u * k;
+}
+
 /* RX takes the TLP at its head from the first edge at or after its arrival
  * that it is free (RX in StRdReq waits for the PIO completer) */
 static inline void rx_next(struct rt_engine *e)
@@ -282,24 +305,7 @@ static inline int rt_engine_stream_edge(struct rt_engine *e, uint64_t n)
 		/* src_start, SRC_C2H_MV, without the event source and the DDR2
 		 * arbiter (the stream's condition) */
 		{
-			struct rt_tlp *m = &e->tx;
-			uint32_t k = chunk_dw(e->t->p.mps / 4u, c->ha, c->rem);
-
-			memset(m, 0, offsetof(struct rt_tlp, data));
-			m->kind = RT_MWR;
-			m->fc = RT_FC_P;
-			m->hdr_dw = c->ha >> 32 ? 4 : 3;
-			m->origin = RT_O_C2H_DATA;
-			m->ndw = (uint16_t)k;
-			m->bytes = 4u * k;
-			m->addr = c->ha;
-			m->pa = c->pa;
-			m->inc = c->inc;
-			m->evs = c->evs;
-			c->ha += 4u * k;
-			c->rem -= k;
-			if (c->inc)
-				c->pa += 4u * k;
+			rt_c2h_mwr(&e->tx, c, chunk_dw(e->t->p.mps / 4u, c->ha, c->rem));
 			c->mst = M_TX;
 			abb_refmodel_count(e->core, ABB_REFMODEL_C2H_TLP);
 			e->tx_chn = c->chn;

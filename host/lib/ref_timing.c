@@ -121,21 +121,36 @@ uint64_t rt_first_edge_frac(const struct abb_reftime *t, uint64_t ps)
 
 /* --- a TLP FIFO ----------------------------------------------------------- */
 
+/* A power-of-two ring of size-byte items (*v, *cap, *head, n of them)
+ * grown to twice its capacity (64 at first), its items moved to the front
+ * in order; false: out of memory, the ring as it was. Growth is rare (the
+ * rings keep their size): the items go one memcpy each. */
+static bool ring_grow_items(void **v, size_t *cap, size_t *head, size_t n, size_t size)
+{
+	size_t nc = *cap ? 2 * *cap : 64;
+	unsigned char *nv = malloc(nc * size);
+	const unsigned char *ov = *v;
+
+	if (!nv)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		memcpy(nv + i * size, ov + ((*head + i) & (*cap - 1)) * size, size);
+	free(*v);
+	*v = nv;
+	*cap = nc;
+	*head = 0;
+	return true;
+}
+
 /* The ring grown (rt_ring_slot, when full): the free slot after the
  * last, NULL: out of memory. */
 struct rt_tlp *rt_ring_grow(struct rt_ring *r)
 {
-	size_t cap = r->cap ? 2 * r->cap : 64;
-	struct rt_tlp *v = malloc(cap * sizeof *v);
+	void *v = r->v;
 
-	if (!v)
+	if (!ring_grow_items(&v, &r->cap, &r->head, r->n, sizeof *r->v))
 		return NULL;
-	for (size_t i = 0; i < r->n; i++)
-		v[i] = r->v[(r->head + i) & (r->cap - 1)];
-	free(r->v);
 	r->v = v;
-	r->cap = cap;
-	r->head = 0;
 	return &r->v[(r->head + r->n) & (r->cap - 1)];
 }
 
@@ -377,17 +392,11 @@ static void link_submit(struct abb_reftime *t, struct rt_link *l, const struct r
  * no return event (rt_link_consumed_unlimited). */
 static bool ret_grow(struct rt_link *l)
 {
-	size_t cap = l->ret_cap ? 2 * l->ret_cap : 64;
-	struct rt_credit_ret *v = malloc(cap * sizeof *v);
+	void *v = l->ret;
 
-	if (!v)
+	if (!ring_grow_items(&v, &l->ret_cap, &l->ret_head, l->ret_n, sizeof *l->ret))
 		return false;
-	for (size_t i = 0; i < l->ret_n; i++)
-		v[i] = l->ret[(l->ret_head + i) & (l->ret_cap - 1)];
-	free(l->ret);
 	l->ret = v;
-	l->ret_cap = cap;
-	l->ret_head = 0;
 	return true;
 }
 
@@ -1136,6 +1145,23 @@ static int stream_loop(struct abb_reftime *t, struct abb_reftime_deadline d, uns
 
 static int run_events(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned max_events);
 
+/* The event loops' stop: the next event (nt, of kind which, sequence seq;
+ * an edge runs after every event at its time) is not before the deadline
+ * d, or there is none: time moved on to d (where d is later), false; else
+ * time moved to the event's, true (run it). */
+static inline bool event_due(struct abb_reftime *t, uint64_t nt, int which, uint64_t seq,
+			     struct abb_reftime_deadline d)
+{
+	if (which == EV_NONE || !ev_before(nt, which == EV_EDGE ? UINT64_MAX : seq, d.ps, d.seq)) {
+		if (d.ps != RT_NEVER && d.ps > t->now)
+			t->now = d.ps;
+		return false;
+	}
+	if (nt > t->now)
+		t->now = nt;
+	return true;
+}
+
 int abb_reftime_run(struct abb_reftime *t, struct abb_reftime_deadline d, unsigned max_events)
 {
 	int r = run_events(t, d, max_events);
@@ -1209,13 +1235,8 @@ static int h2c_stream_run(struct abb_reftime *t, struct abb_reftime_deadline d, 
 			nt = l->wake, ns = l->wake_seq, which = EV_DOWN;
 		if (e != RT_NEVER && rt_edge_time(t, e) < nt)
 			nt = rt_edge_time(t, e), which = EV_EDGE;
-		if (which == EV_NONE || !ev_before(nt, which == EV_EDGE ? UINT64_MAX : ns, d.ps, d.seq)) {
-			if (d.ps != RT_NEVER && d.ps > t->now)
-				t->now = d.ps;
+		if (!event_due(t, nt, which, ns, d))
 			return 0;
-		}
-		if (nt > t->now)
-			t->now = nt;
 		switch (which) {
 		case EV_EDGE:
 			t->in_edge = true;
@@ -1278,13 +1299,8 @@ static int run_events(struct abb_reftime *t, struct abb_reftime_deadline d, unsi
 		nt = next_event(t, &which, &edge, &seq);
 
 		/* an edge runs after every event at its time */
-		if (which == EV_NONE || !ev_before(nt, which == EV_EDGE ? UINT64_MAX : seq, d.ps, d.seq)) {
-			if (d.ps != RT_NEVER && d.ps > t->now)
-				t->now = d.ps;
+		if (!event_due(t, nt, which, seq, d))
 			return 0;
-		}
-		if (nt > t->now)
-			t->now = nt;
 		switch (which) {
 		case EV_UP:
 		case EV_UP_ARRIVE:
