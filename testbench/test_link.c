@@ -431,6 +431,54 @@ static void test_link_slow_memory_long_write(void)
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
 }
 
+/* The on-board DDR2 bus cannot be read faster than its width: a DMA read
+ * from BAR1 with the DDR2 model on (profile=abb2008) takes at least
+ * len / ddr_width user-clock cycles, whatever the burst, row and latency
+ * options. A physical bound,
+ * not the model's arithmetic (the timed model ports the RTL's, so the
+ * scoreboard cannot see a wrong width): the DDR2 arbiter's 10-bit bus count
+ * wrapped at a 4 KiB burst of 4-byte cycles with a row change, so that such
+ * a burst held the bus for its row time alone (doc/board-profile.md,
+ * "Counter widths"). Each set-up: one 64 KiB read polled. */
+static void test_link_ddr2_bus_bound(void)
+{
+	static const struct {
+		const char *opts;
+		unsigned width;
+	} cfg[] = {
+		{"profile=abb2008", 16},
+		{"profile=abb2008,ddr_burst=4K,ddr_width=4,ddr_row=256", 4},
+		{"profile=abb2008,ddr_burst=4K,ddr_width=4,ddr_row=8K,ddr_row_ns=2000", 4},
+		{"profile=abb2008,ddr_burst=2K,ddr_width=4,ddr_lat_ns=2000", 4},
+		{"profile=abb2008,ddr_burst=4K,ddr_width=8,ddr_row=4K", 8},
+		{"profile=abb2008,ddr_burst=4K,ddr_width=32,ddr_row=256,ddr_row_ns=0", 32},
+	};
+	const size_t len = 64u * 1024;
+	uint8_t *host = tb_alloc_pages(len);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(host);
+	for (size_t k = 0; k < sizeof cfg / sizeof cfg[0]; k++) {
+		struct abb_sim_link lp;
+		abb_dmabuf *b = NULL;
+		uint64_t t0, t1, min_ns;
+
+		CU_ASSERT_EQUAL_FATAL(tb_reopen(cfg[k].opts), 0);
+		CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &lp), 0);
+		CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, host, len, &b), 0);
+		t0 = tb_now_ns();
+		CU_ASSERT_EQUAL(abb_dma_read(tb_dev, b, 0, 0, len, 0), 0);
+		t1 = tb_now_ns();
+		min_ns = (uint64_t)(len / cfg[k].width) * 1000u / lp.clk_mhz;
+		if (t1 - t0 < min_ns)
+			printf("\n    %s: 64 KiB read in %llu ns, the bus needs at least %llu ns\n",
+			       cfg[k].opts, (unsigned long long)(t1 - t0), (unsigned long long)min_ns);
+		CU_ASSERT(t1 - t0 >= min_ns);
+		CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	}
+	free(host);
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
 static CU_TestInfo link_tests[] = {
 	TB_NOSIM_TEST(test_link_enotsup_off_sim),
 	TB_SIM_TEST(test_link_defaults_read_back),
@@ -440,6 +488,7 @@ static CU_TestInfo link_tests[] = {
 	TB_SIM_TEST(test_link_tiny_credits),
 	TB_SIM_TEST(test_link_reserved_mps_mrrs_clamped),
 	TB_SIM_TEST(test_link_slow_memory_long_write),
+	TB_SIM_TEST(test_link_ddr2_bus_bound),
 	CU_TEST_INFO_NULL,
 };
 
