@@ -479,6 +479,58 @@ static void test_link_ddr2_bus_bound(void)
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
 }
 
+/* No DMA outruns its link or the RTL's data path: a 256 KiB read (board to
+ * host: the payload goes up) and a 256 KiB write (host to board: down)
+ * each move their bytes at most at the link's raw rate, lanes x the
+ * generation's transfer rate x its line code (8b/10b: 2.5 and 5 GT/s,
+ * 128b/130b: 8 GT/s), before any TLP header, DLLP or SKP, and at most 8
+ * bytes a user-clock cycle (the 64-bit stream, TLP-STREAM.md). Physical
+ * bounds, independent of the simulator's and the timed model's link
+ * arithmetic (which the timed model ports: a wrong rate in both would
+ * pass the scoreboard). Gen 1..3, 1..16 lanes, 125 and 250 MHz. */
+static void test_link_rate_bound(void)
+{
+	static const char *const cfg[] = {
+		"gen=1,lanes=1", "gen=1,lanes=4", "gen=2,lanes=8", "gen=3,lanes=4",
+		"gen=3,lanes=16", "gen=3,lanes=16,clk_mhz=250", "gen=2,lanes=16,mps=512,mrrs=512",
+	};
+	const size_t len = 256u * 1024;
+	uint8_t *host = tb_alloc_pages(len);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(host);
+	for (size_t k = 0; k < sizeof cfg / sizeof cfg[0]; k++) {
+		struct abb_sim_link lp;
+		abb_dmabuf *b = NULL;
+
+		CU_ASSERT_EQUAL_FATAL(tb_reopen(cfg[k]), 0);
+		CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &lp), 0);
+		CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, host, len, &b), 0);
+		/* bytes per microsecond (MB/s) the line can carry, per lane:
+		 * 2.5 GT/s x 8/10 / 8 = 250, 5 GT/s: 500, 8 GT/s x 128/130 / 8 */
+		double lane = lp.gen == 1 ? 250.0 : lp.gen == 2 ? 500.0 : 8000.0 * 128 / 130 / 8;
+		double max_mbs = lane * lp.lanes;
+
+		if (max_mbs > 8.0 * lp.clk_mhz)
+			max_mbs = 8.0 * lp.clk_mhz;
+		for (int dir = 0; dir < 2; dir++) {
+			uint64_t t0 = tb_now_ns(), t1;
+			int rc = dir ? abb_dma_write(tb_dev, b, 0, 0, len, 0)
+				     : abb_dma_read(tb_dev, b, 0, 0, len, 0);
+
+			t1 = tb_now_ns();
+			CU_ASSERT_EQUAL(rc, 0);
+			double mbs = (double)len * 1000.0 / (double)(t1 - t0);
+			if (mbs > max_mbs)
+				printf("\n    %s: DMA %s %.1f MB/s, the link and data path carry at most %.1f\n",
+				       cfg[k], dir ? "write" : "read", mbs, max_mbs);
+			CU_ASSERT(mbs <= max_mbs);
+		}
+		CU_ASSERT_EQUAL(abb_dmabuf_unmap(b), 0);
+	}
+	free(host);
+	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
+}
+
 static CU_TestInfo link_tests[] = {
 	TB_NOSIM_TEST(test_link_enotsup_off_sim),
 	TB_SIM_TEST(test_link_defaults_read_back),
@@ -489,6 +541,7 @@ static CU_TestInfo link_tests[] = {
 	TB_SIM_TEST(test_link_reserved_mps_mrrs_clamped),
 	TB_SIM_TEST(test_link_slow_memory_long_write),
 	TB_SIM_TEST(test_link_ddr2_bus_bound),
+	TB_SIM_TEST(test_link_rate_bound),
 	CU_TEST_INFO_NULL,
 };
 
