@@ -431,6 +431,19 @@ static void test_link_slow_memory_long_write(void)
 	CU_ASSERT_EQUAL(tb_reopen(NULL), 0);
 }
 
+/* The bound tests' set-up: the board reopened with opts, its link
+ * parameters in *lp, host (len bytes) mapped: the buffer, NULL on failure
+ * (the test failed). */
+static abb_dmabuf *bound_setup(const char *opts, uint8_t *host, size_t len, struct abb_sim_link *lp)
+{
+	abb_dmabuf *b = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(tb_reopen(opts), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, lp), 0);
+	CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, host, len, &b), 0);
+	return b;
+}
+
 /* The on-board DDR2 bus cannot be read faster than its width: a DMA read
  * from BAR1 with the DDR2 model on (profile=abb2008) takes at least
  * len / ddr_width user-clock cycles, whatever the burst, row and latency
@@ -459,12 +472,9 @@ static void test_link_ddr2_bus_bound(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(host);
 	for (size_t k = 0; k < sizeof cfg / sizeof cfg[0]; k++) {
 		struct abb_sim_link lp;
-		abb_dmabuf *b = NULL;
+		abb_dmabuf *b = bound_setup(cfg[k].opts, host, len, &lp);
 		uint64_t t0, t1, min_ns;
 
-		CU_ASSERT_EQUAL_FATAL(tb_reopen(cfg[k].opts), 0);
-		CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &lp), 0);
-		CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, host, len, &b), 0);
 		t0 = tb_now_ns();
 		CU_ASSERT_EQUAL(abb_dma_read(tb_dev, b, 0, 0, len, 0), 0);
 		t1 = tb_now_ns();
@@ -500,11 +510,8 @@ static void test_link_rate_bound(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(host);
 	for (size_t k = 0; k < sizeof cfg / sizeof cfg[0]; k++) {
 		struct abb_sim_link lp;
-		abb_dmabuf *b = NULL;
+		abb_dmabuf *b = bound_setup(cfg[k], host, len, &lp);
 
-		CU_ASSERT_EQUAL_FATAL(tb_reopen(cfg[k]), 0);
-		CU_ASSERT_EQUAL_FATAL(abb_sim_link_params(tb_dev, &lp), 0);
-		CU_ASSERT_EQUAL_FATAL(abb_dmabuf_map(tb_dev, host, len, &b), 0);
 		/* bytes per microsecond (MB/s) the line can carry, per lane:
 		 * 2.5 GT/s x 8/10 / 8 = 250, 5 GT/s: 500, 8 GT/s x 128/130 / 8 */
 		double lane = lp.gen == 1 ? 250.0 : lp.gen == 2 ? 500.0 : 8000.0 * 128 / 130 / 8;
