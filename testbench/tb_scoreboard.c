@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,8 +101,8 @@ static uint64_t dev_now(struct sb *s, int d)
 	return t;
 }
 
-/* Records one operation's device time on both (t0, t1 per device). */
-/* The entry added, or NULL (an untimed pair, out of memory). */
+/* Records one operation's device time on both (t0, t1 per device): the
+ * entry added, or NULL (an untimed pair, out of memory). */
 static struct sb_time *time_add(struct sb *s, const uint64_t *t0, const uint64_t *t1, size_t len,
 				unsigned two)
 {
@@ -454,10 +455,16 @@ static uint32_t blk(int chn)
 	return chn == (int)ABB_CH_C2H ? ABB_BLK_C2H : ABB_BLK_H2C;
 }
 
+/* Device d has device time: the simulator, and the model when timed. */
+static bool dev_timed(const struct sb *s, int d)
+{
+	return d == SB_SIM || s->timed;
+}
+
 /* Device d (one with device time) until both channels are idle. */
 static void settle_dev(struct sb *s, int d, int64_t max_ns)
 {
-	if (d != SB_SIM && !s->timed)
+	if (!dev_timed(s, d))
 		return;
 	for (int64_t t = 0; t <= max_ns; t += 1000) {
 		uint32_t gsr = rd(s, d, ABB_REG_GSR);
@@ -478,7 +485,7 @@ void sb_settle(struct sb *s, int64_t max_ns)
 void sb_idle(struct sb *s, int64_t ns)
 {
 	for (int d = 0; d < SB_NDEV; d++) {
-		if (d != SB_SIM && !s->timed)
+		if (!dev_timed(s, d))
 			continue;
 		int rc = abb_sim_advance(s->dev[d], ns);
 
