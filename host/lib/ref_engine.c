@@ -1081,22 +1081,12 @@ static int h2c_tx_edge(struct rt_engine *e, uint64_t n)
 	    e->ig_due == n || c->due == n || c->mv_due == n || d->due == n || d->mv_due == n)
 		return 0;
 	if (e->tx_busy) {
-		unsigned tag = e->tx.arg;
-
 		if (e->tx_end != n || e->tx_src != SRC_H2C_MV || e->nafter)
 			return 0;
 		e->last = n;
 		e->started = true;
 		e->tx_cand_ok = false;
-		/* tx_finish, SRC_H2C_MV */
-		e->tx_busy = false;
-		rt_log(e->t, "up", &e->tx);
-		rt_up_submit(e->t, &e->tx);
-		c->out |= 1u << tag;
-		c->mst = M_GO;
-		c->m_at = n + 1;
-		if (c->rem == 0 || c->st == CH_DRAIN || c->err)
-			c->mv_due = n + 1;
+		tx_finish(e, n); /* its SRC_H2C_MV case, no message behind it */
 		schedule(e, n + 1);
 		return 2;
 	}
@@ -1138,44 +1128,12 @@ int rt_engine_h2c_edge(struct rt_engine *e, uint64_t n)
 	if (h->origin != RT_O_DEV_CPL || h->kind != RT_CPLD || h->tag >= NUM_TAGS ||
 	    !(c->out >> h->tag & 1u) || c->err)
 		return 0;
-	/* rt_engine_edge with only RX's end due */
+	/* rt_engine_edge with only RX's end due: rx_end, a mover's completion
+	 * with data and no error (cpl_land's tag case) */
 	e->last = n;
 	e->started = true;
 	e->tx_cand_ok = false;
-	/* rx_end, RT_O_DEV_CPL */
-	e->rx_cur = false;
-	rt_log(e->t, "down", h);
-	rt_down_consumed(e->t, h);
-	rx_pop(e);
-	e->rx_free = n + 1;
-	/* cpl_land, a mover's tag with data, no error */
-	{
-		unsigned tag = h->tag;
-
-		abb_refmodel_count(e->core, ABB_REFMODEL_CPL);
-		if (!h->bytes) {
-			/* nothing written */
-		} else if (c->tinc[tag]) {
-			rt_h2c_defer(e->t, h->addr, c->ptr[tag], h->bytes);
-		} else {
-			rt_mem_flush(e->t);
-			if (!e->t->host.dma(e->t->host.ctx, 0, h->addr, e->buf, h->bytes))
-				abb_refmodel_h2c_data(e->core, c->ptr[tag], false, e->buf, h->bytes);
-		}
-		if (c->tinc[tag])
-			c->ptr[tag] += h->bytes;
-		c->cnt[tag] = c->cnt[tag] > h->ndw ? c->cnt[tag] - h->ndw : 0;
-		same = c->cnt[tag] != 0;
-		if (!same) {
-			c->out &= ~(1u << tag);
-			c->free_at[tag] = n + 1;
-		}
-		if (c->mst == M_WAIT && !c->out)
-			c->mv_due = n + 1;
-		if (c->st == CH_DRAIN)
-			c->due = umax(c->drain_from, n + 1);
-	}
-	rx_next(e);
+	same = rx_end(e, n);
 	schedule_keep(e, n + 1, same);
 	return 1;
 }

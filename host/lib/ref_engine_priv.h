@@ -70,7 +70,7 @@ struct eng_evs {
 };
 
 struct rt_engine {
-	uint64_t next;   /* cached: the next edge to evaluate (first: rt_engine_next_edge) */
+	uint64_t next;   /* cached: the next edge to evaluate (rt_engine_next_edge) */
 	struct abb_reftime *t;
 	struct abb_refmodel *core;
 	uint64_t last;   /* the last edge evaluated (+1: none yet) */
@@ -121,6 +121,12 @@ struct rt_engine {
 	uint8_t *buf;    /* completion bytes on their way */
 	struct rt_board *board; /* DDR2 arbiter, endpoint limits (ref_board.h) */
 };
+
+/* the edge the engine needs next (RT_NEVER: none), read by the event loop */
+static inline uint64_t rt_engine_next_edge(const struct rt_engine *e)
+{
+	return e->next;
+}
 
 /* abb_tlp_pkg.sv chunk_dw */
 static inline uint32_t chunk_dw(uint32_t max_dw, uint64_t addr, uint32_t rem)

@@ -325,12 +325,8 @@ struct rt_engine *rt_engine_create(struct abb_reftime *t);
 void rt_engine_destroy(struct rt_engine *e);
 /* a downstream TLP arrived at the hard IP (copied): rt_engine_deliver,
  * ref_engine_priv.h */
-/* the edge the engine needs next (RT_NEVER: none; the first member of
- * struct rt_engine, read inline by the event loop), and running it */
-static inline uint64_t rt_engine_next_edge(const struct rt_engine *e)
-{
-	return *(const uint64_t *)e;
-}
+/* the edge the engine needs next: rt_engine_next_edge (ref_engine_priv.h,
+ * inline for the event loop); running it */
 void rt_engine_edge(struct rt_engine *e, uint64_t n);
 /* the upstream link started a TLP (its buffer count fell) */
 void rt_engine_tx_space(struct rt_engine *e);
